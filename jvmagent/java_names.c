@@ -1,0 +1,61 @@
+/* java_names.c - renders Java methods as perf map symbol names, in
+ * perf-map-agent's style by default (Lpkg/Class;::method). */
+#include "java_names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static size_t put(char *buf, size_t len, size_t pos, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && pos + 1 < len; i++) {
+		char c = s[i];
+		buf[pos++] = (c == '\n' || c == '\r' || c == '\0') ? '?' : c;
+	}
+	if (pos < len)
+		buf[pos] = '\0';
+	return pos;
+}
+
+static size_t puts_(char *buf, size_t len, size_t pos, const char *s)
+{
+	return s ? put(buf, len, pos, s, strlen(s)) : pos;
+}
+
+size_t java_name_append(char *buf, size_t len, size_t pos, const struct java_method_desc *m,
+			const struct agent_options *opts)
+{
+	const char *cls = m->class_sig ? m->class_sig : "L?;";
+	if (len == 0)
+		return 0;
+	if (pos >= len)
+		pos = len - 1;
+
+	if (opts->dottedclass) {
+		size_t n = strlen(cls);
+		if (n >= 2 && cls[0] == 'L' && cls[n - 1] == ';') {
+			cls++;
+			n -= 2;
+		}
+		for (size_t i = 0; i < n && pos + 1 < len; i++) {
+			char c = cls[i] == '/' ? '.' : cls[i];
+			pos = put(buf, len, pos, &c, 1);
+		}
+	} else {
+		pos = puts_(buf, len, pos, cls);
+	}
+	pos = puts_(buf, len, pos, "::");
+	pos = puts_(buf, len, pos, m->name ? m->name : "?");
+	if (opts->msig && m->sig)
+		pos = puts_(buf, len, pos, m->sig);
+	if (opts->sourcepos && m->source_file) {
+		char tail[32];
+		pos = puts_(buf, len, pos, "(");
+		pos = puts_(buf, len, pos, m->source_file);
+		if (m->line > 0) {
+			snprintf(tail, sizeof(tail), ":%d", m->line);
+			pos = puts_(buf, len, pos, tail);
+		}
+		pos = puts_(buf, len, pos, ")");
+	}
+	return pos;
+}

@@ -1,0 +1,25 @@
+/* prologue_check.h - does a compiled method's code set up a frame pointer?
+ * Disassembles its entry with capstone and looks for `mov rbp, rsp`. */
+#ifndef JFLAME_PROLOGUE_CHECK_H
+#define JFLAME_PROLOGUE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum prologue_kind {
+	PROLOGUE_FRAME_POINTER = 0, /* push rbp (or a store of rbp) then mov rbp, rsp */
+	PROLOGUE_NO_FRAME_POINTER,  /* a frame without rbp set up */
+	PROLOGUE_UNKNOWN,           /* could not decode or no frame found */
+};
+
+struct prologue_checker;
+
+/* NULL if capstone cannot be opened. */
+struct prologue_checker *prologue_checker_new(void);
+void prologue_checker_free(struct prologue_checker *pc);
+
+/* Classifies the code at [code, code+size) loaded at address addr. */
+enum prologue_kind prologue_check(struct prologue_checker *pc, const uint8_t *code, size_t size,
+				  uint64_t addr);
+
+#endif

@@ -1,0 +1,18 @@
+/* vm_structs.h - reads HotSpot's exported gHotSpotVMStructs tables (the ones the
+ * serviceability agent uses) to find a -XX flag's real value and a thread's tid. */
+#ifndef JFLAME_VM_STRUCTS_H
+#define JFLAME_VM_STRUCTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Looks the tables up in the process's libjvm. 0 on success, -1 if missing. */
+int vm_structs_init(void);
+
+/* A boolean -XX flag: 1 on, 0 off, -1 unknown (no tables, no such flag). */
+int vm_structs_bool_flag(const char *name);
+
+/* Native tid of a JavaThread* (java.lang.Thread.eetop), or -1. */
+pid_t vm_structs_thread_tid(uintptr_t java_thread);
+
+#endif
