@@ -766,6 +766,11 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 			exit(0);
 		return JNI_ERR;
 	}
+	/* The library stays mapped after a failed load (-z nodelete): start afresh. */
+	g.stood_down = false;
+	g.error[0] = '\0';
+	g.state = "starting";
+	g.jvm[0] = '\0';
 	agent_options_format(&g.opts, g.opts_text, sizeof(g.opts_text));
 	snprintf(g.mode, sizeof(g.mode), "%s", attach ? "attach" : "onload");
 	g.vm = vm;
@@ -793,6 +798,9 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 	if (g.map_fd >= 0)
 		g.events_fd = tmp_file_open_append(g.events_path, 1, err, sizeof(err));
 	if (g.map_fd < 0 || g.events_fd < 0) {
+		if (g.map_fd >= 0)
+			close(g.map_fd);
+		g.map_fd = -1;
 		g.jvmti = NULL; /* nothing enabled yet */
 		stand_down("%s", err);
 		return attach ? JNI_ERR : JNI_OK;

@@ -1,0 +1,207 @@
+# jvmtest.py - shared helpers for the integration tests: start real JVMs with the
+# agent, wait for the workload, read the perf map, events log and status file.
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+AGENT = os.environ.get("JFLAME_AGENT", "")
+JAR = os.environ.get("JFLAME_EXAMPLES_JAR", "")
+JAVA_HOME = os.environ.get("JFLAME_JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
+JAVA = os.path.join(JAVA_HOME, "bin", "java")
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+IN_CI = os.environ.get("CI") == "true"
+# Extra environment for the JVM (the sanitizer build preloads its runtime).
+JVM_ENV = {}
+if os.environ.get("JFLAME_JVM_PRELOAD"):
+    JVM_ENV["LD_PRELOAD"] = os.environ["JFLAME_JVM_PRELOAD"]
+    # LeakSanitizer cannot run inside a JVM; the JVM handles its own SIGSEGVs.
+    JVM_ENV["ASAN_OPTIONS"] = os.environ.get("JFLAME_JVM_ASAN_OPTIONS", "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:exitcode=99")
+    JVM_ENV["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
+MAP_LINE = re.compile(r"^([0-9a-f]+) ([0-9a-f]+) (.+)$")
+
+
+def require(cond, what):
+    """A missing prerequisite fails the test (never skips) under CI=true."""
+    if cond:
+        return
+    if IN_CI:
+        raise AssertionError("missing prerequisite under CI=true: " + what)
+    raise unittest.SkipTest(what)
+
+
+def check_setup():
+    require(os.path.isfile(AGENT), "agent not built (JFLAME_AGENT=%r)" % AGENT)
+    require(os.path.isfile(JAR), "examples jar not built (JFLAME_EXAMPLES_JAR=%r)" % JAR)
+    require(os.access(JAVA, os.X_OK), "no java at %s" % JAVA)
+
+
+def java_version():
+    out = subprocess.run([JAVA, "-version"], capture_output=True, text=True).stderr
+    m = re.search(r'version "(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+class Jvm:
+    """A running JVM with the workload; stdout and stderr go to files."""
+
+    def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None):
+        self.workdir = cwd or os.environ.get("JFLAME_TEST_TMP", "/tmp")
+        tag = "%d-%d" % (os.getpid(), int(time.monotonic() * 1e6))
+        self.out_path = os.path.join(self.workdir, "jvm-%s.out" % tag)
+        self.err_path = os.path.join(self.workdir, "jvm-%s.err" % tag)
+        cmd = [JAVA] + list(jvm_flags)
+        if agent_opts is not None:
+            cmd.append("-agentpath:%s%s" % (AGENT, "=" + agent_opts if agent_opts else ""))
+        cmd += ["-cp", JAR, "jflame.examples.Workload"] + list(args)
+        full_env = dict(os.environ)
+        full_env.update(JVM_ENV)
+        full_env.update(env or {})
+        self.cmd = cmd
+        self.out = open(self.out_path, "w")
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL,
+                                     env=full_env, cwd=self.workdir)
+        self.pid = self.proc.pid
+        if wait_ready:
+            self.wait_output("jflame-workload: ready", 60)
+
+    def stdout(self):
+        with open(self.out_path) as f:
+            return f.read()
+
+    def stderr(self):
+        with open(self.err_path) as f:
+            return f.read()
+
+    def wait_output(self, text, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.stdout():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError("JVM exited (%s) before printing %r; stderr:\n%s"
+                                     % (self.proc.returncode, text, self.stderr()[-3000:]))
+            time.sleep(0.05)
+        raise AssertionError("JVM did not print %r within %ss" % (text, timeout))
+
+    def wait(self, timeout=120):
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self.out.close()
+            self.err.close()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def kill(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGKILL)
+        self.wait()
+
+    def cleanup(self):
+        self.kill()
+        for p in (self.map_path, self.events_path, self.status_path, self.out_path, self.err_path):
+            try:
+                os.unlink(p)
+            except (FileNotFoundError, IsADirectoryError):
+                pass
+            except PermissionError:
+                pass
+
+    @property
+    def map_path(self):
+        return "/tmp/perf-%d.map" % self.pid
+
+    @property
+    def events_path(self):
+        return "/tmp/jflame-%d.events" % self.pid
+
+    @property
+    def status_path(self):
+        return "/tmp/jflame-%d.status" % self.pid
+
+    def map_entries(self):
+        return read_map(self.map_path)
+
+    def status(self):
+        return read_status(self.status_path)
+
+    def wait_status(self, pred, timeout=20):
+        deadline = time.monotonic() + timeout
+        st = {}
+        while time.monotonic() < deadline:
+            try:
+                st = self.status()
+                if pred(st):
+                    return st
+            except FileNotFoundError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("status never satisfied the condition; last status: %r" % st)
+
+
+def read_map(path):
+    entries = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            m = MAP_LINE.match(line.rstrip("\n"))
+            if not m:
+                raise AssertionError("%s:%d: not a perf map line: %r" % (path, n, line))
+            entries.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return entries
+
+
+def read_status(path):
+    st = {}
+    with open(path) as f:
+        for line in f:
+            key, sep, value = line.rstrip("\n").partition("=")
+            if not sep:
+                raise AssertionError("%s: malformed status line %r" % (path, line))
+            st[key] = value
+    return st
+
+
+def read_events(path):
+    """Parsed events: (ns, kind, fields) tuples, header skipped."""
+    events = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                continue
+            ns, kind, rest = line.split(" ", 2) if line.count(" ") >= 2 else (line.split(" ") + [""])[:3]
+            events.append((int(ns), kind, rest))
+    return events
+
+
+def exec_ranges(pid):
+    """Executable mappings of a live process, as (start, end) pairs."""
+    ranges = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            addr, perms = line.split()[:2]
+            if "x" in perms:
+                lo, hi = addr.split("-")
+                ranges.append((int(lo, 16), int(hi, 16)))
+    return ranges
+
+
+def jattach(pid, *args, timeout=30):
+    exe = "/usr/bin/jattach"
+    require(os.access(exe, os.X_OK), "jattach not installed (scripts/deps.sh installs it)")
+    return subprocess.run([exe, str(pid)] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def main():
+    unittest.main(verbosity=2)
+
+
+if __name__ == "__main__":
+    sys.exit("jvmtest.py is a helper module; run the test_*.py files")
