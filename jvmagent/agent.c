@@ -7,6 +7,7 @@
 #include <jvmticmlr.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,11 @@
 #endif
 #define NAME_MAX_LEN 4096
 #define ERR_LEN 512
+#define FLUSH_MS 100
+/* Every prologue of the first PROLOGUE_ALL compiled methods is checked, then
+ * one in PROLOGUE_EVERY: capstone costs ~2.5 us a method. */
+#define PROLOGUE_ALL 256
+#define PROLOGUE_EVERY 16
 
 struct sbuf {
 	char *p;
@@ -46,14 +52,16 @@ static struct agent {
 	int map_fd, events_fd;
 	pid_t pid;
 	uint64_t process_start, started_ns;
-	bool loaded, stood_down, status_thread_started, status_dirty, stopping;
+	bool loaded, status_thread_started, status_dirty, stopping;
+	atomic_bool stood_down; /* read without the lock by every callback */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t status_thread;
 	struct prologue_checker *prologue;
 	struct code_table code;
+	struct sbuf map_out, events_out; /* lines not yet written */
 	int pfp;
-	uint64_t prologues_fp, prologues_no_fp, prologues_unknown;
+	uint64_t prologues_fp, prologues_no_fp, prologues_unknown, prologues_skipped;
 	uint64_t compiled_loads, compiled_unloads, dynamic_code, map_lines, map_bytes;
 	uint64_t threads_unnamed, write_errors;
 	struct agent_thread *threads;
@@ -178,6 +186,7 @@ static char *render_status_locked(size_t *len)
 		.prologues_fp = g.prologues_fp,
 		.prologues_no_fp = g.prologues_no_fp,
 		.prologues_unknown = g.prologues_unknown,
+		.prologues_skipped = g.prologues_skipped,
 		.compiled_loads = g.compiled_loads,
 		.compiled_unloads = g.compiled_unloads,
 		.dynamic_code = g.dynamic_code,
@@ -213,18 +222,31 @@ static void write_status(void)
 	free(text);
 }
 
+static void flush_locked(void);
+
+/* Flushes gathered lines every FLUSH_MS; rewrites the status once a second
+ * when something changed. */
 static void *status_loop(void *arg)
 {
+	uint64_t last_status = now_ns();
 	(void)arg;
 	pthread_mutex_lock(&g.lock);
 	while (!g.stopping) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += 1;
+		ts.tv_nsec += FLUSH_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
 		pthread_cond_timedwait(&g.wake, &g.lock, &ts);
-		if (g.status_dirty && !g.stopping) {
+		if (g.stopping)
+			break;
+		flush_locked();
+		if (g.status_dirty && now_ns() - last_status >= 1000000000ULL) {
 			pthread_mutex_unlock(&g.lock);
 			write_status();
+			last_status = now_ns();
 			pthread_mutex_lock(&g.lock);
 		}
 	}
@@ -279,6 +301,7 @@ static void stand_down(const char *fmt, ...)
 	bool first = !g.stood_down;
 	g.stood_down = true;
 	g.state = "stood_down";
+	flush_locked();
 	snprintf(g.error, sizeof(g.error), "%s", msg);
 	g.status_dirty = true;
 	pthread_mutex_unlock(&g.lock);
@@ -292,49 +315,69 @@ static void stand_down(const char *fmt, ...)
 
 /* ---- writing map and events lines ------------------------------------- */
 
-/* Writes map lines and the matching events lines; called with the lock held. */
-static void emit_locked(const struct sbuf *map, const struct sbuf *events, uint64_t nlines)
+/* Output is gathered in memory and written in whole lines: when FLUSH_BYTES
+ * have gathered, every FLUSH_MS by the status thread, on attach and at exit.
+ * One write(2) per callback would cost more than everything else we do. */
+#define FLUSH_BYTES (64 * 1024)
+
+static void write_failed_locked(const char *path)
 {
-	if (g.stood_down)
-		return;
-	if (tmp_file_write_all(g.map_fd, map->p, map->len) != 0 ||
-	    tmp_file_write_all(g.events_fd, events->p, events->len) != 0) {
+	g.write_errors++;
+	if (g.write_errors == 1) {
+		snprintf(g.error, sizeof(g.error), "failed to write %s: %s", path, strerror(errno));
+		agent_log("%s", g.error);
+	}
+}
+
+static void flush_locked(void)
+{
+	if (g.map_fd >= 0 && g.map_out.len && tmp_file_write_all(g.map_fd, g.map_out.p, g.map_out.len) != 0)
+		write_failed_locked(g.map_path);
+	if (g.events_fd >= 0 && g.events_out.len &&
+	    tmp_file_write_all(g.events_fd, g.events_out.p, g.events_out.len) != 0)
+		write_failed_locked(g.events_path);
+	if (g.map_out.oom || g.events_out.oom)
 		g.write_errors++;
-		if (g.write_errors == 1) {
-			snprintf(g.error, sizeof(g.error), "failed to write %s: %s", g.map_path, strerror(errno));
-			agent_log("%s", g.error);
-		}
-		return;
-	}
-	g.map_lines += nlines;
-	g.map_bytes += map->len;
-	g.status_dirty = true;
+	g.map_out.len = g.events_out.len = 0;
+	g.map_out.oom = g.events_out.oom = false;
 }
 
-/* events lines: "<ns> load <start> <size> <name>" for each map line */
-static void events_from_map(struct sbuf *events, const struct sbuf *map, uint64_t ts)
+static void flush(void)
 {
-	const char *p = map->p, *end = map->p + map->len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		sb_printf(events, "%" PRIu64 " load ", ts);
-		sb_add(events, p, n);
-		p += n;
-	}
+	pthread_mutex_lock(&g.lock);
+	flush_locked();
+	pthread_mutex_unlock(&g.lock);
 }
 
-static void emit_code(struct sbuf *map, uint64_t nlines)
+static void maybe_flush_locked(void)
 {
-	struct sbuf events = { 0 };
+	if (g.map_out.len + g.events_out.len >= FLUSH_BYTES)
+		flush_locked();
+}
+
+/* Adds map lines and, for each, its events line "<ns> load <map line>". */
+static void emit_code(const struct sbuf *map, uint64_t nlines)
+{
 	if (map->oom)
 		return;
 	pthread_mutex_lock(&g.lock);
-	events_from_map(&events, map, now_ns());
-	if (!events.oom)
-		emit_locked(map, &events, nlines);
+	if (!g.stood_down) {
+		uint64_t ts = now_ns();
+		const char *p = map->p, *end = map->p + map->len;
+		sb_add(&g.map_out, map->p, map->len);
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+			sb_printf(&g.events_out, "%" PRIu64 " load ", ts);
+			sb_add(&g.events_out, p, n);
+			p += n;
+		}
+		g.map_lines += nlines;
+		g.map_bytes += map->len;
+		g.status_dirty = true;
+		maybe_flush_locked();
+	}
 	pthread_mutex_unlock(&g.lock);
-	free(events.p);
 }
 
 /* ---- naming methods ----------------------------------------------------- */
@@ -487,7 +530,9 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
 	g.compiled_loads++;
 	if (code_table_put(&g.code, start, (uint64_t)code_size) != 0)
 		g.write_errors++;
-	if (!is_native) {
+	if (!is_native && g.compiled_loads > PROLOGUE_ALL && g.compiled_loads % PROLOGUE_EVERY != 0) {
+		g.prologues_skipped++;
+	} else if (!is_native) {
 		switch (prologue_check(g.prologue, code_addr, (size_t)code_size, start)) {
 		case PROLOGUE_FRAME_POINTER: g.prologues_fp++; break;
 		case PROLOGUE_NO_FRAME_POINTER: g.prologues_no_fp++; break;
@@ -503,7 +548,6 @@ out:
 
 static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
-	struct sbuf ev = { 0 };
 	uint64_t start = (uint64_t)(uintptr_t)code_addr;
 	(void)jvmti;
 	(void)method;
@@ -513,11 +557,9 @@ static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method,
 	uint64_t size = code_table_take(&g.code, start);
 	g.compiled_unloads++;
 	g.status_dirty = true;
-	sb_printf(&ev, "%" PRIu64 " unload %" PRIx64 " %" PRIx64 "\n", now_ns(), start, size);
-	if (!ev.oom && tmp_file_write_all(g.events_fd, ev.p, ev.len) != 0)
-		g.write_errors++;
+	sb_printf(&g.events_out, "%" PRIu64 " unload %" PRIx64 " %" PRIx64 "\n", now_ns(), start, size);
+	maybe_flush_locked();
 	pthread_mutex_unlock(&g.lock);
-	free(ev.p);
 }
 
 static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length)
@@ -546,18 +588,15 @@ static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name,
 
 static void thread_event_locked(const char *kind, pid_t tid, const char *name)
 {
-	struct sbuf ev = { 0 };
 	char esc[NAME_MAX_LEN];
-	sb_printf(&ev, "%" PRIu64 " %s %d", now_ns(), kind, (int)tid);
+	sb_printf(&g.events_out, "%" PRIu64 " %s %d", now_ns(), kind, (int)tid);
 	if (name) {
 		status_escape_append(esc, sizeof(esc), 0, name);
-		sb_add(&ev, " ", 1);
-		sb_add(&ev, esc, strlen(esc));
+		sb_add(&g.events_out, " ", 1);
+		sb_add(&g.events_out, esc, strlen(esc));
 	}
-	sb_add(&ev, "\n", 1);
-	if (!ev.oom && g.events_fd >= 0 && tmp_file_write_all(g.events_fd, ev.p, ev.len) != 0)
-		g.write_errors++;
-	free(ev.p);
+	sb_add(&g.events_out, "\n", 1);
+	maybe_flush_locked();
 }
 
 static void add_thread(pid_t tid, const char *name)
@@ -687,6 +726,7 @@ static void go_live(jvmtiEnv *jvmti, JNIEnv *jni)
 	pthread_mutex_lock(&g.lock);
 	if (!g.stood_down)
 		g.state = "running";
+	flush_locked();
 	pthread_mutex_unlock(&g.lock);
 	write_status();
 	if (start_status_thread() != 0)
@@ -708,6 +748,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	pthread_mutex_lock(&g.lock);
 	if (!g.stood_down)
 		g.state = "exited";
+	flush_locked();
 	pthread_mutex_unlock(&g.lock);
 	write_status();
 }
@@ -805,13 +846,8 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 		stand_down("%s", err);
 		return attach ? JNI_ERR : JNI_OK;
 	}
-	{
-		struct sbuf hdr = { 0 };
-		sb_printf(&hdr, "# jflame-events 1 clock=CLOCK_MONOTONIC pid=%d\n", (int)g.pid);
-		if (hdr.oom || tmp_file_write_all(g.events_fd, hdr.p, hdr.len) != 0)
-			g.write_errors++;
-		free(hdr.p);
-	}
+	g.map_out.len = g.events_out.len = 0;
+	sb_printf(&g.events_out, "# jflame-events 1 clock=CLOCK_MONOTONIC pid=%d\n", (int)g.pid);
 	g.prologue = prologue_checker_new();
 	if (!g.prologue)
 		info("capstone unavailable; prologues are not checked");
@@ -873,6 +909,8 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 	if ((*g.jvmti)->GenerateEvents(g.jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED) != JVMTI_ERROR_NONE ||
 	    (*g.jvmti)->GenerateEvents(g.jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD) != JVMTI_ERROR_NONE)
 		info("the JVM could not replay earlier code; only code compiled from now on is named");
+	/* the map is complete when the attach returns */
+	flush();
 	write_status();
 	return JNI_OK;
 }
@@ -882,6 +920,7 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 	(void)vm;
 	stop_status_thread();
 	pthread_mutex_lock(&g.lock);
+	flush_locked();
 	if (g.map_fd >= 0)
 		close(g.map_fd);
 	if (g.events_fd >= 0)

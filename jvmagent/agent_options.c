@@ -22,6 +22,22 @@ static const struct option_def defs[] = {
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
+/* Copies at most 64 bytes of text for quoting in a one-line message. */
+static const char *printable(const char *text, size_t len, char *buf, size_t buflen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len && n + 4 < buflen && i < 64; i++) {
+		unsigned char c = (unsigned char)text[i];
+		buf[n++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (len > 64 && n + 4 < buflen) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static bool *flag_of(struct agent_options *o, const struct option_def *d)
 {
 	return (bool *)((char *)o + d->offset);
@@ -39,9 +55,11 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 		const char *eq = memchr(p, '=', len);
 		size_t keylen = eq ? (size_t)(eq - p) : len;
 		const struct option_def *d = NULL;
+		char quoted[80];
 
 		if (len == 0) {
-			snprintf(err, errlen, "empty option in '%s'; separate options with single commas", text);
+			snprintf(err, errlen, "empty option in '%s'; separate options with single commas",
+				 printable(text, strlen(text), quoted, sizeof(quoted)));
 			return -1;
 		}
 		for (size_t i = 0; i < NDEFS; i++) {
@@ -49,8 +67,8 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 				d = &defs[i];
 		}
 		if (!d) {
-			snprintf(err, errlen, "unknown option '%.*s'; valid options: unfold, msig, dottedclass, sourcepos, quiet, help",
-				 (int)(keylen > 64 ? 64 : keylen), p);
+			snprintf(err, errlen, "unknown option '%s'; valid options: unfold, msig, dottedclass, sourcepos, quiet, help",
+				 printable(p, keylen, quoted, sizeof(quoted)));
 			return -1;
 		}
 		if (eq) {
@@ -62,7 +80,8 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 			break;
 		p = end + 1;
 		if (!*p) {
-			snprintf(err, errlen, "empty option at the end of '%s'; remove the trailing comma", text);
+			snprintf(err, errlen, "empty option at the end of '%s'; remove the trailing comma",
+				 printable(text, strlen(text), quoted, sizeof(quoted)));
 			return -1;
 		}
 	}

@@ -53,8 +53,9 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 	pos = add(buf, len, pos, "started_ns=%" PRIu64 "\nupdated_ns=%" PRIu64 "\n", st->started_ns, st->updated_ns);
 	pos = add(buf, len, pos, "preserve_frame_pointer=%s\n", pfp);
 	pos = add(buf, len, pos,
-		  "prologues_with_fp=%" PRIu64 "\nprologues_without_fp=%" PRIu64 "\nprologues_unknown=%" PRIu64 "\n",
-		  st->prologues_fp, st->prologues_no_fp, st->prologues_unknown);
+		  "prologues_with_fp=%" PRIu64 "\nprologues_without_fp=%" PRIu64 "\nprologues_unknown=%" PRIu64
+		  "\nprologues_skipped=%" PRIu64 "\n",
+		  st->prologues_fp, st->prologues_no_fp, st->prologues_unknown, st->prologues_skipped);
 	pos = add(buf, len, pos,
 		  "compiled_loads=%" PRIu64 "\ncompiled_unloads=%" PRIu64 "\ndynamic_code=%" PRIu64
 		  "\nmap_lines=%" PRIu64 "\nmap_bytes=%" PRIu64 "\n",

@@ -1,5 +1,5 @@
 /* code_table.c - open-addressing hash of live compiled code: start -> size.
- * Linear probing with tombstones; rehashes at half full. */
+ * Linear probing with tombstones; rehashes when half the slots are used. */
 #include "code_table.h"
 
 #include <stdlib.h>
@@ -27,10 +27,12 @@ void code_table_free(struct code_table *t)
 	*t = (struct code_table){ 0 };
 }
 
+/* Rehashes into a table sized for the live entries (a quarter full at most),
+ * which also clears the tombstones that churn leaves behind. */
 static int grow(struct code_table *t)
 {
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	while (t->live * 2 >= cap)
+	size_t cap = 1024;
+	while (cap < (t->live + 1) * 4)
 		cap *= 2;
 	uint64_t *keys = calloc(cap, sizeof(*keys)), *sizes = calloc(cap, sizeof(*sizes));
 	if (!keys || !sizes) {

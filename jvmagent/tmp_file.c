@@ -40,6 +40,8 @@ int tmp_file_open_append(const char *path, int truncate, char *err, size_t errle
 	if (fd < 0) {
 		if (errno == ELOOP)
 			snprintf(err, errlen, "refusing %s: it is a symbolic link; remove it", path);
+		else if (errno == EISDIR || errno == ENXIO)
+			snprintf(err, errlen, "refusing %s: not a regular file; remove it", path);
 		else
 			snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		return -1;

@@ -3,8 +3,21 @@
 package jflame.examples;
 
 import java.lang.invoke.MethodHandles;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 public final class Workload {
     /** The hot thread's name: longer than the kernel's 15-character comm. */
@@ -107,6 +120,48 @@ public final class Workload {
         System.out.println("jflame-workload: threads " + count);
     }
 
+    /** A fixed amount of everyday library work (formatting, regex, streams,
+     *  collections, big numbers, dates) that loads a few hundred classes and
+     *  gives the JIT a few hundred methods, then exits: for startup benchmarks. */
+    static void startup(int rounds) {
+        Pattern kv = Pattern.compile("(\\w+)=(\\d+)(?:ms)?");
+        DateTimeFormatter iso = DateTimeFormatter.ISO_LOCAL_DATE;
+        long check = 0;
+        for (int r = 0; r < rounds; r++) {
+            List<String> lines = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                lines.add(String.format("key%03d=%d%s", i % 37, i * 7 + r, i % 3 == 0 ? "ms" : ""));
+            }
+            Map<String, Long> sums = new HashMap<>();
+            for (String line : lines) {
+                Matcher m = kv.matcher(line);
+                if (m.matches()) {
+                    sums.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
+                }
+            }
+            Map<Integer, List<String>> byLength = lines.stream()
+                    .filter(l -> !l.endsWith("ms"))
+                    .map(l -> l.toUpperCase().replace('=', ':'))
+                    .collect(Collectors.groupingBy(String::length, TreeMap::new, Collectors.toList()));
+            String top = sums.entrySet().stream()
+                    .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
+                    .limit(5)
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(",", "[", "]"));
+            BigInteger f = IntStream.rangeClosed(1, 60).mapToObj(BigInteger::valueOf)
+                    .reduce(BigInteger.ONE, BigInteger::multiply);
+            BigDecimal ratio = new BigDecimal(f).divide(BigDecimal.valueOf(7 + r), 20, RoundingMode.HALF_EVEN);
+            String date = LocalDate.of(2024, 1, 1).plusDays(r * 13L).format(iso);
+            StringBuilder sb = new StringBuilder();
+            for (String part : String.join(";", lines).split(";")) {
+                sb.append(part.charAt(0)).append(part.length());
+            }
+            check += sums.size() + byLength.size() + top.hashCode() + ratio.scale()
+                    + date.hashCode() + sb.length() + Double.toString(Math.sqrt(r + 2.0)).length();
+        }
+        System.out.println("jflame-workload: startup " + rounds + " " + check);
+    }
+
     public static void main(String[] args) throws Throwable {
         String mode = args.length > 0 ? args[0] : "hot";
         long arg = args.length > 1 ? Long.parseLong(args[1]) : -1;
@@ -114,13 +169,14 @@ public final class Workload {
             case "hot" -> hot(arg > 0 ? arg : 10_000);
             case "unload" -> unload(arg > 0 ? (int) arg : 5);
             case "threads" -> threads(arg > 0 ? (int) arg : 50);
+            case "startup" -> startup(arg > 0 ? (int) arg : 300);
             case "wait" -> {
                 // Warm up, say ready, then idle until killed or the time runs out.
                 hot(2_000);
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|unload|threads|wait [millis|count]");
+                System.err.println("usage: Workload hot|unload|threads|wait|startup [millis|count]");
                 System.exit(2);
             }
         }
