@@ -33,8 +33,8 @@
 #define FLUSH_MS 100
 /* Every prologue of the first PROLOGUE_ALL compiled methods is checked, then
  * one in PROLOGUE_EVERY: capstone costs ~2.5 us a method. */
-#define PROLOGUE_ALL 256
-#define PROLOGUE_EVERY 16
+#define PROLOGUE_ALL 128
+#define PROLOGUE_EVERY 32
 
 struct sbuf {
 	char *p;
