@@ -32,8 +32,10 @@ java_home=$(dirname "$(dirname "$(readlink -f "$java")")")
 cc -O2 -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
   -o "$listener_dir/liblistener.so" "$root/bench/listener_agent.c"
 
-python3 - "$java" "$agent" "$jar" "$rounds" "$heavy_opts" "$light_opts" "$work" "$listener_dir/liblistener.so" <<'PY'
+PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$rounds" "$heavy_opts" "$light_opts" "$work" "$listener_dir/liblistener.so" <<'PY'
 import math, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
+
+from benchlib import cleanup, median_ci, status_of
 
 java, agent, jar, rounds, heavy_opts, light_opts, work, listener = sys.argv[1:]
 rounds = int(rounds)
@@ -53,24 +55,6 @@ configs = {
 }
 
 
-def cleanup(pid):
-    for p in (f"/tmp/perf-{pid}.map", f"/tmp/jflame-{pid}.events", f"/tmp/jflame-{pid}.status"):
-        try:
-            os.unlink(p)
-        except FileNotFoundError:
-            pass
-
-
-def status_of(pid):
-    st = {}
-    try:
-        with open(f"/tmp/jflame-{pid}.status") as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                st[k] = v
-    except FileNotFoundError:
-        return None
-    return st
 
 
 def jvm_cmd(flags, opt):
@@ -111,21 +95,6 @@ def run(name):
         check_status(st, p.pid, cmd)
     return wall, ru.ru_utime + ru.ru_stime, st
 
-
-def median_ci(xs):
-    """Median and a distribution-free ~95% confidence interval (binomial order statistics)."""
-    s = sorted(xs)
-    n = len(s)
-    k, acc = 0, 0.0
-    while True:  # largest k with P(Binom(n, 1/2) < k) <= 0.025
-        p = math.comb(n, k) / 2 ** n
-        if acc + p > 0.025:
-            break
-        acc += p
-        k += 1
-    if k == 0:
-        return statistics.median(s), s[0], s[-1]
-    return statistics.median(s), s[k - 1], s[n - k]
 
 
 def methods_of(st):

@@ -24,8 +24,10 @@ if ! [[ $runs =~ ^[0-9]+$ ]] || ((runs < 3)); then
   exit 1
 fi
 
-exec python3 - "$java" "$agent" "$jar" "$runs" "$work" "$jvm_opts" <<'PY'
+exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$runs" "$work" "$jvm_opts" <<'PY'
 import math, os, shlex, statistics, subprocess, sys, tempfile, time
+
+from benchlib import cleanup, median_ci, status_of
 
 java, agent, jar, runs, work, jvm_opts = sys.argv[1:]
 runs = int(runs)
@@ -35,24 +37,6 @@ configs = [("none", None), ("agent", ""), ("agent=unfold", "=unfold")]
 created = set()
 
 
-def cleanup(pid):
-    for p in (f"/tmp/perf-{pid}.map", f"/tmp/jflame-{pid}.events", f"/tmp/jflame-{pid}.status"):
-        try:
-            os.unlink(p)
-        except FileNotFoundError:
-            pass
-
-
-def status_of(pid):
-    st = {}
-    try:
-        with open(f"/tmp/jflame-{pid}.status") as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                st[k] = v
-    except FileNotFoundError:
-        return None
-    return st
 
 
 def run(opt):
@@ -82,21 +66,6 @@ def run(opt):
                      f"write_errors={st.get('write_errors')} error={st.get('error')!r}): {' '.join(cmd)}")
     return wall, ru.ru_utime + ru.ru_stime, st
 
-
-def median_ci(xs):
-    """Median and a distribution-free ~95% confidence interval (binomial order statistics)."""
-    s = sorted(xs)
-    n = len(s)
-    k, acc = 0, 0.0
-    while True:  # largest k with P(Binom(n, 1/2) < k) <= 0.025
-        p = math.comb(n, k) / 2 ** n
-        if acc + p > 0.025:
-            break
-        acc += p
-        k += 1
-    if k == 0:
-        return statistics.median(s), s[0], s[-1]
-    return statistics.median(s), s[k - 1], s[n - k]
 
 
 def iqr_pct(xs):

@@ -1,0 +1,43 @@
+# benchlib.py - helpers shared by the bench/ scripts: the agent's files of a run,
+# its status file, and medians with distribution-free confidence intervals.
+import math
+import os
+import statistics
+
+
+def cleanup(pid):
+    """Removes the files the agent wrote for one JVM."""
+    for p in (f"/tmp/perf-{pid}.map", f"/tmp/jflame-{pid}.events", f"/tmp/jflame-{pid}.status"):
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
+def status_of(pid):
+    """The agent's status file as a dict, or None when there is none."""
+    st = {}
+    try:
+        with open(f"/tmp/jflame-{pid}.status") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                st[k] = v
+    except FileNotFoundError:
+        return None
+    return st
+
+
+def median_ci(xs):
+    """Median and a distribution-free ~95% confidence interval (binomial order statistics)."""
+    s = sorted(xs)
+    n = len(s)
+    k, acc = 0, 0.0
+    while True:  # largest k with P(Binom(n, 1/2) < k) <= 0.025
+        p = math.comb(n, k) / 2 ** n
+        if acc + p > 0.025:
+            break
+        acc += p
+        k += 1
+    if k == 0:
+        return statistics.median(s), s[0], s[-1]
+    return statistics.median(s), s[k - 1], s[n - k]
