@@ -49,13 +49,17 @@ size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *c
 
 	for (size_t i = 0; i < npcs; i++) {
 		const struct inline_pc *r = &pcs[i];
-		if (r->depth <= 0 || !r->methods || r->pc <= cur || r->pc > code_end)
+		if (r->depth <= 0 || !r->methods || r->pc < cur || r->pc > code_end)
+			continue;
+		/* the record's pc itself is its chain's: a caller's return address */
+		uint64_t stop = r->pc < code_end ? r->pc + 1 : code_end;
+		if (stop <= cur)
 			continue;
 		if (r->depth == 1)
-			emit(&b, cur, r->pc, 1, root);
+			emit(&b, cur, stop, 1, root);
 		else
-			emit(&b, cur, r->pc, r->depth, r->methods);
-		cur = r->pc;
+			emit(&b, cur, stop, r->depth, r->methods);
+		cur = stop;
 	}
 	if (cur < code_end)
 		emit(&b, cur, code_end, 1, root);

@@ -22,14 +22,17 @@ struct inline_range {
 	const void *const *methods;
 };
 
-/* Covers [code_start, code_end) with ranges: the code from the previous
- * record's pc up to a record's pc belongs to that record's chain (a pc is the
- * end of the call or poll the JVM describes); code after the last record
- * belongs to the compiled method itself (chain = root, one entry, which must
- * outlive out). Records are expected in ascending pc order, as HotSpot gives
- * them; records outside the code, empty chains and records at or below the
- * current position are skipped; adjacent ranges with the same chain merge. Writes at most max ranges into out and returns the
- * number needed (call again with a bigger array if it is larger than max). */
+/* Covers [code_start, code_end) with ranges: the code after the previous
+ * record's pc up to and including a record's pc belongs to that record's
+ * chain. A record's pc is where HotSpot describes the scope: the return
+ * address of a call (so a caller frame's address, as a stack walker sees it,
+ * names the chain of its call site) or a safepoint poll. Code after the last
+ * record belongs to the compiled method itself (chain = root, one entry,
+ * which must outlive out). Records are expected in ascending pc order, as
+ * HotSpot gives them; records outside the code, empty chains and records
+ * below the current position are skipped; adjacent ranges with the same
+ * chain merge. Writes at most max ranges into out and returns the number
+ * needed (call again with a bigger array if it is larger than max). */
 size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *const *root,
 			   const struct inline_pc *pcs, size_t npcs,
 			   struct inline_range *out, size_t max);

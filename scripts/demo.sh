@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job, until `jflame record` exists: runs the bundled Java workload with the
-# agent, lets Linux perf sample it through our map, and shows what the agent wrote.
+# The main job: profiles the bundled Kafka-style producer/broker (with the agent, frame
+# pointers on) with `jflame record` and writes a mixed-mode flame graph; prints where it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,36 +11,29 @@ cmake --build build -j"$(nproc)" >/dev/null
 java=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 agent=$PWD/build/jvmagent/libjflame-agent.so
 out=${JFLAME_DEMO_DIR:-$PWD/out}
+format=${FORMAT:-string-format}   # the upgrade regression; FORMAT=string-builder for the fast path
+seconds=${SECONDS_TO_RECORD:-10}
 mkdir -p "$out"
 
-"$java" -XX:+PreserveFramePointer -agentpath:"$agent"=unfold \
-	-cp build/examples/jflame-examples.jar jflame.examples.Workload hot 6000 >"$out/workload.log" 2>&1 &
+"$java" -XX:+PreserveFramePointer -agentpath:"$agent"=unfold -cp build/examples/jflame-examples.jar \
+	jflame.examples.KafkaStyle --seconds $((seconds + 40)) --format "$format" >"$out/kafka.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
-until grep -q 'jflame-workload: ready' "$out/workload.log"; do
-	kill -0 $pid 2>/dev/null || { cat "$out/workload.log" >&2; exit 1; }
-	sleep 0.1
+echo "demo: KafkaStyle (--format $format) is pid $pid; waiting for it to warm up"
+until grep -q 'jflame-example: ready' "$out/kafka.log"; do
+	kill -0 $pid 2>/dev/null || { cat "$out/kafka.log" >&2; exit 1; }
+	sleep 0.2
 done
 
-perf record -q -F 499 -g -p $pid -o "$out/perf.data" -- sleep 3 2>/dev/null
-wait $pid
+build/native/jflame record -p $pid -d "$seconds" -o "$out/kafka.svg" -o "$out/kafka.folded"
+kill -TERM $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
 trap - EXIT
 
-map=/tmp/perf-$pid.map
 echo
-echo "== what the agent wrote for JVM $pid"
-echo "map:    $map ($(wc -l <"$map") entries)"
-echo "events: /tmp/jflame-$pid.events"
-echo "status: /tmp/jflame-$pid.status"
-grep -E '^(preserve_frame_pointer|prologues_with_fp|prologues_without_fp|compiled_loads|dynamic_code)=' \
-	/tmp/jflame-$pid.status | sed 's/^/  /'
+grep 'records/s' "$out/kafka.log" | tail -1 | sed 's/^/demo: /'
+awk '{n=$NF; all+=n} /kafka-producer-network-thread/ {prod+=n; if (/java\/lang\/String.format_/) fmt+=n; if (/_\[k\]/) k+=n}
+	END {printf "demo: %d samples; producer thread %d, of which String.format %.0f%%, kernel %.0f%%\n", all, prod, 100*fmt/(prod?prod:1), 100*k/(prod?prod:1)}' "$out/kafka.folded"
 echo
-echo "== a few map entries for the workload's hot code (inlined chains joined by ->)"
-grep -E 'jflame/examples' "$map" | head -8 | sed 's/^/  /'
-echo
-echo "== perf resolves the samples with our map (top symbols):"
-perf report -i "$out/perf.data" --no-children --sort sym --stdio 2>/dev/null |
-	grep -E '^ +[0-9.]+%' | head -8
-echo
-echo "perf data: $out/perf.data  (perf script -i $out/perf.data)"
-echo "map:       $map"
+echo "flame graph: $out/kafka.svg"
+echo "folded:      $out/kafka.folded"

@@ -1,5 +1,6 @@
 /* fuzz_agent_options.c - libFuzzer target for the agent option parser: checks
  * it against a simple tokenizer and that format then parse gives the same flags. */
+/* module: jvmagent/agent_options.c */
 #include "agent_options.h"
 
 #include <stdint.h>

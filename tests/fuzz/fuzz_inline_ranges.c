@@ -1,5 +1,6 @@
 /* fuzz_inline_ranges.c - libFuzzer target for inline_ranges_build: records made
  * from the bytes, ranges checked for coverage and against a per-byte model. */
+/* module: jvmagent/inline_ranges.c */
 #include "inline_ranges.h"
 
 #include <stdarg.h>
@@ -50,11 +51,11 @@ static size_t model(uint64_t start, uint64_t end, const struct inline_pc *pcs, s
 		owner[a - start] = -1;
 	for (size_t i = 0; i < npcs; i++) {
 		const struct inline_pc *r = &pcs[i];
-		if (r->depth <= 0 || !r->methods || r->pc <= cur || r->pc > end)
+		if (r->depth <= 0 || !r->methods || r->pc < cur || r->pc > end)
 			continue;
-		for (uint64_t a = cur; a < r->pc; a++)
-			owner[a - start] = r->depth == 1 ? -1 : (int)i;
-		cur = r->pc;
+		/* the bytes not yet owned up to and including pc, inside the code */
+		for (; cur <= r->pc && cur < end; cur++)
+			owner[cur - start] = r->depth == 1 ? -1 : (int)i;
 	}
 	for (uint64_t a = start; a < end; a++) {
 		int o = owner[a - start];

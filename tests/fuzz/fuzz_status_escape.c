@@ -1,5 +1,6 @@
 /* fuzz_status_escape.c - libFuzzer target for status file escaping: escapes
  * into buffers of varied sizes, unescapes back, renders whole status files. */
+/* module: jvmagent/agent_status.c */
 #include "agent_status.h"
 
 #include <stdarg.h>

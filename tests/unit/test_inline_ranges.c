@@ -92,6 +92,9 @@ static void test_no_records(void)
 	CHECK_EQ_INT(inline_ranges_build(START, START, root, NULL, 0, out, 4), 0);
 }
 
+/* A record owns the code after the previous record's pc up to and including
+ * its own pc (a caller frame's return address names its call site's chain):
+ * each range ends one byte past its record's pc. */
 static void test_split(void)
 {
 	static const struct inline_pc pcs[] = {
@@ -101,13 +104,14 @@ static void test_split(void)
 		{ 0x1048, 2, chain_c },
 	};
 	EXPECT("split", pcs,
-	       { 0x1000, 0x1010, 2, chain_a },
-	       { 0x1010, 0x1020, 3, chain_ba },
-	       { 0x1020, 0x1030, 2, chain_a },
-	       { 0x1030, 0x1048, 2, chain_c },
-	       { 0x1048, END, 1, root });
+	       { 0x1000, 0x1011, 2, chain_a },
+	       { 0x1011, 0x1021, 3, chain_ba },
+	       { 0x1021, 0x1031, 2, chain_a },
+	       { 0x1031, 0x1049, 2, chain_c },
+	       { 0x1049, END, 1, root });
 }
 
+/* A record at the end of the code ends its range there, not one byte past. */
 static void test_record_at_end(void)
 {
 	static const struct inline_pc pcs[] = {
@@ -115,8 +119,8 @@ static void test_record_at_end(void)
 		{ END, 2, chain_a },
 	};
 	EXPECT("record at end", pcs,
-	       { 0x1000, 0x1080, 3, chain_ba },
-	       { 0x1080, END, 2, chain_a });
+	       { 0x1000, 0x1081, 3, chain_ba },
+	       { 0x1081, END, 2, chain_a });
 }
 
 static void test_merge_identical(void)
@@ -129,9 +133,9 @@ static void test_merge_identical(void)
 		{ 0x1050, 3, chain_ba },
 	};
 	EXPECT("merge identical", pcs,
-	       { 0x1000, 0x1030, 2, chain_a },
-	       { 0x1030, 0x1050, 3, chain_ba },
-	       { 0x1050, END, 1, root });
+	       { 0x1000, 0x1031, 2, chain_a },
+	       { 0x1031, 0x1051, 3, chain_ba },
+	       { 0x1051, END, 1, root });
 }
 
 /* Not merged: same methods in another order, or a prefix of another chain. */
@@ -146,11 +150,11 @@ static void test_no_merge_different(void)
 	};
 	static const void *const b_a[] = { &m_b, &m_a };
 	EXPECT("no merge", pcs,
-	       { 0x1000, 0x1010, 3, chain_ba },
-	       { 0x1010, 0x1020, 3, chain_ab },
-	       { 0x1020, 0x1030, 2, b_a },
-	       { 0x1030, 0x1040, 2, chain_a },
-	       { 0x1040, END, 1, root });
+	       { 0x1000, 0x1011, 3, chain_ba },
+	       { 0x1011, 0x1021, 3, chain_ab },
+	       { 0x1021, 0x1031, 2, b_a },
+	       { 0x1031, 0x1041, 2, chain_a },
+	       { 0x1041, END, 1, root });
 }
 
 static void test_depth1_is_root(void)
@@ -169,36 +173,37 @@ static void test_depth1_is_root(void)
 		{ 0x1040, 2, chain_a },
 	};
 	EXPECT("depth 1 between", mixed,
-	       { 0x1000, 0x1010, 2, chain_a },
-	       { 0x1010, 0x1030, 1, root },
-	       { 0x1030, 0x1040, 2, chain_a },
-	       { 0x1040, END, 1, root });
+	       { 0x1000, 0x1011, 2, chain_a },
+	       { 0x1011, 0x1031, 1, root },
+	       { 0x1031, 0x1041, 2, chain_a },
+	       { 0x1041, END, 1, root });
 }
 
 static void test_skipped(void)
 {
 	static const struct inline_pc outside[] = {
 		{ 0x0900, 2, chain_a },  /* before the code */
-		{ START, 2, chain_c },   /* at the start: covers nothing */
+		{ START, 2, chain_c },   /* at the start: owns just that byte */
 		{ 0x1040, 3, chain_ba },
 		{ END + 1, 2, chain_a }, /* past the end */
 		{ 0xffffffffffffffffULL, 2, chain_a },
 	};
 	EXPECT("outside", outside,
-	       { 0x1000, 0x1040, 3, chain_ba },
-	       { 0x1040, END, 1, root });
+	       { 0x1000, 0x1001, 2, chain_c },
+	       { 0x1001, 0x1041, 3, chain_ba },
+	       { 0x1041, END, 1, root });
 
 	static const struct inline_pc unordered[] = {
 		{ 0x1050, 2, chain_a },
 		{ 0x1020, 3, chain_ba }, /* below the current position */
-		{ 0x1050, 2, chain_c },  /* at it */
+		{ 0x1050, 2, chain_c },  /* at the previous pc: already owned */
 		{ 0x1060, 2, chain_c },
 		{ 0x1058, 3, chain_ba },
 	};
 	EXPECT("unordered", unordered,
-	       { 0x1000, 0x1050, 2, chain_a },
-	       { 0x1050, 0x1060, 2, chain_c },
-	       { 0x1060, END, 1, root });
+	       { 0x1000, 0x1051, 2, chain_a },
+	       { 0x1051, 0x1061, 2, chain_c },
+	       { 0x1061, END, 1, root });
 
 	static const struct inline_pc empty_chains[] = {
 		{ 0x1010, 0, chain_a },
@@ -208,8 +213,8 @@ static void test_skipped(void)
 		{ 0x1050, 0, NULL },
 	};
 	EXPECT("empty chains", empty_chains,
-	       { 0x1000, 0x1040, 2, chain_c },
-	       { 0x1040, END, 1, root });
+	       { 0x1000, 0x1041, 2, chain_c },
+	       { 0x1041, END, 1, root });
 }
 
 /* Ranges whose chains never repeat: with a short out, nothing is written past
@@ -246,7 +251,7 @@ static void test_small_max(void)
  * emit() stops merging a range into its predecessor and counts it as a new
  * range, so a call with a short array returns more than the number needed.
  * Records at 0x1010 a, 0x1020 a, 0x1030 a, 0x1040 (depth 1), code to 0x1100:
- * the answer is 2 ranges ([0x1000,0x1030) a, [0x1030,0x1100) root); with
+ * the answer is 2 ranges ([0x1000,0x1031) a, [0x1031,0x1100) root); with
  * max 0 inline_ranges_build returns 5, with max 1 it returns 3.
  */
 static void regression_small_max_count_with_merges(void)

@@ -1,6 +1,8 @@
 /* test_tmp_file.c - unit tests for safe /tmp files, run in a private mkdtemp
  * directory: append, truncate, refusals (symlink, FIFO, links, owner), replace. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "check.h"
 #include "tmp_file.h"
 

@@ -106,6 +106,56 @@ public final class Workload {
         }
     }
 
+    /** Many small writes to /dev/null from a named thread: each one a write(2),
+     *  so samples land in the kernel under the Java frames that made them. */
+    static void io(long millis) throws Exception {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[64];
+            long rounds = 0;
+            try (var out = new java.io.FileOutputStream("/dev/null")) {
+                while (System.nanoTime() < deadline) {
+                    writeRecord(out, buf, rounds);
+                    if (++rounds == 200_000) {
+                        System.out.println("jflame-workload: ready");
+                        System.out.flush();
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "jflame-io-writer");
+        t.start();
+        t.join();
+    }
+
+    static void writeRecord(java.io.OutputStream out, byte[] buf, long n) throws java.io.IOException {
+        buf[0] = (byte) n;
+        out.write(buf);
+    }
+
+    /** Allocation pressure: short-lived garbage with a slowly changing live
+     *  set, so the GC threads work throughout. */
+    static void alloc(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        Thread t = new Thread(() -> {
+            Object[] live = new Object[50_000];
+            long rounds = 0;
+            while (System.nanoTime() < deadline) {
+                for (int i = 0; i < 1000; i++) {
+                    live[(int) ((rounds * 7919 + i) % live.length)] = new long[32 + i % 64];
+                }
+                if (++rounds == 5000) {
+                    System.out.println("jflame-workload: ready");
+                    System.out.flush();
+                }
+            }
+            sink += live.length;
+        }, "jflame-allocator");
+        t.start();
+        t.join();
+    }
+
     /** Starts many short-lived threads, for thread-name bookkeeping. */
     static void threads(int count) throws InterruptedException {
         List<Thread> all = new ArrayList<>();
@@ -170,13 +220,15 @@ public final class Workload {
             case "unload" -> unload(arg > 0 ? (int) arg : 5);
             case "threads" -> threads(arg > 0 ? (int) arg : 50);
             case "startup" -> startup(arg > 0 ? (int) arg : 300);
+            case "io" -> io(arg > 0 ? arg : 10_000);
+            case "alloc" -> alloc(arg > 0 ? arg : 10_000);
             case "wait" -> {
                 // Warm up, say ready, then idle until killed or the time runs out.
                 hot(2_000);
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|unload|threads|wait|startup [millis|count]");
+                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count]");
                 System.exit(2);
             }
         }

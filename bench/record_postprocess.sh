@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# record_postprocess.sh [SECONDS]: a whole-host recording (default 60 s) with a JVM and a native
+# program busy: time spent outside the recording window (start-up, writing outputs) and peak memory.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+jflame=$root/build/native/jflame
+agent=$root/build/jvmagent/libjflame-agent.so
+jar=$root/build/examples/jflame-examples.jar
+hog=$root/build/tests/integration/jflame_cpuhog
+java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+seconds=${1:-60}
+
+if [[ ! -x $jflame || ! -f $agent || ! -f $jar || ! -x $hog ]]; then
+  echo "record_postprocess: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
+  exit 1
+fi
+if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 5)); then
+  echo "record_postprocess: SECONDS must be an integer >= 5 (got '$seconds')" >&2
+  exit 1
+fi
+
+exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$hog" "$seconds" <<'PY'
+import os, subprocess, sys, tempfile, time
+
+from benchlib import cleanup
+
+java, agent, jar, jflame, hog, seconds = sys.argv[1:]
+seconds = int(seconds)
+out = tempfile.mkdtemp(prefix="jflame-bench-")
+jvm = subprocess.Popen([java, "-XX:+PreserveFramePointer", f"-agentpath:{agent}=quiet,unfold", "-cp", jar,
+                        "jflame.examples.KafkaStyle", "--seconds", str(seconds + 60)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+native = subprocess.Popen([hog, str(seconds + 30)])
+try:
+    time.sleep(8)  # let the JVM warm up
+    outputs = [os.path.join(out, n) for n in ("host.svg", "host.folded", "host.stacks")]
+    args = [jflame, "record", "-a", "-d", str(seconds)]
+    for o in outputs:
+        args += ["-o", o]
+    t0 = time.monotonic()
+    p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    err = p.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("record_postprocess: jflame failed: " + err)
+finally:
+    jvm.terminate()
+    native.kill()
+    jvm.wait()
+    native.wait()
+    cleanup(jvm.pid)
+
+sizes = ", ".join(f"{os.path.basename(o)} {os.path.getsize(o) / 1e6:.1f} MB" for o in outputs)
+stacks = sum(1 for _ in open(outputs[1]))
+print(f"== record_postprocess (jflame record -a -d {seconds}, KafkaStyle + a native hog busy; {os.cpu_count()} CPUs) ==")
+print(err.strip().splitlines()[-1] if err.strip() else "")
+print(f"wall {wall:.2f} s for a {seconds} s recording: {wall - seconds:.2f} s outside the window (start-up + outputs)")
+print(f"jflame CPU user+sys {ru.ru_utime + ru.ru_stime:.2f} s; peak memory (maxrss) {ru.ru_maxrss / 1024:.1f} MiB")
+print(f"outputs: {sizes}; {stacks} distinct stacks")
+for o in outputs:
+    os.unlink(o)
+os.rmdir(out)
+PY

@@ -1,0 +1,638 @@
+/* builtin-record.c - `jflame record`: samples stacks with eBPF, names every frame,
+ * stitches user and kernel frames into one stack per sample, writes the outputs. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "flamegraph.h"
+#include "out_file.h"
+#include "recording.h"
+#include "sampler.h"
+#include "stack_fold.h"
+#include "str_intern.h"
+#include "symbolize.h"
+
+#define MAX_OUTPUTS 16
+#define MAX_PIDS 256
+#define ERR_LEN 512
+
+enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS };
+
+struct record_opts {
+	bool all;
+	pid_t pids[MAX_PIDS];
+	size_t npids;
+	int freq;
+	double duration; /* seconds; 0 = until Ctrl-C or every target exited */
+	const char *outputs[MAX_OUTPUTS];
+	enum out_format formats[MAX_OUTPUTS];
+	size_t noutputs;
+	const char *event;
+	bool include_idle, verbose;
+};
+
+static const struct record_opts defaults = {
+	.freq = 99,
+};
+
+struct record {
+	struct record_opts o;
+	struct str_intern *si;
+	struct symbolizer *sy;
+	struct sampler *sampler;
+	struct recording rec;
+	struct fold_buf fold;
+	struct frame *frames;
+	struct out_file stacks; /* the .stacks output, written as samples come */
+	bool stacks_open;
+	int max_user, max_kernel;
+	uint64_t handled, truncated, stack_errors, oom;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const char usage[] =
+	"usage: jflame record (-p PID[,PID...] | -a) [-F HZ] [-d SECONDS] [-o FILE]...\n"
+	"\n"
+	"Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
+	"(JIT-compiled and inlined, through the JVM's jflame agent), JVM, native and kernel\n"
+	"frames in one stack per sample.\n"
+	"\n"
+	"  -p, --pid PID[,PID...]  record these processes\n"
+	"  -a, --all-cpus          record every process on the host\n"
+	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
+	"  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
+	"                          or when every -p target has exited)\n"
+	"  -o, --output FILE       write FILE, format by extension; may repeat:\n"
+	"                          .svg flame graph (default jflame.svg),\n"
+	"                          .folded/.collapsed folded stacks,\n"
+	"                          .stacks timestamped samples (perf script text)\n"
+	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where the CPU\n"
+	"                          counts them, else cpu-clock)\n"
+	"      --include-idle      also sample the idle task\n"
+	"  -v, --verbose           libbpf's messages\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Examples:\n"
+	"  jflame record -p 4242 -d 30 -o cpu.svg\n"
+	"  jflame record -a -d 10 -o host.svg -o host.folded\n"
+	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
+	"\n"
+	"Java frames need the JVM's agent: start it with\n"
+	"  -XX:+PreserveFramePointer -agentpath:/usr/local/lib/libjflame-agent.so\n";
+
+/* ---- options --------------------------------------------------------------- */
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_pids(struct record_opts *o, const char *arg)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+		char path[64];
+		if (parse_long(tok, 1, 4194304, &pid) != 0) {
+			fprintf(stderr, "jflame: -p takes process ids like 1234 or 1234,5678, not '%s'\n", tok);
+			return -1;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (access(path, F_OK) != 0) {
+			fprintf(stderr, "jflame: no process with pid %ld; check the pid with ps or jps\n", pid);
+			return -1;
+		}
+		if (pid == getpid()) {
+			fprintf(stderr, "jflame: pid %ld is jflame itself; give the pid of the process to profile\n", pid);
+			return -1;
+		}
+		if (o->npids == MAX_PIDS) {
+			fprintf(stderr, "jflame: at most %d pids with -p; use -a for more\n", MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->npids++] = (pid_t)pid;
+	}
+	if (o->npids == 0) {
+		fprintf(stderr, "jflame: -p needs at least one pid\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int output_format(const char *path, enum out_format *f)
+{
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+	if (!dot || (slash && dot < slash))
+		return -1;
+	if (strcmp(dot, ".svg") == 0)
+		*f = OUT_SVG;
+	else if (strcmp(dot, ".folded") == 0 || strcmp(dot, ".collapsed") == 0)
+		*f = OUT_FOLDED;
+	else if (strcmp(dot, ".stacks") == 0)
+		*f = OUT_STACKS;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_options(struct record_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },      { "all-cpus", no_argument, NULL, 'a' },
+		{ "freq", required_argument, NULL, 'F' },     { "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },   { "event", required_argument, NULL, 'e' },
+		{ "include-idle", no_argument, NULL, 'I' },   { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	};
+	int c;
+	long v;
+	*o = defaults;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:aF:d:o:e:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(o, optarg) != 0)
+				return -1;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'F':
+			if (parse_long(optarg, 1, 50000, &v) != 0) {
+				fprintf(stderr, "jflame: -F takes samples per second from 1 to 50000, not '%s'\n", optarg);
+				return -1;
+			}
+			o->freq = (int)v;
+			break;
+		case 'd': {
+			char *end;
+			errno = 0;
+			double d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 1e7) {
+				fprintf(stderr, "jflame: -d takes a duration in seconds such as 30 or 0.5, not '%s'\n", optarg);
+				return -1;
+			}
+			o->duration = d;
+			break;
+		}
+		case 'o': {
+			enum out_format f;
+			if (output_format(optarg, &f) != 0) {
+				fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed "
+					"or .stacks\n", optarg);
+				return -1;
+			}
+			if (o->noutputs == MAX_OUTPUTS) {
+				fprintf(stderr, "jflame: at most %d outputs\n", MAX_OUTPUTS);
+				return -1;
+			}
+			o->formats[o->noutputs] = f;
+			o->outputs[o->noutputs++] = optarg;
+			break;
+		}
+		case 'e':
+			if (strcmp(optarg, "cpu-clock") != 0 && strcmp(optarg, "cycles") != 0) {
+				fprintf(stderr, "jflame: -e takes cpu-clock or cycles, not '%s'\n", optarg);
+				return -1;
+			}
+			o->event = optarg;
+			break;
+		case 'I':
+			o->include_idle = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt && strchr("pFdoe", optopt))
+				fprintf(stderr, "jflame: option -%c needs a value; see jflame record --help\n", optopt);
+			else
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jflame: unexpected argument '%s'; see jflame record --help\n", argv[optind]);
+		return -1;
+	}
+	if (o->all == (o->npids > 0)) {
+		fprintf(stderr, "jflame: say what to record: -p PID for processes, or -a for the whole host\n");
+		return -1;
+	}
+	if (o->noutputs == 0) {
+		o->outputs[0] = "jflame.svg";
+		o->formats[0] = OUT_SVG;
+		o->noutputs = 1;
+	}
+	for (size_t i = 0; i < o->noutputs; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(o->outputs[i], o->outputs[j]) == 0) {
+				fprintf(stderr, "jflame: output '%s' given twice\n", o->outputs[i]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- samples ------------------------------------------------------------------ */
+
+static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, size_t *nk, size_t *nu)
+{
+	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
+	int un = s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
+	if (kn > PROFILE_MAX_KERNEL_FRAMES)
+		kn = PROFILE_MAX_KERNEL_FRAMES;
+	if (un > PROFILE_MAX_USER_FRAMES)
+		un = PROFILE_MAX_USER_FRAMES;
+	for (int i = 0; i < kn; i++)
+		r->frames[i] = symbolize_kernel(r->sy, s->kstack[i]);
+	/* every user frame but the leaf is a return address */
+	for (int i = 0; i < un; i++)
+		r->frames[kn + i] = symbolize_user(r->sy, (pid_t)s->pid, s->ustack[i], s->ts_ns, i > 0);
+	*nk = (size_t)kn;
+	*nu = (size_t)un;
+	return r->frames;
+}
+
+/* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
+static void write_stacks_sample(struct record *r, const struct profile_sample *s, const char *thread,
+				const struct frame *f, size_t n)
+{
+	FILE *out = r->stacks.f;
+	uint64_t period = r->sampler && strcmp(sampler_event(r->sampler), "cpu-clock") == 0 ?
+				  1000000000ULL / (uint64_t)r->o.freq : 1;
+	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
+		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period,
+		r->sampler ? sampler_event(r->sampler) : "cpu-clock");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
+	fputc('\n', out);
+}
+
+static void on_sample(void *ctx, const struct profile_sample *s)
+{
+	struct record *r = ctx;
+	char root[128], comm[PROFILE_COMM_LEN + 1];
+	size_t nk, nu;
+	bool truncated;
+
+	r->handled++;
+	memcpy(comm, s->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = '\0';
+	const struct frame *f = sample_frames(r, s, &nk, &nu);
+	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
+
+	fold_reset(&r->fold);
+	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(r->sy, (pid_t)s->pid));
+	fold_add(&r->fold, root);
+	fold_add(&r->fold, thread);
+	/* A stack cut at the depth limit has lost its outermost frames. */
+	truncated = (int)nu >= r->max_user || (int)nk >= r->max_kernel;
+	if (truncated) {
+		r->truncated++;
+		fold_add(&r->fold, "[truncated]");
+	}
+	if (s->ustack_bytes < 0 && s->pid != 0) {
+		r->stack_errors++;
+		fold_add(&r->fold, "[failed to read user stack]");
+	}
+	for (size_t i = nu; i > 0; i--)
+		fold_add_frame(&r->fold, &f[nk + i - 1]);
+	if (s->kstack_bytes < 0 && s->pid != 0) {
+		r->stack_errors++;
+		fold_add(&r->fold, "[failed to read kernel stack]");
+	}
+	for (size_t i = nk; i > 0; i--)
+		fold_add_frame(&r->fold, &f[i - 1]);
+	if (r->fold.oom || recording_add(&r->rec, r->fold.p, r->fold.len, 1) != 0)
+		r->oom++;
+	if (r->stacks_open)
+		write_stacks_sample(r, s, thread, f, nk + nu);
+}
+
+/* ---- outputs -------------------------------------------------------------------- */
+
+static void describe(struct record *r, double seconds)
+{
+	struct recording *rec = &r->rec;
+	struct sampler_stats st;
+	char *fp = rec->frame_pointers;
+	size_t fplen = sizeof(rec->frame_pointers);
+	pid_t seen[64];
+	size_t nseen;
+	const pid_t *targets;
+	size_t ntargets;
+	int on = 0, off = 0, unknown = 0;
+	pid_t off_pid = 0, unknown_pid = 0;
+
+	sampler_read_stats(r->sampler, &st);
+	rec->seconds = seconds;
+	rec->freq = r->o.freq;
+	snprintf(rec->event, sizeof(rec->event), "%s", sampler_event(r->sampler));
+	rec->samples = st.samples;
+	rec->lost = st.dropped;
+	rec->truncated = r->truncated;
+	rec->stack_errors = r->stack_errors;
+	if (r->o.all) {
+		snprintf(rec->target, sizeof(rec->target), "all processes");
+		nseen = symbolizer_processes(r->sy, seen, 64);
+		targets = seen;
+		ntargets = nseen;
+	} else {
+		size_t pos = 0;
+		for (size_t i = 0; i < r->o.npids && pos < sizeof(rec->target); i++)
+			pos += (size_t)snprintf(rec->target + pos, sizeof(rec->target) - pos, "%spid %d (%s)",
+						i ? ", " : "", (int)r->o.pids[i],
+						symbolizer_process_name(r->sy, r->o.pids[i]));
+		targets = r->o.pids;
+		ntargets = r->o.npids;
+	}
+	for (size_t i = 0; i < ntargets; i++) {
+		if (!symbolizer_is_jvm(r->sy, targets[i]))
+			continue;
+		int v = symbolizer_frame_pointers(r->sy, targets[i]);
+		if (v > 0)
+			on++;
+		else if (v == 0)
+			off++, off_pid = off_pid ? off_pid : targets[i];
+		else
+			unknown++, unknown_pid = unknown_pid ? unknown_pid : targets[i];
+	}
+	if (off)
+		snprintf(fp, fplen, "WARNING frame pointers: off in pid %d%s: Java frames below compiled code are lost; "
+			 "restart it with -XX:+PreserveFramePointer", (int)off_pid, off > 1 ? " and others" : "");
+	else if (unknown)
+		snprintf(fp, fplen, "WARNING frame pointers: unknown in pid %d%s (no jflame agent): Java frames "
+			 "are not named; start it with -agentpath:libjflame-agent.so", (int)unknown_pid,
+			 unknown > 1 ? " and others" : "");
+	else if (on)
+		snprintf(fp, fplen, "frame pointers: on");
+	else
+		snprintf(fp, fplen, "frame pointers: n/a (no JVM)");
+}
+
+static int write_folded(FILE *f, const struct recording *rec)
+{
+	size_t n;
+	struct stack_count *s = recording_sorted(rec, &n);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", s[i].stack, s[i].count);
+	free(s);
+	return 0;
+}
+
+static int write_svg(FILE *f, const struct recording *rec, char *err, size_t errlen)
+{
+	size_t n;
+	char title[400], subtitle[800];
+	struct stack_count *s = recording_sorted(rec, &n);
+	struct fg_stack *st = s ? malloc((n ? n : 1) * sizeof(*st)) : NULL;
+	int rc = -1;
+	if (!st) {
+		snprintf(err, errlen, "jflame: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		st[i] = (struct fg_stack){ s[i].stack, s[i].count, 0 };
+	snprintf(title, sizeof(title), "CPU: %s", rec->target);
+	snprintf(subtitle, sizeof(subtitle),
+		 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+		 " failed stack reads; %s",
+		 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->stack_errors,
+		 rec->frame_pointers);
+	struct fg_options o = {
+		.title = title,
+		.subtitle = subtitle,
+		.colors = "java",
+		.legend = true,
+		.hash = true,
+	};
+	rc = flamegraph_write(f, st, n, &o, err, errlen);
+out:
+	free(st);
+	free(s);
+	return rc;
+}
+
+static int write_outputs(struct record *r, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < r->o.noutputs; i++) {
+		struct out_file of;
+		int rc = 0;
+		if (r->o.formats[i] == OUT_STACKS)
+			continue; /* written while recording */
+		if (out_file_open(&of, r->o.outputs[i], err, errlen) != 0)
+			return -1;
+		if (r->o.formats[i] == OUT_SVG)
+			rc = write_svg(of.f, &r->rec, err, errlen);
+		else
+			rc = write_folded(of.f, &r->rec);
+		if (rc != 0) {
+			if (!err[0])
+				snprintf(err, errlen, "jflame: out of memory writing %s", r->o.outputs[i]);
+			out_file_abort(&of);
+			return -1;
+		}
+		if (out_file_commit(&of, err, errlen) != 0)
+			return -1;
+	}
+	if (r->stacks_open) {
+		r->stacks_open = false;
+		if (out_file_commit(&r->stacks, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the recording loop ---------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool targets_alive(const struct record_opts *o)
+{
+	char path[64];
+	for (size_t i = 0; i < o->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)o->pids[i]);
+		FILE *f = fopen(path, "re");
+		char buf[512];
+		bool alive = false;
+		if (f) {
+			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+			buf[n] = '\0';
+			char *p = strrchr(buf, ')');
+			alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X'; /* zombies have exited */
+			fclose(f);
+		}
+		if (alive)
+			return true;
+	}
+	return false;
+}
+
+static void progress(const struct record *r, double secs, bool tty)
+{
+	struct sampler_stats st;
+	if (!tty)
+		return;
+	sampler_read_stats(r->sampler, &st);
+	fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " lost", secs, st.samples,
+		st.dropped);
+}
+
+static int record_run(struct record *r, char *err, size_t errlen)
+{
+	struct sigaction sa = { 0 };
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t start, last_refresh = 0, last_progress = 0;
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	struct sampler_opts so = {
+		.freq = r->o.freq,
+		.pids = r->o.all ? NULL : r->o.pids,
+		.npids = r->o.npids,
+		.include_idle = r->o.include_idle,
+		.event = r->o.event,
+		.verbose = r->o.verbose,
+	};
+	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
+	if (!r->sampler)
+		return -1;
+	r->max_user = sampler_max_user_frames(r->sampler);
+	r->max_kernel = sampler_max_kernel_frames(r->sampler);
+	start = mono_ns();
+	while (!stop_requested) {
+		uint64_t now = mono_ns();
+		double secs = (double)(now - start) / 1e9;
+		if (r->o.duration > 0 && secs >= r->o.duration)
+			break;
+		if (now - last_refresh >= 100000000ULL) {
+			symbolizer_refresh(r->sy);
+			last_refresh = now;
+			if (!r->o.all && !targets_alive(&r->o))
+				break;
+		}
+		if (now - last_progress >= 250000000ULL) {
+			progress(r, secs, tty);
+			last_progress = now;
+		}
+		if (sampler_poll(r->sampler, 100) < 0 && errno != EINTR) {
+			snprintf(err, errlen, "jflame: failed to read samples: %s", strerror(errno));
+			return -1;
+		}
+	}
+	double secs = (double)(mono_ns() - start) / 1e9;
+	sampler_stop(r->sampler);
+	symbolizer_refresh(r->sy);
+	while (sampler_poll(r->sampler, 0) > 0)
+		;
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	describe(r, r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { 0 };
+	char err[ERR_LEN] = "";
+	int rc = 1;
+
+	int p = parse_options(&r.o, argc, argv);
+	if (p != 0)
+		return p > 0 ? 0 : 2;
+	r.si = str_intern_new();
+	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
+	if (!r.si || !r.frames || recording_init(&r.rec) != 0) {
+		snprintf(err, sizeof(err), "jflame: out of memory");
+		goto out;
+	}
+	r.sy = symbolizer_new(r.si, err, sizeof(err));
+	if (!r.sy)
+		goto out;
+	for (size_t i = 0; i < r.o.noutputs; i++) {
+		if (r.o.formats[i] != OUT_STACKS)
+			continue;
+		if (r.stacks_open) {
+			snprintf(err, sizeof(err), "jflame: only one .stacks output at a time");
+			goto out;
+		}
+		if (out_file_open(&r.stacks, r.o.outputs[i], err, sizeof(err)) != 0)
+			goto out;
+		r.stacks_open = true;
+	}
+	if (record_run(&r, err, sizeof(err)) != 0)
+		goto out;
+	if (r.rec.total == 0) {
+		snprintf(err, sizeof(err), "jflame: no samples in %.1f s: the target%s used no CPU; nothing written",
+			 r.rec.seconds, r.o.all ? "s" : "");
+		goto out;
+	}
+	if (r.oom) {
+		snprintf(err, sizeof(err), "jflame: out of memory while recording (%" PRIu64 " samples not kept)", r.oom);
+		goto out;
+	}
+	if (write_outputs(&r, err, sizeof(err)) != 0)
+		goto out;
+	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+		" failed stack reads) in %.1f s; wrote", r.rec.samples, r.rec.lost, r.rec.truncated, r.rec.stack_errors,
+		r.rec.seconds);
+	for (size_t i = 0; i < r.o.noutputs; i++)
+		fprintf(stderr, " %s", r.o.outputs[i]);
+	fputc('\n', stderr);
+	if (strncmp(r.rec.frame_pointers, "WARNING", 7) == 0)
+		fprintf(stderr, "jflame: %s\n", r.rec.frame_pointers + 8);
+	rc = 0;
+out:
+	if (rc != 0 && err[0])
+		fprintf(stderr, "%s\n", err);
+	if (r.stacks_open)
+		out_file_abort(&r.stacks);
+	sampler_close(r.sampler);
+	symbolizer_free(r.sy);
+	recording_free(&r.rec);
+	fold_free(&r.fold);
+	free(r.frames);
+	str_intern_free(r.si);
+	return rc;
+}

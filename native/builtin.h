@@ -1,0 +1,9 @@
+/* builtin.h - the subcommands of jflame, one builtin-<name>.c each, as in
+ * Linux perf; jflame.c dispatches to them. */
+#ifndef JFLAME_BUILTIN_H
+#define JFLAME_BUILTIN_H
+
+/* Each returns the process exit code: 0 success, 1 failure, 2 bad usage. */
+int cmd_record(int argc, char **argv);
+
+#endif

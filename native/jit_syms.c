@@ -1,0 +1,385 @@
+/* jit_syms.c - a growing, time-stamped table of JIT code ranges: appended from
+ * the agent's events log, indexed by start address, looked up by (address, time). */
+#include "jit_syms.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct jit_entry {
+	uint64_t start, end, load_ns, unload_ns; /* unload_ns 0: still loaded */
+	const char *name;
+};
+
+/* An unload waiting for the next reindex: it ends the entries inside
+ * [start, end) that came before it in the file (index < nbefore). */
+struct jit_unload {
+	uint64_t start, end, ts;
+	size_t nbefore;
+};
+
+/* No code blob is this large: a line claiming more is garbage. */
+#define MAX_CODE_SIZE (256ULL << 20)
+#define HEAD_LEN 256
+
+struct thread_name {
+	pid_t tid;
+	const char *name;
+};
+
+struct jit_syms {
+	char path[512];
+	bool has_times;
+	FILE *f;
+	uint64_t offset;
+	struct str_intern *si;
+	struct jit_entry *e;
+	size_t n, cap;
+	uint32_t *idx; /* entries sorted by (start, order) */
+	size_t nidx;
+	bool dirty;
+	uint64_t max_size;
+	struct thread_name *threads;
+	size_t tcap, tcount;
+	struct jit_unload *unloads;
+	size_t nunloads, unloadcap;
+	char head[HEAD_LEN]; /* the file's first bytes: a rewrite changes them */
+	size_t headlen;
+	char *line;
+	size_t linecap;
+};
+
+void jit_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (*r != '\\' || !r[1]) {
+			*w++ = *r;
+			continue;
+		}
+		r++;
+		if (*r == 'n') {
+			*w++ = '\n';
+		} else if (*r == 'x' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
+			char hex[3] = { r[1], r[2], 0 };
+			*w++ = (char)strtoul(hex, NULL, 16);
+			r += 2;
+		} else if (*r == 'x') {
+			*w++ = '\\';
+			*w++ = 'x';
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, struct str_intern *si)
+{
+	struct jit_syms *js;
+	const char *path = NULL;
+	bool times = false;
+	struct stat st;
+
+	if (events_path && stat(events_path, &st) == 0 && S_ISREG(st.st_mode)) {
+		path = events_path;
+		times = true;
+	} else if (map_path && stat(map_path, &st) == 0 && S_ISREG(st.st_mode)) {
+		path = map_path;
+	}
+	if (!path)
+		return NULL;
+	js = calloc(1, sizeof(*js));
+	if (!js)
+		return NULL;
+	snprintf(js->path, sizeof(js->path), "%s", path);
+	js->has_times = times;
+	js->si = si;
+	js->f = fopen(path, "re");
+	if (!js->f) {
+		free(js);
+		return NULL;
+	}
+	return js;
+}
+
+void jit_syms_free(struct jit_syms *js)
+{
+	if (!js)
+		return;
+	if (js->f)
+		fclose(js->f);
+	free(js->e);
+	free(js->idx);
+	free(js->threads);
+	free(js->unloads);
+	free(js->line);
+	free(js);
+}
+
+static void reset(struct jit_syms *js)
+{
+	js->n = js->nidx = js->tcount = js->nunloads = js->headlen = 0;
+	js->max_size = 0;
+	js->offset = 0;
+	js->dirty = false;
+	if (js->threads)
+		memset(js->threads, 0, js->tcap * sizeof(*js->threads));
+}
+
+static int add_entry(struct jit_syms *js, uint64_t start, uint64_t size, uint64_t ts, const char *name)
+{
+	if (size == 0 || size > MAX_CODE_SIZE || start + size < start)
+		return 0;
+	if (js->n == js->cap) {
+		size_t cap = js->cap ? js->cap * 2 : 4096;
+		struct jit_entry *e = realloc(js->e, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		js->e = e;
+		js->cap = cap;
+	}
+	const char *nm = str_intern(js->si, name);
+	if (!nm)
+		return -1;
+	js->e[js->n++] = (struct jit_entry){ start, start + size, ts, 0, nm };
+	if (size > js->max_size)
+		js->max_size = size;
+	js->dirty = true;
+	return 0;
+}
+
+static const struct jit_syms *sort_ctx;
+
+static int cmp_idx(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct jit_entry *ex = &sort_ctx->e[x], *ey = &sort_ctx->e[y];
+	if (ex->start != ey->start)
+		return ex->start < ey->start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the first sorted entry with start > addr. */
+static size_t upper(const struct jit_syms *js, uint64_t addr)
+{
+	size_t lo = 0, hi = js->nidx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (js->e[js->idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void apply_unload(struct jit_syms *js, const struct jit_unload *u)
+{
+	size_t i = upper(js, u->start);
+	while (i > 0 && js->e[js->idx[i - 1]].start >= u->start)
+		i--;
+	for (; i < js->nidx; i++) {
+		struct jit_entry *e = &js->e[js->idx[i]];
+		if (e->start >= u->end)
+			break;
+		if (e->unload_ns == 0 && (size_t)js->idx[i] < u->nbefore)
+			e->unload_ns = u->ts ? u->ts : 1;
+	}
+}
+
+/* Sorts new entries in and applies the unloads read since. */
+static int reindex(struct jit_syms *js)
+{
+	if (js->dirty) {
+		uint32_t *idx = realloc(js->idx, (js->n ? js->n : 1) * sizeof(*idx));
+		if (!idx)
+			return -1;
+		js->idx = idx;
+		for (size_t i = 0; i < js->n; i++)
+			idx[i] = (uint32_t)i;
+		sort_ctx = js;
+		qsort(idx, js->n, sizeof(*idx), cmp_idx);
+		js->nidx = js->n;
+		js->dirty = false;
+	}
+	for (size_t i = 0; i < js->nunloads; i++)
+		apply_unload(js, &js->unloads[i]);
+	js->nunloads = 0;
+	return 0;
+}
+
+static void unload(struct jit_syms *js, uint64_t start, uint64_t size, uint64_t ts)
+{
+	if (js->nunloads == js->unloadcap) {
+		size_t cap = js->unloadcap ? js->unloadcap * 2 : 256;
+		struct jit_unload *u = realloc(js->unloads, cap * sizeof(*u));
+		if (!u)
+			return;
+		js->unloads = u;
+		js->unloadcap = cap;
+	}
+	js->unloads[js->nunloads++] = (struct jit_unload){ start, size ? start + size : start + 1, ts, js->n };
+}
+
+static void set_thread(struct jit_syms *js, pid_t tid, const char *name)
+{
+	if ((js->tcount + 1) * 2 > js->tcap) {
+		size_t cap = js->tcap ? js->tcap * 2 : 256;
+		struct thread_name *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return;
+		for (size_t i = 0; i < js->tcap; i++) {
+			if (!js->threads[i].name)
+				continue;
+			size_t j = (size_t)js->threads[i].tid & (cap - 1);
+			while (t[j].name)
+				j = (j + 1) & (cap - 1);
+			t[j] = js->threads[i];
+		}
+		free(js->threads);
+		js->threads = t;
+		js->tcap = cap;
+	}
+	size_t j = (size_t)tid & (js->tcap - 1);
+	while (js->threads[j].name && js->threads[j].tid != tid)
+		j = (j + 1) & (js->tcap - 1);
+	if (!js->threads[j].name)
+		js->tcount++;
+	js->threads[j].tid = tid;
+	js->threads[j].name = str_intern(js->si, name);
+}
+
+const char *jit_syms_thread_name(const struct jit_syms *js, pid_t tid)
+{
+	if (!js || !js->tcap)
+		return NULL;
+	for (size_t j = (size_t)tid & (js->tcap - 1); js->threads[j].name; j = (j + 1) & (js->tcap - 1))
+		if (js->threads[j].tid == tid)
+			return js->threads[j].name;
+	return NULL;
+}
+
+/* One events line: "<ns> load <start> <size> <name>" etc.; or one map line. */
+static void parse_line(struct jit_syms *js, char *line)
+{
+	uint64_t ts = 0, start, size;
+	int n = 0;
+	char *p = line;
+
+	if (!*line || *line == '#')
+		return;
+	if (js->has_times) {
+		char kind[16];
+		if (sscanf(p, "%" SCNu64 " %15s %n", &ts, kind, &n) < 2)
+			return;
+		p += n;
+		if (strcmp(kind, "load") != 0) {
+			if (strcmp(kind, "unload") == 0 && sscanf(p, "%" SCNx64 " %" SCNx64, &start, &size) == 2) {
+				unload(js, start, size, ts);
+			} else if (strcmp(kind, "thread") == 0) {
+				long tid = strtol(p, &p, 10);
+				if (*p == ' ' && tid > 0) {
+					jit_unescape(++p);
+					set_thread(js, (pid_t)tid, p);
+				}
+			}
+			return;
+		}
+	}
+	if (sscanf(p, "%" SCNx64 " %" SCNx64 " %n", &start, &size, &n) < 2 || n == 0)
+		return;
+	add_entry(js, start, size, ts, p + n);
+}
+
+/* Whether the file still starts as it did when we read it first. */
+static bool same_head(struct jit_syms *js)
+{
+	char now[HEAD_LEN];
+	if (js->headlen == 0)
+		return true;
+	ssize_t n = pread(fileno(js->f), now, js->headlen, 0);
+	return n == (ssize_t)js->headlen && memcmp(now, js->head, js->headlen) == 0;
+}
+
+int jit_syms_update(struct jit_syms *js)
+{
+	struct stat st;
+	int lines = 0;
+
+	if (!js || fstat(fileno(js->f), &st) != 0)
+		return -1;
+	if ((uint64_t)st.st_size < js->offset || !same_head(js))
+		reset(js); /* rewritten: a new JVM with this pid, or a new agent */
+	if ((uint64_t)st.st_size == js->offset)
+		return 0;
+	if (fseeko(js->f, (off_t)js->offset, SEEK_SET) != 0)
+		return -1;
+	for (;;) {
+		ssize_t len = getline(&js->line, &js->linecap, js->f);
+		if (len <= 0)
+			break;
+		if (js->line[len - 1] != '\n')
+			break; /* being written: read it whole next time */
+		js->offset += (uint64_t)len;
+		js->line[len - 1] = '\0';
+		parse_line(js, js->line);
+		lines++;
+	}
+	clearerr(js->f);
+	if (js->headlen == 0 && js->offset > 0) {
+		size_t want = js->offset < HEAD_LEN ? (size_t)js->offset : HEAD_LEN;
+		ssize_t n = pread(fileno(js->f), js->head, want, 0);
+		js->headlen = n > 0 ? (size_t)n : 0;
+	}
+	return lines;
+}
+
+const char *jit_syms_lookup(struct jit_syms *js, uint64_t addr, uint64_t t_ns, uint64_t *off)
+{
+	const struct jit_entry *alive = NULL, *later = NULL;
+
+	if (!js || reindex(js) != 0)
+		return NULL;
+	for (size_t i = upper(js, addr); i > 0; i--) {
+		const struct jit_entry *e = &js->e[js->idx[i - 1]];
+		if (addr - e->start >= js->max_size)
+			break;
+		if (addr >= e->end)
+			continue;
+		/* among the entries alive at t, the latest load wins, then the later line */
+		if (!js->has_times || (e->load_ns <= t_ns && (e->unload_ns == 0 || e->unload_ns > t_ns))) {
+			if (!alive || e->load_ns > alive->load_ns || (e->load_ns == alive->load_ns && e > alive))
+				alive = e;
+		} else if (e->load_ns > t_ns && (!later || e->load_ns < later->load_ns)) {
+			later = e;
+		}
+	}
+	const struct jit_entry *best = alive ? alive : later;
+	if (!best)
+		return NULL;
+	if (off)
+		*off = addr - best->start;
+	return best->name;
+}
+
+int jit_syms_has_times(const struct jit_syms *js)
+{
+	return js && js->has_times;
+}
+
+size_t jit_syms_count(const struct jit_syms *js)
+{
+	return js ? js->n : 0;
+}
+
+const char *jit_syms_path(const struct jit_syms *js)
+{
+	return js ? js->path : "";
+}

@@ -1,0 +1,365 @@
+/* kallsyms.c - kernel text symbols from /proc/kallsyms (core and modules) in one
+ * address-sorted array; the file's text, read whole, is the names' arena. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* qsort_r */
+#endif
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A symbol with no next one in its own module (or the kernel's) covers at most
+ * this much, as perf does for the last symbol of a region. */
+#define KSYM_LAST_SPAN 4096
+/* /proc/kallsyms is generated as it is read: big reads mean few syscalls */
+#define READ_CHUNK (1 << 20)
+
+struct ksym {
+	uint64_t addr;
+	uint64_t end;	   /* exclusive, set once sorted */
+	uint32_t name;	   /* offset into the arena */
+	uint32_t module;   /* index into modules, 0: the core kernel */
+	uint32_t line;	   /* input order, the last tie-break */
+	unsigned char rank; /* 0 global, 1 local, 2 weak: lower wins a shared address */
+};
+
+struct kallsyms {
+	struct ksym *syms;
+	size_t n, cap;
+	char *arena; /* the file's text, each name NUL-terminated in place */
+	size_t arena_len, arena_cap;
+	uint32_t *modules; /* arena offsets of module names; [0] unused */
+	size_t nmodules, modules_cap, last_module;
+	size_t malformed;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 1024;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int module_is(const struct kallsyms *ks, size_t i, const char *s, size_t len)
+{
+	const char *m = ks->arena + ks->modules[i];
+	return strncmp(m, s, len) == 0 && m[len] == '\0';
+}
+
+/* The index (>= 1) of module name s[0..len) (NUL-terminated, in the arena),
+ * added if new; -1 when out of memory. A module's lines come together, so its
+ * last match is tried first. */
+static long module_index(struct kallsyms *ks, const char *s, size_t len)
+{
+	size_t last = ks->last_module;
+
+	if (last && module_is(ks, last, s, len))
+		return (long)last;
+	for (size_t i = 1; i < ks->nmodules; i++)
+		if (module_is(ks, i, s, len))
+			return (long)(ks->last_module = i);
+	if (ks->nmodules >= UINT32_MAX)
+		return -1;
+	if (grow((void **)&ks->modules, &ks->modules_cap, ks->nmodules + 1, sizeof(*ks->modules)) != 0)
+		return -1;
+	ks->modules[ks->nmodules] = (uint32_t)(s - ks->arena);
+	ks->last_module = ks->nmodules++;
+	return (long)ks->last_module;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One "addr type name[\t[module]]" line, without its newline. Returns 1 and
+ * fills the fields, or 0 when the line is malformed. */
+static int parse_line(const char *s, size_t len, uint64_t *addr, char *type, const char **name,
+		      size_t *name_len, const char **mod, size_t *mod_len)
+{
+	const char *p = s, *end = s + len;
+	uint64_t a = 0;
+	int digits = 0, v;
+
+	while (p < end && (v = hexval((unsigned char)*p)) >= 0) {
+		if (++digits > 16)
+			return 0;
+		a = a << 4 | (uint64_t)v;
+		p++;
+	}
+	if (!digits || p + 2 >= end || p[0] != ' ' || p[1] <= ' ' || p[1] > '~' || p[2] != ' ')
+		return 0;
+	*addr = a;
+	*type = p[1];
+	p += 3;
+	*name = p;
+	while (p < end && (unsigned char)*p > ' ')
+		p++;
+	*name_len = (size_t)(p - *name);
+	if (!*name_len || (p < end && *p != ' ' && *p != '\t'))
+		return 0;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	*mod = NULL;
+	*mod_len = 0;
+	if (p == end)
+		return 1;
+	if (*p != '[' || end[-1] != ']' || end - p < 3)
+		return 0;
+	*mod = p + 1;
+	*mod_len = (size_t)(end - p - 2);
+	for (const char *q = *mod; q < *mod + *mod_len; q++)
+		if (*q == '[' || *q == ']' || (unsigned char)*q <= ' ')
+			return 0;
+	return 1;
+}
+
+/* The address shared by several names gets the best one, as perf chooses:
+ * global over local over weak, fewer leading underscores, the longer name,
+ * then the first in the file. */
+static int underscores(const char *s)
+{
+	int n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int cmp_sym(const void *pa, const void *pb, void *arena)
+{
+	const struct ksym *a = pa, *b = pb;
+	const char *na = (const char *)arena + a->name, *nb = (const char *)arena + b->name;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	int ua = underscores(na), ub = underscores(nb);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	size_t la = strlen(na), lb = strlen(nb);
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int is_sorted(const struct ksym *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (s[i - 1].addr > s[i].addr)
+			return 0;
+	return 1;
+}
+
+/* Sorts, keeps the best name per address and sets each symbol's end. */
+static void finish(struct kallsyms *ks)
+{
+	size_t n = 0;
+
+	/* without modules the lines come sorted: skip the sort then */
+	if (!is_sorted(ks->syms, ks->n))
+		qsort_r(ks->syms, ks->n, sizeof(*ks->syms), cmp_sym, ks->arena);
+	for (size_t i = 0; i < ks->n; i++) {
+		if (!n || ks->syms[n - 1].addr != ks->syms[i].addr)
+			ks->syms[n++] = ks->syms[i];
+		else if (cmp_sym(&ks->syms[i], &ks->syms[n - 1], ks->arena) < 0)
+			ks->syms[n - 1] = ks->syms[i];
+	}
+	ks->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct ksym *s = &ks->syms[i];
+		uint64_t cap = s->addr + KSYM_LAST_SPAN < s->addr ? UINT64_MAX : s->addr + KSYM_LAST_SPAN;
+		if (i + 1 < n && ks->syms[i + 1].module == s->module)
+			s->end = ks->syms[i + 1].addr;
+		else if (i + 1 < n && ks->syms[i + 1].addr < cap)
+			s->end = ks->syms[i + 1].addr;
+		else
+			s->end = cap;
+	}
+}
+
+static int is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static unsigned char rank_of(char type)
+{
+	return type == 'T' ? 0 : type == 't' ? 1 : 2;
+}
+
+/* Reads the whole file into ks->arena, NUL-terminated. -1 with errno. */
+static int read_all(struct kallsyms *ks, int fd)
+{
+	ssize_t got;
+
+	for (;;) {
+		if (grow((void **)&ks->arena, &ks->arena_cap, ks->arena_len + READ_CHUNK + 1, 1) != 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		got = read(fd, ks->arena + ks->arena_len, READ_CHUNK);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		ks->arena_len += (size_t)got;
+	}
+	ks->arena[ks->arena_len] = '\0';
+	return got < 0 || ks->arena_len >= UINT32_MAX ? -1 : 0;
+}
+
+/* Parses the arena's lines into ks->syms; counts well-formed lines and those
+ * with a nonzero address. -1 when out of memory. */
+static int parse_all(struct kallsyms *ks, size_t *wellformed, size_t *nonzero)
+{
+	char *p = ks->arena, *end = ks->arena + ks->arena_len;
+	uint32_t lines = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *line = p;
+		uint64_t addr;
+		char type;
+		const char *name, *mod;
+		size_t name_len, mod_len;
+		long mod_idx = 0;
+
+		if (!nl)
+			nl = end;
+		p = nl + 1;
+		lines++;
+		if (!parse_line(line, (size_t)(nl - line), &addr, &type, &name, &name_len, &mod, &mod_len)) {
+			ks->malformed++;
+			continue;
+		}
+		(*wellformed)++;
+		if (addr)
+			(*nonzero)++;
+		/* data and absolute symbols would shadow functions; a zero
+		 * address is no function's */
+		if (!is_text(type) || !addr)
+			continue;
+		((char *)name)[name_len] = '\0';
+		if (mod) {
+			((char *)mod)[mod_len] = '\0';
+			if ((mod_idx = module_index(ks, mod, mod_len)) < 0)
+				return -1;
+		}
+		if (grow((void **)&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms)) != 0)
+			return -1;
+		ks->syms[ks->n++] = (struct ksym){ .addr = addr,
+						   .name = (uint32_t)(name - ks->arena),
+						   .module = (uint32_t)mod_idx,
+						   .line = lines,
+						   .rank = rank_of(type) };
+	}
+	return 0;
+}
+
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
+	size_t wellformed = 0, nonzero = 0;
+	int fd = -1, ok = 0;
+
+	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0) {
+		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		goto out;
+	}
+	ks->nmodules = 1; /* index 0: the core kernel */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (read_all(ks, fd) != 0) {
+		snprintf(err, errlen, "jflame: failed to read %s: %s", path,
+			 ks->arena_len >= UINT32_MAX ? "file too large" : strerror(errno));
+		goto out;
+	}
+	if (parse_all(ks, &wellformed, &nonzero) != 0) {
+		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		goto out;
+	}
+	if (!wellformed) {
+		snprintf(err, errlen, "jflame: %s has no symbols (%zu malformed lines)", path, ks->malformed);
+		goto out;
+	}
+	if (!nonzero) {
+		snprintf(err, errlen, "jflame: %s shows no addresses; run as root or set kernel.kptr_restrict=0",
+			 path);
+		goto out;
+	}
+	finish(ks);
+	ok = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		kallsyms_free(ks);
+		ks = NULL;
+	}
+	return ks;
+}
+
+void kallsyms_free(struct kallsyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->arena);
+	free(ks->modules);
+	free(ks);
+}
+
+const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *offset, const char **module)
+{
+	size_t lo = 0, hi = ks->n;
+
+	/* the last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= ks->syms[lo - 1].end)
+		return NULL;
+	const struct ksym *s = &ks->syms[lo - 1];
+	if (offset)
+		*offset = addr - s->addr;
+	if (module)
+		*module = s->module ? ks->arena + ks->modules[s->module] : NULL;
+	return ks->arena + s->name;
+}
+
+size_t kallsyms_count(const struct kallsyms *ks)
+{
+	return ks->n;
+}
+
+size_t kallsyms_malformed(const struct kallsyms *ks)
+{
+	return ks->malformed;
+}

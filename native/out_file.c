@@ -1,0 +1,65 @@
+/* out_file.c - temporary-file-then-rename output: readers never see a
+ * half-written file, and a failed run leaves the old file as it was. */
+#include "out_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	if (strlen(path) >= sizeof(o->path)) {
+		snprintf(err, errlen, "jflame: output path too long: %.64s...", path);
+		return -1;
+	}
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path);
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "jflame: failed to create %s: %s", o->tmp, strerror(errno));
+		o->tmp[0] = '\0';
+		return -1;
+	}
+	fchmod(fd, 0644);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		snprintf(err, errlen, "jflame: failed to open %s: %s", o->tmp, strerror(errno));
+		close(fd);
+		out_file_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+int out_file_commit(struct out_file *o, char *err, size_t errlen)
+{
+	int bad = ferror(o->f);
+	if (fclose(o->f) != 0 || bad) {
+		o->f = NULL;
+		snprintf(err, errlen, "jflame: failed to write %s: %s", o->path, strerror(errno ? errno : EIO));
+		out_file_abort(o);
+		return -1;
+	}
+	o->f = NULL;
+	if (rename(o->tmp, o->path) != 0) {
+		snprintf(err, errlen, "jflame: failed to rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+		out_file_abort(o);
+		return -1;
+	}
+	o->tmp[0] = '\0';
+	return 0;
+}
+
+void out_file_abort(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp[0])
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
+}

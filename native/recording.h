@@ -1,0 +1,34 @@
+/* recording.h - the one model of a recording that every writer reads: folded
+ * stacks with counts, and what was recorded (target, time, rate, losses). */
+#ifndef JFLAME_RECORDING_H
+#define JFLAME_RECORDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stack_count {
+	const char *stack; /* folded: frames root first joined by ';' */
+	uint64_t count;
+};
+
+struct recording {
+	struct stack_count *slots; /* open addressing by stack string */
+	size_t cap, nstacks;
+	uint64_t total;            /* sum of counts */
+	/* what was recorded, for subtitles and summaries */
+	char target[256];
+	double seconds;
+	int freq;
+	char event[32];
+	uint64_t samples, lost, truncated, stack_errors;
+	char frame_pointers[256]; /* "frame pointers: on" or a warning */
+};
+
+int recording_init(struct recording *r);
+void recording_free(struct recording *r);
+/* Adds count to the stack (copied). 0, or -1 when out of memory. */
+int recording_add(struct recording *r, const char *stack, size_t len, uint64_t count);
+/* The stacks sorted by their text (for writers). Caller frees the array. */
+struct stack_count *recording_sorted(const struct recording *r, size_t *n);
+
+#endif

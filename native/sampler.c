@@ -1,0 +1,308 @@
+/* sampler.c - loads the profile BPF skeleton, opens cpu-clock (or cycles) perf
+ * events on every online CPU, attaches, and polls the ring buffer. */
+#include "sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "profile.skel.h"
+
+#define MAX_STACK_SYSCTL "/proc/sys/kernel/perf_event_max_stack"
+
+struct sampler {
+	struct profile_bpf *skel;
+	struct ring_buffer *rb;
+	int *fds;
+	struct bpf_link **links;
+	int ncpus, nopen;
+	sampler_fn fn;
+	void *ctx;
+	int old_max_stack; /* restored at close; 0 when unchanged */
+	int max_stack;
+	const char *event;
+};
+
+static bool verbose_libbpf;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_libbpf && level != LIBBPF_WARN)
+		return 0;
+	if (!verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int read_int(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int v = -1;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_int(const char *path, int v)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -1;
+	int ok = fprintf(f, "%d\n", v) > 0;
+	return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* Online CPUs from /sys/devices/system/cpu/online ("0-3,5"): a bitmap in out. */
+static int online_cpus(bool *out, int max)
+{
+	char buf[1024];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (char *p = buf; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			return -1;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < max; i++) {
+			out[i] = true;
+			n = i + 1 > n ? (int)i + 1 : n;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static int handle(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	if (size >= sizeof(struct profile_sample))
+		s->fn(s->ctx, data);
+	return 0;
+}
+
+static int open_event(const char *event, int freq, int cpu)
+{
+	struct perf_event_attr attr = { 0 };
+	attr.size = sizeof(attr);
+	if (strcmp(event, "cycles") == 0) {
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	attr.freq = 1;
+	attr.sample_freq = (__u64)freq;
+	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void perf_error(int e, const char *event, char *err, size_t errlen)
+{
+	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
+	if (e == EACCES || e == EPERM)
+		snprintf(err, errlen,
+			 "jflame: not permitted to open %s perf events (kernel.perf_event_paranoid=%d); run as root, "
+			 "or grant CAP_PERFMON, or set sysctl kernel.perf_event_paranoid=-1", event, paranoid);
+	else
+		snprintf(err, errlen, "jflame: failed to open a %s perf event: %s", event, strerror(e));
+}
+
+struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct sampler *s = NULL;
+	bool online[1024] = { false };
+	int ncpus, e;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(err, errlen, "jflame: the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
+			 "built with CONFIG_DEBUG_INFO_BTF=y (Debian's are)");
+		return NULL;
+	}
+	ncpus = online_cpus(online, 1024);
+	if (ncpus <= 0) {
+		snprintf(err, errlen, "jflame: failed to read /sys/devices/system/cpu/online");
+		return NULL;
+	}
+	verbose_libbpf = o->verbose;
+	libbpf_set_print(libbpf_log);
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto oom;
+	s->fn = fn;
+	s->ctx = ctx;
+	s->ncpus = ncpus;
+	s->fds = malloc((size_t)ncpus * sizeof(*s->fds));
+	s->links = calloc((size_t)ncpus, sizeof(*s->links));
+	if (!s->fds || !s->links)
+		goto oom;
+	for (int i = 0; i < ncpus; i++)
+		s->fds[i] = -1;
+
+	/* Deeper stacks: raise kernel.perf_event_max_stack where we may. */
+	s->max_stack = read_int(MAX_STACK_SYSCTL);
+	if (s->max_stack > 0 && s->max_stack < PROFILE_MAX_USER_FRAMES &&
+	    write_int(MAX_STACK_SYSCTL, PROFILE_MAX_USER_FRAMES) == 0) {
+		s->old_max_stack = s->max_stack;
+		s->max_stack = PROFILE_MAX_USER_FRAMES;
+	}
+	if (s->max_stack <= 0)
+		s->max_stack = 127;
+
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		snprintf(err, errlen, "jflame: failed to open the BPF program: %s", strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->filter_pids = o->pids != NULL;
+	s->skel->rodata->include_idle = o->include_idle;
+	s->skel->rodata->self_pid = (__u32)getpid();
+	if (profile_bpf__load(s->skel) != 0) {
+		e = errno;
+		if (e == EPERM || e == EACCES)
+			snprintf(err, errlen, "jflame: not permitted to load eBPF programs; run as root (or grant "
+				 "CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+		else
+			snprintf(err, errlen, "jflame: failed to load the BPF program: %s (run with -v for the "
+				 "verifier's log)", strerror(e));
+		goto fail;
+	}
+	for (size_t i = 0; o->pids && i < o->npids; i++) {
+		__u32 pid = (__u32)o->pids[i];
+		__u8 one = 1;
+		if (bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY) != 0) {
+			snprintf(err, errlen, "jflame: failed to select pid %u: %s", pid, strerror(errno));
+			goto fail;
+		}
+	}
+
+	s->event = o->event ? o->event : "cycles";
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		int fd = open_event(s->event, o->freq, cpu);
+		if (fd < 0 && !o->event && cpu == 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+			s->event = "cpu-clock"; /* no hardware counters (a VM): time-based sampling */
+			fd = open_event(s->event, o->freq, cpu);
+		}
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;
+			perf_error(errno, s->event, err, errlen);
+			goto fail;
+		}
+		s->fds[cpu] = fd;
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.profile_sample, fd);
+		if (!s->links[cpu]) {
+			snprintf(err, errlen, "jflame: failed to attach the BPF program to CPU %d: %s", cpu,
+				 strerror(errno));
+			goto fail;
+		}
+		s->nopen++;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), handle, s, NULL);
+	if (!s->rb) {
+		snprintf(err, errlen, "jflame: failed to open the BPF ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return s;
+oom:
+	snprintf(err, errlen, "jflame: out of memory");
+fail:
+	sampler_close(s);
+	return NULL;
+}
+
+int sampler_poll(struct sampler *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+	return n == -EINTR ? 0 : n;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	for (int i = 0; s && i < s->ncpus; i++) {
+		if (s->links[i])
+			bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+		s->fds[i] = -1;
+	}
+}
+
+void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum[PROFILE_STAT_MAX] = { 0 };
+	memset(st, 0, sizeof(*st));
+	if (ncpu <= 0)
+		return;
+	uint64_t *vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (__u32 k = 0; k < PROFILE_STAT_MAX; k++) {
+		if (bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k), vals, (size_t)ncpu * sizeof(*vals), 0) != 0)
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum[k] += vals[c];
+	}
+	free(vals);
+	st->samples = sum[PROFILE_STAT_SAMPLES];
+	st->dropped = sum[PROFILE_STAT_DROPPED];
+	st->kstack_failed = sum[PROFILE_STAT_KSTACK_FAILED];
+	st->ustack_failed = sum[PROFILE_STAT_USTACK_FAILED];
+}
+
+int sampler_max_user_frames(const struct sampler *s)
+{
+	return s->max_stack < PROFILE_MAX_USER_FRAMES ? s->max_stack : PROFILE_MAX_USER_FRAMES;
+}
+
+int sampler_max_kernel_frames(const struct sampler *s)
+{
+	return s->max_stack < PROFILE_MAX_KERNEL_FRAMES ? s->max_stack : PROFILE_MAX_KERNEL_FRAMES;
+}
+
+const char *sampler_event(const struct sampler *s)
+{
+	return s->event;
+}
+
+int sampler_ncpus(const struct sampler *s)
+{
+	return s->nopen;
+}
+
+void sampler_close(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler_stop(s);
+	ring_buffer__free(s->rb);
+	profile_bpf__destroy(s->skel);
+	if (s->old_max_stack > 0)
+		write_int(MAX_STACK_SYSCTL, s->old_max_stack);
+	free(s->fds);
+	free(s->links);
+	free(s);
+}

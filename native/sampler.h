@@ -1,0 +1,49 @@
+/* sampler.h - the eBPF stack sampler: loads profile.bpf.c, opens a perf event
+ * per online CPU, and hands each sample from the ring buffer to a callback. */
+#ifndef JFLAME_SAMPLER_H
+#define JFLAME_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+#include "profile.h"
+
+struct sampler_opts {
+	int freq;            /* samples per second per CPU */
+	const pid_t *pids;   /* sample only these processes (tgids); NULL = all */
+	size_t npids;
+	bool include_idle;   /* also sample the idle task */
+	const char *event;   /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
+	bool verbose;        /* libbpf's messages on stderr */
+};
+
+struct sampler_stats {
+	uint64_t samples;      /* taken for selected tasks */
+	uint64_t dropped;      /* lost: ring buffer full */
+	uint64_t kstack_failed, ustack_failed;
+};
+
+typedef void (*sampler_fn)(void *ctx, const struct profile_sample *s);
+
+struct sampler;
+
+/* Checks privileges and kernel features, loads and attaches. NULL with one line
+ * naming what is missing and how to get it in err. */
+struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
+/* Waits up to timeout_ms for samples and hands them to fn. Samples handled or -1. */
+int sampler_poll(struct sampler *s, int timeout_ms);
+/* Stops sampling (detaches the perf events); samples already taken can still
+ * be drained with sampler_poll(s, 0) until it returns 0. */
+void sampler_stop(struct sampler *s);
+void sampler_read_stats(struct sampler *s, struct sampler_stats *st);
+/* Frames the kernel walks at most (kernel.perf_event_max_stack, capped). */
+int sampler_max_user_frames(const struct sampler *s);
+int sampler_max_kernel_frames(const struct sampler *s);
+const char *sampler_event(const struct sampler *s);
+int sampler_ncpus(const struct sampler *s);
+void sampler_close(struct sampler *s);
+
+#endif

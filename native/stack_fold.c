@@ -1,0 +1,121 @@
+/* stack_fold.c - folded-stack naming: frames joined by ';' with the annotations
+ * of the brief (_[j] JIT, _[i] inlined, _[k] kernel), Java names as pkg/Class.method. */
+#include "stack_fold.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t put(char *out, size_t len, size_t pos, char c)
+{
+	if (c == ';' || c == '\n' || c == '\r')
+		c = '_';
+	if (pos + 1 < len)
+		out[pos] = c;
+	return pos + 1;
+}
+
+size_t fold_java_name(const char *raw, char *out, size_t len)
+{
+	size_t pos = 0;
+	const char *sep = NULL;
+	if (raw[0] == 'L')
+		sep = strstr(raw, ";::");
+	if (sep) {
+		for (const char *p = raw + 1; p < sep; p++)
+			pos = put(out, len, pos, *p);
+		pos = put(out, len, pos, '.');
+		raw = sep + 3;
+	}
+	for (const char *p = raw; *p; p++)
+		pos = put(out, len, pos, *p);
+	if (len == 0)
+		return 0;
+	out[pos < len ? pos : len - 1] = '\0';
+	return pos < len ? pos : len - 1;
+}
+
+static void grow(struct fold_buf *b, size_t more)
+{
+	if (b->oom || b->len + more + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = 1;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+void fold_add(struct fold_buf *b, const char *frame)
+{
+	size_t n = strlen(frame);
+	grow(b, n + 1);
+	if (b->oom)
+		return;
+	if (b->len)
+		b->p[b->len++] = ';';
+	for (size_t i = 0; i < n; i++) {
+		char c = frame[i];
+		b->p[b->len++] = (c == ';' || c == '\n' || c == '\r') ? '_' : c;
+	}
+	b->p[b->len] = '\0';
+}
+
+static void add_java(struct fold_buf *b, const char *raw, size_t n, const char *annot)
+{
+	char part[2048], name[2100];
+	if (n >= sizeof(part))
+		n = sizeof(part) - 1;
+	memcpy(part, raw, n);
+	part[n] = '\0';
+	size_t l = fold_java_name(part, name, sizeof(name) - 8);
+	memcpy(name + l, annot, strlen(annot) + 1);
+	fold_add(b, name);
+}
+
+void fold_add_frame(struct fold_buf *b, const struct frame *f)
+{
+	char name[2100];
+	switch (f->kind) {
+	case FRAME_JAVA: {
+		const char *p = f->name, *arrow;
+		const char *annot = "_[j]";
+		while ((arrow = strstr(p, "->")) != NULL) {
+			add_java(b, p, (size_t)(arrow - p), annot);
+			annot = "_[i]";
+			p = arrow + 2;
+		}
+		add_java(b, p, strlen(p), annot);
+		break;
+	}
+	case FRAME_KERNEL: {
+		size_t n = strlen(f->name);
+		if (n > sizeof(name) - 8)
+			n = sizeof(name) - 8;
+		memcpy(name, f->name, n);
+		memcpy(name + n, "_[k]", 5);
+		fold_add(b, name);
+		break;
+	}
+	default:
+		fold_add(b, f->name);
+		break;
+	}
+}
+
+void fold_reset(struct fold_buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+void fold_free(struct fold_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,30 @@
+/* stack_fold.h - turns symbolized frames into folded-stack frames: Java names as
+ * pkg/Class.method with _[j]/_[i] annotations, _[k] for the kernel, roots first. */
+#ifndef JFLAME_STACK_FOLD_H
+#define JFLAME_STACK_FOLD_H
+
+#include <stddef.h>
+
+#include "symbolize.h"
+
+/* "Lpkg/Class;::method" -> "pkg/Class.method" (a suffix such as a signature is
+ * kept); other names are copied. Characters that would break a folded line
+ * (';', newline) become '_' as stackcollapse does. Returns the length written
+ * (output always NUL-terminated, truncated to len). */
+size_t fold_java_name(const char *raw, char *out, size_t len);
+
+struct fold_buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+/* Appends one frame (with its ';' separator unless first) to b. */
+void fold_add(struct fold_buf *b, const char *frame);
+/* Appends the folded frames of one symbolized frame: a Java inline chain
+ * "A->B->C" gives A_[j];B_[i];C_[i]; a kernel frame name_[k]; others as named. */
+void fold_add_frame(struct fold_buf *b, const struct frame *f);
+void fold_reset(struct fold_buf *b);
+void fold_free(struct fold_buf *b);
+
+#endif

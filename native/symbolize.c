@@ -1,0 +1,383 @@
+/* symbolize.c - the per-process state behind symbolization: mappings, the
+ * JVM agent's files, thread names; and the lookups that name each address. */
+#include "symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "elf_syms.h"
+#include "jit_syms.h"
+#include "kallsyms.h"
+#include "proc_maps.h"
+
+#define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
+#define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
+
+struct tid_map {
+	pid_t tid, nstid;
+};
+
+struct proc {
+	pid_t pid, nspid;
+	const char *comm;
+	char root[32];
+	struct proc_maps maps;
+	uint64_t maps_ns;
+	bool maps_gone, is_jvm;
+	struct jit_syms *jit;
+	uint64_t agent_checked_ns;
+	int pfp;
+	struct tid_map *tids;
+	size_t ntids, tidcap;
+};
+
+struct symbolizer {
+	struct str_intern *si;
+	struct kallsyms *ks;
+	struct elf_cache *elf;
+	struct proc **procs; /* open addressing by pid */
+	size_t cap, count;
+	const char *kernel_dso, *unknown;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errlen)
+{
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+	if (!sy) {
+		snprintf(err, errlen, "jflame: out of memory");
+		return NULL;
+	}
+	sy->si = si;
+	sy->ks = kallsyms_load("/proc/kallsyms", err, errlen);
+	sy->elf = elf_cache_new();
+	sy->cap = 256;
+	sy->procs = calloc(sy->cap, sizeof(*sy->procs));
+	sy->kernel_dso = str_intern(si, "[kernel.kallsyms]");
+	sy->unknown = str_intern(si, "[unknown]");
+	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown) {
+		if (sy->ks && !err[0])
+			snprintf(err, errlen, "jflame: out of memory");
+		symbolizer_free(sy);
+		return NULL;
+	}
+	return sy;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	proc_maps_free(&p->maps);
+	jit_syms_free(p->jit);
+	free(p->tids);
+	free(p);
+}
+
+void symbolizer_free(struct symbolizer *sy)
+{
+	if (!sy)
+		return;
+	for (size_t i = 0; i < sy->cap && sy->procs; i++)
+		proc_free(sy->procs[i]);
+	free(sy->procs);
+	kallsyms_free(sy->ks);
+	elf_cache_free(sy->elf);
+	free(sy);
+}
+
+/* ---- processes ----------------------------------------------------------- */
+
+static pid_t read_nspid(const char *status_path, pid_t fallback)
+{
+	char line[256];
+	pid_t ns = fallback;
+	FILE *f = fopen(status_path, "re");
+	if (!f)
+		return fallback;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		char *last = strrchr(line, '\t');
+		if (last)
+			ns = (pid_t)strtol(last + 1, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return ns > 0 ? ns : fallback;
+}
+
+static uint64_t read_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	uint64_t start = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
+static void load_maps(struct symbolizer *sy, struct proc *p)
+{
+	char path[64], err[256];
+	struct proc_maps pm;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	p->maps_ns = mono_ns();
+	if (proc_maps_load(&pm, path, err, sizeof(err)) != 0) {
+		p->maps_gone = true; /* exited: keep what we had */
+		return;
+	}
+	proc_maps_free(&p->maps);
+	p->maps = pm;
+	for (size_t i = 0; i < pm.n; i++) {
+		const char *slash = strrchr(pm.maps[i].path, '/');
+		if (slash && strcmp(slash, "/libjvm.so") == 0)
+			p->is_jvm = true;
+	}
+	(void)sy;
+}
+
+/* The agent's files: used when its status names this very process, or when
+ * there is only a perf map (perf-map-agent, node --perf-basic-prof, ...). */
+static void check_agent(struct symbolizer *sy, struct proc *p)
+{
+	char events[96], map[96], status[96], line[256];
+	uint64_t now = mono_ns();
+	if (p->jit || now - p->agent_checked_ns < AGENT_CHECK_NS)
+		return;
+	p->agent_checked_ns = now;
+	snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
+	snprintf(map, sizeof(map), "%s/tmp/perf-%d.map", p->root, (int)p->nspid);
+	snprintf(status, sizeof(status), "%s/tmp/jflame-%d.status", p->root, (int)p->nspid);
+	FILE *f = fopen(status, "re");
+	if (f) {
+		uint64_t start = 0;
+		int pfp = -1;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "process_start=%" SCNu64, &start) == 1)
+				continue;
+			if (strcmp(line, "preserve_frame_pointer=on\n") == 0)
+				pfp = 1;
+			else if (strcmp(line, "preserve_frame_pointer=off\n") == 0)
+				pfp = 0;
+		}
+		fclose(f);
+		if (start && start != read_start_time(p->pid))
+			return; /* left by an earlier process with this pid */
+		p->pfp = pfp;
+		p->is_jvm = true;
+	}
+	p->jit = jit_syms_open(events, map, sy->si);
+	if (p->jit)
+		jit_syms_update(p->jit);
+}
+
+static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
+{
+	size_t i = (size_t)pid & (sy->cap - 1);
+	for (; sy->procs[i]; i = (i + 1) & (sy->cap - 1))
+		if (sy->procs[i]->pid == pid)
+			return sy->procs[i];
+	if ((sy->count + 1) * 2 > sy->cap) {
+		size_t cap = sy->cap * 2;
+		struct proc **procs = calloc(cap, sizeof(*procs));
+		if (!procs)
+			return NULL;
+		for (size_t j = 0; j < sy->cap; j++) {
+			if (!sy->procs[j])
+				continue;
+			size_t k = (size_t)sy->procs[j]->pid & (cap - 1);
+			while (procs[k])
+				k = (k + 1) & (cap - 1);
+			procs[k] = sy->procs[j];
+		}
+		free(sy->procs);
+		sy->procs = procs;
+		sy->cap = cap;
+		i = (size_t)pid & (cap - 1);
+		while (sy->procs[i])
+			i = (i + 1) & (cap - 1);
+	}
+	struct proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	char path[64], comm[64] = "";
+	p->pid = pid;
+	p->pfp = -1;
+	snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	p->nspid = read_nspid(path, pid);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	p->comm = str_intern(sy->si, comm[0] ? comm : "?");
+	load_maps(sy, p);
+	check_agent(sy, p);
+	sy->procs[i] = p;
+	sy->count++;
+	return p;
+}
+
+void symbolizer_refresh(struct symbolizer *sy)
+{
+	for (size_t i = 0; i < sy->cap; i++) {
+		struct proc *p = sy->procs[i];
+		if (!p)
+			continue;
+		if (p->jit)
+			jit_syms_update(p->jit);
+		else if (!p->maps_gone)
+			check_agent(sy, p);
+	}
+}
+
+const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p ? p->comm : "?";
+}
+
+static pid_t ns_tid(struct proc *p, pid_t tid)
+{
+	char path[96];
+	if (p->nspid == p->pid)
+		return tid;
+	for (size_t i = 0; i < p->ntids; i++)
+		if (p->tids[i].tid == tid)
+			return p->tids[i].nstid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)p->pid, (int)tid);
+	pid_t ns = read_nspid(path, -1);
+	if (ns <= 0)
+		return tid;
+	if (p->ntids == p->tidcap) {
+		size_t cap = p->tidcap ? p->tidcap * 2 : 64;
+		struct tid_map *t = realloc(p->tids, cap * sizeof(*t));
+		if (!t)
+			return ns;
+		p->tids = t;
+		p->tidcap = cap;
+	}
+	p->tids[p->ntids++] = (struct tid_map){ tid, ns };
+	return ns;
+}
+
+const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm)
+{
+	struct proc *p = get_proc(sy, pid);
+	const char *name = p && p->jit ? jit_syms_thread_name(p->jit, ns_tid(p, tid)) : NULL;
+	return name && *name ? name : str_intern(sy->si, comm);
+}
+
+int symbolizer_frame_pointers(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p ? p->pfp : -1;
+}
+
+bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p && p->is_jvm;
+}
+
+size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sy->cap; i++)
+		if (sy->procs[i] && n < max)
+			out[n++] = sy->procs[i]->pid;
+	return n;
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
+{
+	uint64_t off;
+	const char *module = NULL;
+	const char *name = kallsyms_lookup(sy->ks, addr, &off, &module);
+	struct frame f = { addr, name ? str_intern(sy->si, name) : sy->unknown, sy->kernel_dso, FRAME_KERNEL };
+	if (!f.name)
+		f.name = sy->unknown;
+	return f;
+}
+
+static const char *bracketed_basename(struct symbolizer *sy, const char *path)
+{
+	char buf[300];
+	const char *base = strrchr(path, '/');
+	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : path);
+	return str_intern(sy->si, buf);
+}
+
+struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
+{
+	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN };
+	struct proc *p = get_proc(sy, pid);
+	uint64_t off;
+	if (!p)
+		return f;
+	if (p->jit) {
+		const char *name = jit_syms_lookup(p->jit, addr, t_ns, &off);
+		if (name) {
+			char dso[64];
+			snprintf(dso, sizeof(dso), "/tmp/perf-%d.map", (int)p->nspid);
+			f.name = name;
+			f.dso = str_intern(sy->si, dso);
+			f.kind = strncmp(name, "L", 1) == 0 && strstr(name, ";::") ? FRAME_JAVA : FRAME_VMCODE;
+			return f;
+		}
+	}
+	uint64_t at = caller && addr > 0 ? addr - 1 : addr;
+	const struct proc_map *m = proc_maps_find(&p->maps, at);
+	if (!m && !p->maps_gone && mono_ns() - p->maps_ns > MAPS_RELOAD_NS) {
+		load_maps(sy, p);
+		m = proc_maps_find(&p->maps, at);
+	}
+	if (!m || m->path[0] != '/')
+		return f;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s%s", p->root, m->path);
+	struct elf_syms *es = elf_cache_get(sy->elf, path, p->root);
+	if (!es) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
+		es = elf_cache_get(sy->elf, path, p->root);
+	}
+	f.dso = str_intern(sy->si, m->path);
+	const char *name = es ? elf_syms_lookup(es, at - m->start + m->offset, &off) : NULL;
+	if (name) {
+		f.name = str_intern(sy->si, name);
+		f.kind = FRAME_NATIVE;
+	} else {
+		f.name = bracketed_basename(sy, m->path);
+	}
+	if (!f.name || !f.dso) {
+		f.name = f.dso = sy->unknown;
+		f.kind = FRAME_UNKNOWN;
+	}
+	return f;
+}

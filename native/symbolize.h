@@ -1,0 +1,58 @@
+/* symbolize.h - names every frame of a sample: kernel frames from kallsyms, JIT
+ * frames from the JVM's agent files, native frames from ELF files, per process. */
+#ifndef JFLAME_SYMBOLIZE_H
+#define JFLAME_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "str_intern.h"
+
+enum frame_kind {
+	FRAME_KERNEL,  /* kernel text */
+	FRAME_JAVA,    /* JIT-compiled Java: name is the agent's, maybe an A->B inline chain */
+	FRAME_VMCODE,  /* code the JVM generated: Interpreter, stubs, adapters */
+	FRAME_NATIVE,  /* a symbol in an ELF file */
+	FRAME_UNKNOWN, /* nothing names it: name is "[unknown]" or "[libfoo.so]" */
+};
+
+struct frame {
+	uint64_t addr;
+	const char *name; /* interned; as perf would print it */
+	const char *dso;  /* interned; "[kernel.kallsyms]", "/tmp/perf-1.map", the file path, "[unknown]" */
+	enum frame_kind kind;
+};
+
+struct symbolizer;
+
+/* Loads kallsyms. NULL with one line in err. */
+struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errlen);
+void symbolizer_free(struct symbolizer *sy);
+
+struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr);
+/* A user-space address of process pid at time t_ns (CLOCK_MONOTONIC). A
+ * caller's address is a return address: native code is looked up at addr - 1
+ * so a call that ends a function is not taken for the next one (JIT code is
+ * looked up as is: the agent's inline ranges already include return addresses). */
+struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller);
+
+/* "java" for pid, from /proc/PID/comm when first seen (kept after it exits). */
+const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid);
+/* The full Java thread name where the JVM's agent recorded it, else comm. */
+const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm);
+
+/* Reads new lines of every JVM's agent files; looks for agents that appeared.
+ * Call it every ~100 ms while recording, and before symbolizing a batch. */
+void symbolizer_refresh(struct symbolizer *sy);
+
+/* What the agent of a JVM says about frame pointers: 1 on, 0 off, -1 unknown
+ * (no agent status), and whether pid is a JVM (a libjvm.so mapping or agent files). */
+int symbolizer_frame_pointers(struct symbolizer *sy, pid_t pid);
+bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid);
+
+/* The processes seen so far (for the summary). */
+size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max);
+
+#endif
