@@ -1,5 +1,8 @@
 /* flamegraph.c - writes folded stacks as an interactive SVG flame graph: merges
  * the stacks into a tree, lays it out, colours it and embeds the viewer. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strchrnul */
+#endif
 #include "flamegraph.h"
 
 #include <errno.h>
@@ -607,10 +610,12 @@ static uint64_t hash_bytes(const char *p, size_t n)
 	return h ^ (h >> 29);
 }
 
-static int grow_array(void **p, size_t *cap, size_t elem, size_t need)
+/* Grows the array whose pointer is at pp to hold need elements. The pointer is
+ * read and written with memcpy, so any object pointer type can be passed. */
+static int grow_array(void *pp, size_t *cap, size_t elem, size_t need)
 {
 	size_t c = *cap ? *cap : 256;
-	void *q;
+	void *p, *q;
 	if (need <= *cap)
 		return 0;
 	while (c < need) {
@@ -618,10 +623,12 @@ static int grow_array(void **p, size_t *cap, size_t elem, size_t need)
 			return -1;
 		c *= 2;
 	}
-	q = realloc(*p, c * elem);
+	memcpy(&p, pp, sizeof(p));
+	q = realloc(p, c * elem);
 	if (!q)
 		return -1;
-	*p = q, *cap = c;
+	memcpy(pp, &q, sizeof(q));
+	*cap = c;
 	return 0;
 }
 
@@ -677,12 +684,12 @@ static uint32_t name_intern(struct tree *t, const char *p, uint32_t len)
 		return NONE;
 	if (t->nnames == t->names_cap) {
 		size_t cap = t->names_cap;
-		if (grow_array((void **)&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) ||
+		if (grow_array(&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) ||
 		    cap > UINT32_MAX)
 			return NONE;
 		t->names_cap = (uint32_t)cap;
 	}
-	if (grow_array((void **)&t->pool, &t->pool_cap, 1, t->pool_len + len + 1))
+	if (grow_array(&t->pool, &t->pool_cap, 1, t->pool_len + len + 1))
 		return NONE;
 	memcpy(t->pool + t->pool_len, p, len);
 	t->pool[t->pool_len + len] = '\0';
@@ -719,8 +726,8 @@ static int tree_tokenize(struct tree *t, const struct fg_stack *stacks, size_t n
 			if (len) {
 				uint32_t id;
 				if (len > UINT32_MAX / 2 ||
-				    grow_array((void **)&t->ids, &t->ids_cap, sizeof(*t->ids), t->nids + 1) ||
-				    grow_array((void **)&cur, &cur_cap, sizeof(*cur), k + 1))
+				    grow_array(&t->ids, &t->ids_cap, sizeof(*t->ids), t->nids + 1) ||
+				    grow_array(&cur, &cur_cap, sizeof(*cur), k + 1))
 					goto out;
 				if (same && k < prev_n && prev[k].len == len && same_bytes(prev[k].p, p, len)) {
 					id = t->ids[prev_start + k];
@@ -834,7 +841,7 @@ static int tree_flow(struct tree *t, const struct fg_stack *stacks, bool differe
 	uint64_t time = 0;
 	int ret = -1;
 
-	if (!path || grow_array((void **)&t->nodes, &t->nodes_cap, sizeof(*t->nodes), (size_t)t->maxdepth + 1))
+	if (!path || grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), (size_t)t->maxdepth + 1))
 		goto out;
 	if (differential && !(t->before = calloc(t->nodes_cap, sizeof(*t->before))))
 		goto out;
@@ -856,7 +863,7 @@ static int tree_flow(struct tree *t, const struct fg_stack *stacks, bool differe
 			break;
 		if (t->nnodes + len - same > t->nodes_cap) {
 			size_t cap = t->nodes_cap;
-			if (grow_array((void **)&t->nodes, &t->nodes_cap, sizeof(*t->nodes), t->nnodes + len - same))
+			if (grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), t->nnodes + len - same))
 				goto out;
 			if (differential) {
 				uint64_t *b = realloc(t->before, t->nodes_cap * sizeof(*b));

@@ -99,29 +99,33 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
  *    "[perf-1.map]") are NATIVE, "[kernel.kallsyms]" KERNEL; every other bracketed
  *    name is a marker jflame writes ("[truncated]", "[lost]", "[missing …]") and
  *    META;
- * 4. GC: thread names "GC Thread…", "G1 …", "ZGC…"/"ZWorker…"-style Z threads,
- *    "Shenandoah…", "Parallel GC…", "VM Thread" is not (it runs every
- *    safepoint operation); C++ names ("::") naming GC classes: G1…, PS…,
- *    Parallel…, Scavenge, Shenandoah, Z… classes, MarkSweep, ConcurrentMark,
- *    MarkBitMap, GCTask, WorkerThread, WorkGang, GangWorker, Evacuat…,
- *    BarrierSet, CollectedHeap, CardTable, ReferenceProcessor, WeakProcessor,
- *    OopStorage, StringDedup, TenuredGeneration, DefNewGeneration, SerialHeap,
- *    "GC" anywhere;
+ * 4. GC: thread names "GC Thread…", "G1 …", "Shenandoah…", "Parallel GC…",
+ *    ZGC's "ZDirector", "ZDriver", "ZWorker…", "ZStat", "ZUnmapper", … ("VM
+ *    Thread" is not: it runs every safepoint operation); C++ names ("::") of GC
+ *    classes: G1…, PS…, Parallel…, Scavenge, Shenandoah, Z… classes, MarkSweep,
+ *    ConcurrentMark, MarkBitMap, MarkStack, WorkerThread, WorkGang, GangWorker,
+ *    Evacuat…, BarrierSet, CollectedHeap, CardTable, ReferenceProcessor,
+ *    WeakProcessor, OopStorage, StringDedup, TenuredGeneration,
+ *    DefNewGeneration, SerialHeap, and "GC" anywhere (GCTask, VM_GC_Operation);
  * 5. COMPILER: thread names "C1 CompilerThre…", "C2 CompilerThre…", "JVMCI …",
  *    "Sweeper thread"; C++ names of C2 (C2Compiler, Compile::, Phase… classes,
  *    Matcher, Parse, GraphKit, LibraryCallKit, ConnectionGraph, IdealLoopTree,
  *    SuperWord, …Node::, Type…), of C1 (Compiler::, Compilation, LinearScan,
  *    GraphBuilder, LIR…, IR…, ValueStack, Canonicalizer) and shared (ci…
  *    classes, CompileBroker, CompileTask, CompilationPolicy, InlineTree,
- *    BCEscapeAnalyzer, MacroAssembler, CodeBuffer). Runtime1:: and
+ *    BCEscapeAnalyzer, …Assembler::, CodeBuffer), and the compilers' GC
+ *    barrier code (BarrierSetC1, BarrierSetC2) before rule 4. Runtime1:: and
  *    OptoRuntime:: are not compiler work: compiled code calls them to
  *    allocate, lock or throw, so they stay JVM;
- * 6. other C++ names ("::"), "JVM_…", "jni_…", "jvmti_…", "Unsafe_…" are JVM;
- *    "Interpreter" is INTERP;
- * 7. unannotated Java names: "pkg/Class.method" (a '/' not at the start) and
- *    perf-map-agent's "Lpkg/Class;::method" are JIT (green), as flamegraph.pl's
- *    java palette colours them;
- * 8. everything else is NATIVE. */
+ * 6. other C++ names ("::"), "JVM_…", "jni_…", "JNI_…", "jvmti_…", "Unsafe_…",
+ *    "thread_native_entry" and "StubRoutines…" are JVM; "Interpreter" (the
+ *    perf map's name for the template interpreter) is INTERP;
+ * 7. unannotated Java names: "pkg/Class.method" (a '/' not at the start),
+ *    perf-map-agent's "Lpkg/Class;::method" and the agent's dottedclass
+ *    "pkg.Class::method" are JIT (green), as flamegraph.pl's java palette
+ *    colours them (the last two are told from C++ before rules 4-6);
+ * 8. everything else is NATIVE.
+ * The graph's root, "all", draws in the META hue. */
 enum fg_hue {
 	FG_HUE_JIT,       /* green: JIT-compiled Java, "_[j]" */
 	FG_HUE_INLINED,   /* aqua: inlined Java, "_[i]" */

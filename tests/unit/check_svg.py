@@ -66,22 +66,18 @@ def check_file(path):
     if not frames or frames[0][0] != "all":
         problems.append("the first frame is not the root 'all'")
         return problems
-    # every frame sits inside a frame one row nearer the root, with at least its samples
-    root_y = frames[0][3]
-    step = None
+    # every frame sits inside a frame one row nearer the root, with at least its
+    # samples: frames come parents first, so that is the last frame seen a row nearer
+    root_y, row = frames[0][3], frames[0][5] + 1
+    last = {0: frames[0]}
     for name, count, x, y, w, h in frames[1:]:
-        if y != root_y:
-            step = 1 if y > root_y else -1
-            break
-    for i, (name, count, x, y, w, h) in enumerate(frames[1:], 1):
-        parent = None
-        for pname, pcount, px, py, pw, ph in reversed(frames[:i]):
-            if step and abs(py - (y - step * (h + 1))) < EPS and px - EPS <= x and x + w <= px + pw + EPS:
-                parent = (pname, pcount)
-                break
-        if not parent or parent[1] < count:
+        depth = round(abs(y - root_y) / row)
+        parent = last.get(depth - 1)
+        if (depth < 1 or abs(abs(y - root_y) - depth * row) > EPS or not parent or parent[1] < count
+                or not (parent[2] - EPS <= x and x + w <= parent[2] + parent[4] + EPS)):
             problems.append("frame %r has no parent frame under it" % name)
             break
+        last[depth] = (name, count, x, y, w, h)
     return problems
 
 
