@@ -17,6 +17,7 @@
 
 #define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
+#define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
 
 struct tid_map {
 	pid_t tid, nstid;
@@ -31,6 +32,7 @@ struct proc {
 	bool maps_gone, is_jvm;
 	struct jit_syms *jit;
 	uint64_t agent_checked_ns;
+	uint64_t exe_dev, exe_ino, exe_checked_ns;
 	int pfp;
 	struct tid_map *tids;
 	size_t ntids, tidcap;
@@ -192,6 +194,54 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 		jit_syms_update(p->jit);
 }
 
+static void read_comm(struct symbolizer *sy, struct proc *p)
+{
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	if (comm[0] || !p->comm)
+		p->comm = str_intern(sy->si, comm[0] ? comm : "?");
+}
+
+/* The identity of the running program: exec replaces it. 0 when unknown. */
+static int read_exe(const struct proc *p, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if (stat(path, &st) != 0)
+		return -1;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+/* After an exec the process has a new program, mappings, name and runtime. */
+static void check_exec(struct symbolizer *sy, struct proc *p)
+{
+	uint64_t dev, ino, now = mono_ns();
+	if (p->maps_gone || now - p->exe_checked_ns < EXEC_CHECK_NS)
+		return;
+	p->exe_checked_ns = now;
+	if (read_exe(p, &dev, &ino) != 0 || (dev == p->exe_dev && ino == p->exe_ino))
+		return;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
+	read_comm(sy, p);
+	load_maps(sy, p);
+	jit_syms_free(p->jit);
+	p->jit = NULL;
+	p->agent_checked_ns = 0;
+	p->pfp = -1;
+	p->is_jvm = false;
+	check_agent(sy, p);
+}
+
 static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 {
 	size_t i = (size_t)pid & (sy->cap - 1);
@@ -221,20 +271,15 @@ static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 	struct proc *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	char path[64], comm[64] = "";
+	char path[64];
 	p->pid = pid;
 	p->pfp = -1;
 	snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	p->nspid = read_nspid(path, pid);
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	p->comm = str_intern(sy->si, comm[0] ? comm : "?");
+	read_comm(sy, p);
+	read_exe(p, &p->exe_dev, &p->exe_ino);
+	p->exe_checked_ns = mono_ns();
 	load_maps(sy, p);
 	check_agent(sy, p);
 	sy->procs[i] = p;
@@ -248,6 +293,7 @@ void symbolizer_refresh(struct symbolizer *sy)
 		struct proc *p = sy->procs[i];
 		if (!p)
 			continue;
+		check_exec(sy, p);
 		if (p->jit)
 			jit_syms_update(p->jit);
 		else if (!p->maps_gone)

@@ -178,6 +178,23 @@ class NativeRecordTest(RecordCase):
         self.assertTrue(any(f[0] == "[%d] bash" % other.pid for f, _ in stacks))
 
 
+    def test_exec_during_recording(self):
+        jvmtest.require(os.access(CPUHOG, os.X_OK), "cpuhog not built")
+        # a shell that becomes the native program halfway through the recording
+        sh = subprocess.Popen(["bash", "-c", "sleep 1.5; exec \"$0\" 4", CPUHOG])
+        self.addCleanup(sh.wait)
+        self.addCleanup(sh.kill)
+        time.sleep(0.3)
+        folded = self.out("exec.folded")
+        self.record("-p", str(sh.pid), "-d", "4", "-o", folded)
+        stacks = read_folded(folded)
+        mine = [(frames, n) for frames, n in stacks if frames[0] == "[%d] jflame_cpuhog" % sh.pid]
+        total = sum(n for _, n in mine)
+        self.assertGreater(total, 30, stacks[:5])
+        named = sum(n for frames, n in mine if "hog_inner" in frames)
+        self.assertGreaterEqual(named / total, 0.9, mine[:5])
+
+
 class EndingTest(RecordCase):
     def test_sigint_still_writes_outputs(self):
         jvm = self.jvm("hot", 20000)
