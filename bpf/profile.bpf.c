@@ -12,9 +12,12 @@ const volatile bool filter_pids = false; /* only tasks whose tgid is in `pids` *
 const volatile bool include_idle = false;
 const volatile __u32 self_pid = 0;       /* jflame itself, never sampled */
 
+#define RING_BYTES (16 * 1024 * 1024)
+#define RING_WAKEUP_BYTES (RING_BYTES / 4)
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 * 1024 * 1024);
+	__uint(max_entries, RING_BYTES);
 } samples SEC(".maps");
 
 struct {
@@ -74,6 +77,9 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		if (s->ustack_bytes < 0)
 			count(PROFILE_STAT_USTACK_FAILED);
 	}
-	bpf_ringbuf_submit(s, 0);
+	/* jflame reads the ring every 100 ms: wake it early only when the ring
+	 * fills up, not for every sample (a context switch each) */
+	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(s, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -556,8 +556,9 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			progress(r, secs, tty);
 			last_progress = now;
 		}
-		if (sampler_poll(r->sampler, 100) < 0 && errno != EINTR) {
-			snprintf(err, errlen, "jflame: failed to read samples: %s", strerror(errno));
+		int got = sampler_poll(r->sampler, 100);
+		if (got < 0 && got != -EINTR) {
+			snprintf(err, errlen, "jflame: failed to read samples: %s", strerror(-got));
 			return -1;
 		}
 	}

@@ -234,8 +234,15 @@ fail:
 
 int sampler_poll(struct sampler *s, int timeout_ms)
 {
+	/* The program wakes us only when the ring fills up: wait, then take
+	 * whatever has come. */
 	int n = ring_buffer__poll(s->rb, timeout_ms);
-	return n == -EINTR ? 0 : n;
+	if (n < 0 && n != -EINTR)
+		return n;
+	int m = ring_buffer__consume(s->rb);
+	if (m < 0)
+		return m;
+	return (n > 0 ? n : 0) + m;
 }
 
 void sampler_stop(struct sampler *s)

@@ -33,7 +33,8 @@ struct sampler;
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
-/* Waits up to timeout_ms for samples and hands them to fn. Samples handled or -1. */
+/* Waits up to timeout_ms (less when the ring fills up) and hands every sample
+ * that came to fn. Samples handled, or a negative errno. */
 int sampler_poll(struct sampler *s, int timeout_ms);
 /* Stops sampling (detaches the perf events); samples already taken can still
  * be drained with sampler_poll(s, 0) until it returns 0. */

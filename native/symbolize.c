@@ -18,6 +18,7 @@
 #define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
 #define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
+#define NO_SYMS ((struct elf_syms *)1)   /* a mapping whose file has no symbols we can read */
 
 struct tid_map {
 	pid_t tid, nstid;
@@ -28,6 +29,7 @@ struct proc {
 	const char *comm;
 	char root[32];
 	struct proc_maps maps;
+	struct elf_syms **map_syms; /* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
 	uint64_t maps_ns;
 	bool maps_gone, is_jvm;
 	struct jit_syms *jit;
@@ -82,6 +84,7 @@ static void proc_free(struct proc *p)
 	if (!p)
 		return;
 	proc_maps_free(&p->maps);
+	free(p->map_syms);
 	jit_syms_free(p->jit);
 	free(p->tids);
 	free(p);
@@ -150,7 +153,9 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 		return;
 	}
 	proc_maps_free(&p->maps);
+	free(p->map_syms);
 	p->maps = pm;
+	p->map_syms = calloc(pm.n ? pm.n : 1, sizeof(*p->map_syms));
 	for (size_t i = 0; i < pm.n; i++) {
 		const char *slash = strrchr(pm.maps[i].path, '/');
 		if (slash && strcmp(slash, "/libjvm.so") == 0)
@@ -366,9 +371,8 @@ struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
 	uint64_t off;
 	const char *module = NULL;
 	const char *name = kallsyms_lookup(sy->ks, addr, &off, &module);
-	struct frame f = { addr, name ? str_intern(sy->si, name) : sy->unknown, sy->kernel_dso, FRAME_KERNEL };
-	if (!f.name)
-		f.name = sy->unknown;
+	/* kallsyms names live as long as the symbolizer */
+	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL };
 	return f;
 }
 
@@ -406,17 +410,30 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 	}
 	if (!m || m->path[0] != '/')
 		return f;
-	char path[4200];
-	snprintf(path, sizeof(path), "%s%s", p->root, m->path);
-	struct elf_syms *es = elf_cache_get(sy->elf, path, p->root);
+	/* each mapping's symbols are looked up once (the cache behind is shared
+	 * by every process mapping the same file) */
+	size_t mi = (size_t)(m - p->maps.maps);
+	struct elf_syms *es = p->map_syms ? p->map_syms[mi] : NULL;
 	if (!es) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
+		char path[4200];
+		snprintf(path, sizeof(path), "%s%s", p->root, m->path);
 		es = elf_cache_get(sy->elf, path, p->root);
+		if (!es) {
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+				 m->end);
+			es = elf_cache_get(sy->elf, path, p->root);
+		}
+		if (!es)
+			es = NO_SYMS;
+		if (p->map_syms)
+			p->map_syms[mi] = es;
 	}
-	f.dso = str_intern(sy->si, m->path);
+	if (es == NO_SYMS)
+		es = NULL;
+	f.dso = m->path; /* lives as long as the mapping; interned below only if kept */
 	const char *name = es ? elf_syms_lookup(es, at - m->start + m->offset, &off) : NULL;
 	if (name) {
-		f.name = str_intern(sy->si, name);
+		f.name = name; /* stable: the cache keeps every file's symbols until the end */
 		f.kind = FRAME_NATIVE;
 	} else {
 		f.name = bracketed_basename(sy, m->path);
