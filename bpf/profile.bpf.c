@@ -2,6 +2,7 @@
  * time, task, cgroup and the kernel and user stacks of selected tasks. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
 
@@ -11,6 +12,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool filter_pids = false; /* only tasks whose tgid is in `pids` */
 const volatile bool include_idle = false;
 const volatile __u32 self_pid = 0;       /* jflame itself, never sampled */
+const volatile bool follow_children = false; /* processes forked by selected ones are selected too */
 
 #define RING_BYTES (16 * 1024 * 1024)
 #define RING_WAKEUP_BYTES (RING_BYTES / 4)
@@ -81,5 +83,24 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	 * fills up, not for every sample (a context switch each) */
 	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(s, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* A launched command's children (a wrapper script starting java) are recorded too. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid, cpid;
+	__u8 one = 1;
+
+	if (!follow_children)
+		return 0;
+	cpid = BPF_CORE_READ(child, tgid);
+	if (BPF_CORE_READ(child, pid) != cpid)
+		return 0; /* a new thread, not a process */
+	ppid = BPF_CORE_READ(parent, tgid);
+	if (!bpf_map_lookup_elem(&pids, &ppid))
+		return 0;
+	bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* builtin-record.c - `jflame record`: samples stacks with eBPF, names every frame,
  * stitches user and kernel frames into one stack per sample, writes the outputs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -9,12 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_files.h"
+#include "agent_options.h"
+#include "attach.h"
+#include "attach_queue.h"
 #include "builtin.h"
+#include "caps.h"
 #include "flamegraph.h"
 #include "out_file.h"
+#include "proc_info.h"
 #include "recording.h"
 #include "sampler.h"
 #include "stack_fold.h"
@@ -23,7 +31,9 @@
 
 #define MAX_OUTPUTS 16
 #define MAX_PIDS 256
-#define ERR_LEN 512
+#define ERR_LEN 1024
+#define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
+#define PID_LIMIT 4194304
 
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS };
 
@@ -38,10 +48,18 @@ struct record_opts {
 	size_t noutputs;
 	const char *event;
 	bool include_idle, verbose;
+	bool no_attach;            /* do not load the agent into JVMs that lack it */
+	const char *agent;         /* --agent, else found next to jflame */
+	const char *agent_options; /* for attached and launched JVMs */
+	int attach_timeout_ms;
+	char **command;            /* launch mode: the command after the options */
+	int ncommand;
 };
 
 static const struct record_opts defaults = {
 	.freq = 99,
+	.agent_options = "",
+	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
 };
 
 struct record {
@@ -56,25 +74,50 @@ struct record {
 	bool stacks_open;
 	int max_user, max_kernel;
 	uint64_t handled, truncated, stack_errors, oom;
+	/* attaching */
+	char agent[4096];
+	struct attach_opts attach;
+	struct attach_queue *aq;       /* -a: JVMs seen without the agent get it */
+	uint8_t *considered;           /* -a: bitmap of pids looked at for attaching */
+	struct profile_sample *deferred; /* samples of JVMs being attached to */
+	size_t ndeferred;
+	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
+	/* launch mode */
+	pid_t child;
+	int child_status;
+	bool child_exited;
+	int go_fd;        /* write end: lets the launched child exec */
+	int launch_status_fd;
+	bool tty_progress;
 };
 
 static volatile sig_atomic_t stop_requested;
+static volatile pid_t launched; /* launch mode: signals are passed on to the command */
 
 static void on_signal(int sig)
 {
-	(void)sig;
 	stop_requested = 1;
+	if (launched > 0)
+		kill(launched, sig);
 }
 
 static const char usage[] =
 	"usage: jflame record (-p PID[,PID...] | -a) [-F HZ] [-d SECONDS] [-o FILE]...\n"
+	"       jflame record [-F HZ] [-d SECONDS] [-o FILE]... -- java ARGS...\n"
 	"\n"
 	"Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
 	"(JIT-compiled and inlined, through the JVM's jflame agent), JVM, native and kernel\n"
 	"frames in one stack per sample.\n"
 	"\n"
-	"  -p, --pid PID[,PID...]  record these processes\n"
-	"  -a, --all-cpus          record every process on the host\n"
+	"  -p, --pid PID[,PID...]  record these processes; JVMs without the agent get\n"
+	"                          it through the attach mechanism first\n"
+	"  -a, --all-cpus          record every process on the host; every JVM seen\n"
+	"                          gets the agent (also JVMs started meanwhile)\n"
+	"  -- COMMAND...           launch COMMAND (java ... gets the agent,\n"
+	"                          -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints;\n"
+	"                          another command passes them in JAVA_TOOL_OPTIONS),\n"
+	"                          record it and its children until it exits or -d,\n"
+	"                          and exit with its exit code\n"
 	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
 	"  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
 	"                          or when every -p target has exited)\n"
@@ -85,6 +128,10 @@ static const char usage[] =
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where the CPU\n"
 	"                          counts them, else cpu-clock)\n"
 	"      --include-idle      also sample the idle task\n"
+	"      --no-attach         do not load the agent into JVMs\n"
+	"      --agent PATH        the agent library (default: next to jflame)\n"
+	"      --agent-options OPTS  options for the agents jflame loads (e.g. unfold)\n"
+	"      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
 	"  -v, --verbose           libbpf's messages\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -92,9 +139,10 @@ static const char usage[] =
 	"  jflame record -p 4242 -d 30 -o cpu.svg\n"
 	"  jflame record -a -d 10 -o host.svg -o host.folded\n"
 	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
+	"  jflame record -o app.svg -- java -jar app.jar\n"
 	"\n"
-	"Java frames need the JVM's agent: start it with\n"
-	"  -XX:+PreserveFramePointer -agentpath:/usr/local/lib/libjflame-agent.so\n";
+	"Java frames need the JVM's agent (jflame loads it) and, for whole stacks through\n"
+	"compiled code, a JVM started with -XX:+PreserveFramePointer.\n";
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -166,7 +214,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },     { "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },   { "event", required_argument, NULL, 'e' },
 		{ "include-idle", no_argument, NULL, 'I' },   { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },           { "no-attach", no_argument, NULL, 'N' },
+		{ "agent", required_argument, NULL, 'A' },    { "agent-options", required_argument, NULL, 'O' },
+		{ "attach-timeout", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	long v;
@@ -228,23 +278,65 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'N':
+			o->no_attach = true;
+			break;
+		case 'A':
+			o->agent = optarg;
+			break;
+		case 'O': {
+			struct agent_options ao;
+			char err[256];
+			if (agent_options_parse(optarg, &ao, err, sizeof(err)) != 0 || ao.help) {
+				fprintf(stderr, "jflame: bad --agent-options: %s\n", ao.help ? "help lists: unfold, msig, "
+					"dottedclass, sourcepos, quiet" : err);
+				return -1;
+			}
+			o->agent_options = optarg;
+			break;
+		}
+		case 'T': {
+			char *end;
+			errno = 0;
+			double t = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(t >= 0.1) || t > 3600) {
+				fprintf(stderr, "jflame: --attach-timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
+				return -1;
+			}
+			o->attach_timeout_ms = (int)(t * 1000);
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
 		default:
 			if (optopt && strchr("pFdoe", optopt))
 				fprintf(stderr, "jflame: option -%c needs a value; see jflame record --help\n", optopt);
+			else if (!optopt && optind > 1 && !strchr(argv[optind - 1], '=') &&
+				 (strcmp(argv[optind - 1], "--agent") == 0 || strcmp(argv[optind - 1], "--agent-options") == 0 ||
+				  strcmp(argv[optind - 1], "--attach-timeout") == 0))
+				fprintf(stderr, "jflame: option %s needs a value; see jflame record --help\n", argv[optind - 1]);
 			else
 				fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "jflame: unexpected argument '%s'; see jflame record --help\n", argv[optind]);
+		o->command = argv + optind;
+		o->ncommand = argc - optind;
+	}
+	if (o->all && o->npids > 0) {
+		fprintf(stderr, "jflame: give -p PID or -a, not both\n");
 		return -1;
 	}
-	if (o->all == (o->npids > 0)) {
-		fprintf(stderr, "jflame: say what to record: -p PID for processes, or -a for the whole host\n");
+	if (o->command && o->npids > 0) {
+		fprintf(stderr, "jflame: give -p PID or a command to launch, not both (did you mean -- before '%s'?)\n",
+			o->command[0]);
+		return -1;
+	}
+	if (!o->all && !o->npids && !o->command) {
+		fprintf(stderr, "jflame: say what to record: -p PID for processes, -a for the whole host, or -- java ... "
+			"to launch a JVM\n");
 		return -1;
 	}
 	if (o->noutputs == 0) {
@@ -298,10 +390,10 @@ static void write_stacks_sample(struct record *r, const struct profile_sample *s
 	fputc('\n', out);
 }
 
-static void on_sample(void *ctx, const struct profile_sample *s)
+static void handle_sample(struct record *r, const struct profile_sample *s)
 {
-	struct record *r = ctx;
 	char root[128], comm[PROFILE_COMM_LEN + 1];
+	const char *pod, *con;
 	size_t nk, nu;
 	bool truncated;
 
@@ -312,6 +404,11 @@ static void on_sample(void *ctx, const struct profile_sample *s)
 	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
 
 	fold_reset(&r->fold);
+	symbolizer_container(r->sy, (pid_t)s->pid, &pod, &con);
+	if (pod)
+		fold_add(&r->fold, pod);
+	if (con)
+		fold_add(&r->fold, con);
 	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(r->sy, (pid_t)s->pid));
 	fold_add(&r->fold, root);
 	fold_add(&r->fold, thread);
@@ -337,6 +434,103 @@ static void on_sample(void *ctx, const struct profile_sample *s)
 		r->oom++;
 	if (r->stacks_open)
 		write_stacks_sample(r, s, thread, f, nk + nu);
+}
+
+/* Keeps a sample until the attach to its JVM has finished, so the code it ran
+ * is named by the map the attach produces. false when there is no room. */
+static bool defer_sample(struct record *r, const struct profile_sample *s)
+{
+	if (!r->deferred)
+		r->deferred = malloc(MAX_DEFERRED * sizeof(*r->deferred));
+	if (!r->deferred || r->ndeferred == MAX_DEFERRED)
+		return false;
+	memcpy(&r->deferred[r->ndeferred++], s, sizeof(*s));
+	return true;
+}
+
+/* Hands the kept samples of pid (all of them when pid is 0) on, in order. */
+static void release_deferred(struct record *r, pid_t pid)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < r->ndeferred; i++) {
+		if (pid == 0 || (pid_t)r->deferred[i].pid == pid)
+			handle_sample(r, &r->deferred[i]);
+		else if (keep != i)
+			memcpy(&r->deferred[keep++], &r->deferred[i], sizeof(r->deferred[i]));
+		else
+			keep++;
+	}
+	r->ndeferred = keep;
+}
+
+static void on_sample(void *ctx, const struct profile_sample *s)
+{
+	struct record *r = ctx;
+	pid_t pid = (pid_t)s->pid;
+	if (r->aq && pid > 0 && pid < PID_LIMIT) {
+		if (!(r->considered[pid / 8] & (1u << (pid % 8)))) {
+			r->considered[pid / 8] |= (uint8_t)(1u << (pid % 8));
+			if (symbolizer_is_jvm(r->sy, pid) && !symbolizer_has_agent(r->sy, pid))
+				attach_queue_start(r->aq, pid);
+		}
+		if (attach_queue_pending(r->aq, pid) && defer_sample(r, s))
+			return;
+	}
+	handle_sample(r, s);
+}
+
+/* ---- attaching ------------------------------------------------------------------ */
+
+static void warn_frame_pointers(struct record *r, pid_t pid)
+{
+	if (symbolizer_frame_pointers(r->sy, pid) != 0)
+		return;
+	r->fp_warnings++;
+	fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled code lose "
+		"their callers (the graph is marked); restart it with -XX:+PreserveFramePointer\n", (int)pid);
+}
+
+static void report_attach(struct record *r, pid_t pid, enum attach_outcome outcome, const struct attach_info *info,
+			  const char *msg)
+{
+	if (outcome == ATTACH_FAILED) {
+		fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid,
+			strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
+		return;
+	}
+	symbolizer_recheck_agent(r->sy, pid);
+	if (outcome == ATTACH_LOADED)
+		fprintf(stderr, "jflame: loaded the agent into pid %d (%s) in %.2f s\n", (int)pid,
+			symbolizer_process_name(r->sy, pid), info->seconds);
+	warn_frame_pointers(r, pid);
+}
+
+static void on_attached(void *ctx, pid_t pid, enum attach_outcome outcome, const struct attach_info *info,
+			const char *msg)
+{
+	struct record *r = ctx;
+	if (r->tty_progress)
+		fprintf(stderr, "\r\033[K");
+	report_attach(r, pid, outcome, info, msg);
+	release_deferred(r, pid);
+}
+
+/* -p: JVMs without an agent (and without any perf map) get it before sampling starts. */
+static void attach_targets(struct record *r)
+{
+	for (size_t i = 0; i < r->o.npids; i++) {
+		pid_t pid = r->o.pids[i];
+		struct attach_info info;
+		char err[ERR_LEN];
+		if (proc_info_is_hotspot(pid) != 1)
+			continue;
+		if (!symbolizer_has_agent(r->sy, pid)) {
+			enum attach_outcome o = attach_agent(pid, &r->attach, &info, err, sizeof(err));
+			report_attach(r, pid, o, &info, err);
+		} else {
+			warn_frame_pointers(r, pid);
+		}
+	}
 }
 
 /* ---- outputs -------------------------------------------------------------------- */
@@ -515,6 +709,108 @@ static void progress(const struct record *r, double secs, bool tty)
 		st.dropped);
 }
 
+/* ---- launch mode ------------------------------------------------------------------ */
+
+static bool is_java(const char *cmd)
+{
+	const char *base = strrchr(cmd, '/');
+	return strcmp(base ? base + 1 : cmd, "java") == 0;
+}
+
+/* Forks the command, stopped until sampling has started (launch_go). A java
+ * command gets the agent and the flags on its command line; anything else (a
+ * wrapper script) gets them in JAVA_TOOL_OPTIONS. */
+static int launch(struct record *r, char *err, size_t errlen)
+{
+	static const char *const flags[] = { "-XX:+PreserveFramePointer", "-XX:+UnlockDiagnosticVMOptions",
+					     "-XX:+DebugNonSafepoints" };
+	char agentpath[4400];
+	int go[2], status[2];
+	snprintf(agentpath, sizeof(agentpath), "-agentpath:%s%s%s", r->agent, r->o.agent_options[0] ? "=" : "",
+		 r->o.agent_options);
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "jflame: pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	r->child = fork();
+	if (r->child < 0) {
+		snprintf(err, errlen, "jflame: fork: %s", strerror(errno));
+		return -1;
+	}
+	if (r->child == 0) {
+		char c, **argv = calloc((size_t)r->o.ncommand + 6, sizeof(*argv));
+		int n = 0, e;
+		close(go[1]);
+		close(status[0]);
+		if (read(go[0], &c, 1) != 1) /* jflame went away before sampling began */
+			_exit(127);
+		if (!argv)
+			_exit(127);
+		argv[n++] = r->o.command[0];
+		if (is_java(r->o.command[0])) {
+			argv[n++] = agentpath;
+			for (size_t i = 0; i < 3; i++)
+				argv[n++] = (char *)flags[i];
+		} else {
+			const char *old = getenv("JAVA_TOOL_OPTIONS");
+			char *tool = NULL;
+			if (asprintf(&tool, "%s%s%s %s %s %s", old ? old : "", old ? " " : "", agentpath, flags[0],
+				     flags[1], flags[2]) < 0 || setenv("JAVA_TOOL_OPTIONS", tool, 1) != 0)
+				_exit(127);
+		}
+		for (int i = 1; i < r->o.ncommand; i++)
+			argv[n++] = r->o.command[i];
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(status[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(status[1]);
+	r->go_fd = go[1];
+	launched = r->child;
+	/* the status pipe closes on a successful exec, or carries errno */
+	r->launch_status_fd = status[0];
+	return 0;
+}
+
+static int launch_go(struct record *r, char *err, size_t errlen)
+{
+	int e = 0;
+	if (write(r->go_fd, "g", 1) != 1) {
+		snprintf(err, errlen, "jflame: failed to start %s: %s", r->o.command[0], strerror(errno));
+		return -1;
+	}
+	close(r->go_fd);
+	r->go_fd = -1;
+	ssize_t got = read(r->launch_status_fd, &e, sizeof(e));
+	close(r->launch_status_fd);
+	r->launch_status_fd = -1;
+	if (got == (ssize_t)sizeof(e)) {
+		snprintf(err, errlen, "jflame: cannot run '%s': %s", r->o.command[0], strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+static void reap_child(struct record *r, bool block)
+{
+	int st;
+	if (r->child <= 0 || r->child_exited)
+		return;
+	pid_t w;
+	do
+		w = waitpid(r->child, &st, block ? 0 : WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == r->child) {
+		r->child_exited = true;
+		r->child_status = st;
+		launched = 0;
+	}
+}
+
 static int record_run(struct record *r, char *err, size_t errlen)
 {
 	struct sigaction sa = { 0 };
@@ -527,10 +823,16 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	r->tty_progress = tty;
+	if (r->o.command && !r->o.all) {
+		r->o.pids[0] = r->child;
+		r->o.npids = 1;
+	}
 	struct sampler_opts so = {
 		.freq = r->o.freq,
 		.pids = r->o.all ? NULL : r->o.pids,
 		.npids = r->o.npids,
+		.follow_children = r->o.command != NULL,
 		.include_idle = r->o.include_idle,
 		.event = r->o.event,
 		.verbose = r->o.verbose,
@@ -540,6 +842,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		return -1;
 	r->max_user = sampler_max_user_frames(r->sampler);
 	r->max_kernel = sampler_max_kernel_frames(r->sampler);
+	if (r->o.command && launch_go(r, err, errlen) != 0)
+		return -1;
 	start = mono_ns();
 	while (!stop_requested) {
 		uint64_t now = mono_ns();
@@ -549,9 +853,11 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		if (now - last_refresh >= 100000000ULL) {
 			symbolizer_refresh(r->sy);
 			last_refresh = now;
-			if (!r->o.all && !targets_alive(&r->o))
+			reap_child(r, false);
+			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
 				break;
 		}
+		attach_queue_poll(r->aq, 0);
 		if (now - last_progress >= 250000000ULL) {
 			progress(r, secs, tty);
 			last_progress = now;
@@ -567,6 +873,12 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	symbolizer_refresh(r->sy);
 	while (sampler_poll(r->sampler, 0) > 0)
 		;
+	/* attaches still under way finish (each is bounded by its timeout) */
+	while (attach_queue_npending(r->aq) > 0 && !(stop_requested > 1))
+		attach_queue_poll(r->aq, 100);
+	attach_queue_free(r->aq);
+	r->aq = NULL;
+	release_deferred(r, 0);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	describe(r, r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs);
@@ -579,9 +891,20 @@ int cmd_record(int argc, char **argv)
 	char err[ERR_LEN] = "";
 	int rc = 1;
 
+	r.go_fd = r.launch_status_fd = -1;
 	int p = parse_options(&r.o, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
+	if (caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err)) != 0)
+		goto out;
+	if (!r.o.no_attach || r.o.command) {
+		if (r.o.agent)
+			snprintf(r.agent, sizeof(r.agent), "%s", r.o.agent);
+		else if (attach_find_agent(r.agent, sizeof(r.agent), err, sizeof(err)) != 0)
+			goto out;
+		r.attach = (struct attach_opts){ .agent = r.agent, .options = r.o.agent_options,
+						 .timeout_ms = r.o.attach_timeout_ms };
+	}
 	r.si = str_intern_new();
 	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
 	if (!r.si || !r.frames || recording_init(&r.rec) != 0) {
@@ -591,6 +914,16 @@ int cmd_record(int argc, char **argv)
 	r.sy = symbolizer_new(r.si, err, sizeof(err));
 	if (!r.sy)
 		goto out;
+	if (!r.o.no_attach && r.o.all) {
+		r.aq = attach_queue_new(&r.attach, on_attached, &r);
+		r.considered = calloc(PID_LIMIT / 8, 1);
+		if (!r.aq || !r.considered) {
+			snprintf(err, sizeof(err), "jflame: out of memory");
+			goto out;
+		}
+	}
+	if (!r.o.no_attach && r.o.npids)
+		attach_targets(&r);
 	for (size_t i = 0; i < r.o.noutputs; i++) {
 		if (r.o.formats[i] != OUT_STACKS)
 			continue;
@@ -602,6 +935,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		r.stacks_open = true;
 	}
+	if (r.o.command && launch(&r, err, sizeof(err)) != 0)
+		goto out;
 	if (record_run(&r, err, sizeof(err)) != 0)
 		goto out;
 	if (r.rec.total == 0) {
@@ -621,12 +956,32 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; i < r.o.noutputs; i++)
 		fprintf(stderr, " %s", r.o.outputs[i]);
 	fputc('\n', stderr);
-	if (strncmp(r.rec.frame_pointers, "WARNING", 7) == 0)
+	if (strncmp(r.rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
 		fprintf(stderr, "jflame: %s\n", r.rec.frame_pointers + 8);
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
+	if (r.child > 0) {
+		if (r.go_fd >= 0) { /* never started: it exits at once */
+			close(r.go_fd);
+			r.go_fd = -1;
+		} else if (!r.child_exited && rc == 0) {
+			fprintf(stderr, "jflame: recording done; waiting for %s (pid %d) to exit\n", r.o.command[0],
+				(int)r.child);
+		}
+		if (r.launch_status_fd >= 0)
+			close(r.launch_status_fd);
+		reap_child(&r, true);
+		/* the command's own exit code, once jflame's outputs are written */
+		if (rc == 0 && WIFEXITED(r.child_status))
+			rc = WEXITSTATUS(r.child_status);
+		else if (rc == 0 && WIFSIGNALED(r.child_status))
+			rc = 128 + WTERMSIG(r.child_status);
+	}
+	attach_queue_free(r.aq);
+	free(r.considered);
+	free(r.deferred);
 	if (r.stacks_open)
 		out_file_abort(&r.stacks);
 	sampler_close(r.sampler);

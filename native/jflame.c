@@ -13,6 +13,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "sample stacks with eBPF and write a mixed-mode flame graph" },
+	{ "attach", cmd_attach, "load the agent into a running JVM (names its Java frames)" },
 };
 
 static void help(FILE *out)

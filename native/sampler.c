@@ -23,6 +23,7 @@ struct sampler {
 	struct ring_buffer *rb;
 	int *fds;
 	struct bpf_link **links;
+	struct bpf_link *fork_link; /* follow_children */
 	int ncpus, nopen;
 	sampler_fn fn;
 	void *ctx;
@@ -176,6 +177,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->filter_pids = o->pids != NULL;
 	s->skel->rodata->include_idle = o->include_idle;
 	s->skel->rodata->self_pid = (__u32)getpid();
+	s->skel->rodata->follow_children = o->pids && o->follow_children;
+	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
 	if (profile_bpf__load(s->skel) != 0) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
@@ -191,6 +194,15 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		__u8 one = 1;
 		if (bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY) != 0) {
 			snprintf(err, errlen, "jflame: failed to select pid %u: %s", pid, strerror(errno));
+			goto fail;
+		}
+	}
+
+	if (o->pids && o->follow_children) {
+		s->fork_link = bpf_program__attach(s->skel->progs.follow_fork);
+		if (!s->fork_link) {
+			snprintf(err, errlen, "jflame: failed to follow child processes (sched_process_fork): %s",
+				 strerror(errno));
 			goto fail;
 		}
 	}
@@ -305,6 +317,7 @@ void sampler_close(struct sampler *s)
 	if (!s)
 		return;
 	sampler_stop(s);
+	bpf_link__destroy(s->fork_link);
 	ring_buffer__free(s->rb);
 	profile_bpf__destroy(s->skel);
 	if (s->old_max_stack > 0)

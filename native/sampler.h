@@ -15,6 +15,7 @@ struct sampler_opts {
 	int freq;            /* samples per second per CPU */
 	const pid_t *pids;   /* sample only these processes (tgids); NULL = all */
 	size_t npids;
+	bool follow_children; /* with pids: processes they fork are sampled too */
 	bool include_idle;   /* also sample the idle task */
 	const char *event;   /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
 	bool verbose;        /* libbpf's messages on stderr */

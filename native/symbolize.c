@@ -9,14 +9,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "agent_files.h"
+#include "cgroup_id.h"
 #include "elf_syms.h"
 #include "jit_syms.h"
 #include "kallsyms.h"
+#include "proc_info.h"
 #include "proc_maps.h"
 
 #define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
+#define AGENT_CHECK_JVM_NS 100000000ULL /* in a process with libjvm.so: every 100 ms */
 #define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
 #define NO_SYMS ((struct elf_syms *)1)   /* a mapping whose file has no symbols we can read */
 
@@ -36,6 +41,7 @@ struct proc {
 	uint64_t agent_checked_ns;
 	uint64_t exe_dev, exe_ino, exe_checked_ns;
 	int pfp;
+	const char *pod, *con; /* "[Pod]<uid>", "[Con]<id>" or NULL */
 	struct tid_map *tids;
 	size_t ntids, tidcap;
 };
@@ -104,44 +110,6 @@ void symbolizer_free(struct symbolizer *sy)
 
 /* ---- processes ----------------------------------------------------------- */
 
-static pid_t read_nspid(const char *status_path, pid_t fallback)
-{
-	char line[256];
-	pid_t ns = fallback;
-	FILE *f = fopen(status_path, "re");
-	if (!f)
-		return fallback;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		char *last = strrchr(line, '\t');
-		if (last)
-			ns = (pid_t)strtol(last + 1, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return ns > 0 ? ns : fallback;
-}
-
-static uint64_t read_start_time(pid_t pid)
-{
-	char path[64], buf[1024];
-	uint64_t start = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	return start;
-}
-
 static void load_maps(struct symbolizer *sy, struct proc *p)
 {
 	char path[64], err[256];
@@ -168,31 +136,21 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
  * there is only a perf map (perf-map-agent, node --perf-basic-prof, ...). */
 static void check_agent(struct symbolizer *sy, struct proc *p)
 {
-	char events[96], map[96], status[96], line[256];
+	char events[96], map[96], status[96];
 	uint64_t now = mono_ns();
-	if (p->jit || now - p->agent_checked_ns < AGENT_CHECK_NS)
+	/* a JVM's agent may write its files any moment: look more often there */
+	if (p->jit || now - p->agent_checked_ns < (p->is_jvm ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
 		return;
 	p->agent_checked_ns = now;
 	snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
 	snprintf(map, sizeof(map), "%s/tmp/perf-%d.map", p->root, (int)p->nspid);
 	snprintf(status, sizeof(status), "%s/tmp/jflame-%d.status", p->root, (int)p->nspid);
-	FILE *f = fopen(status, "re");
-	if (f) {
-		uint64_t start = 0;
-		int pfp = -1;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "process_start=%" SCNu64, &start) == 1)
-				continue;
-			if (strcmp(line, "preserve_frame_pointer=on\n") == 0)
-				pfp = 1;
-			else if (strcmp(line, "preserve_frame_pointer=off\n") == 0)
-				pfp = 0;
-		}
-		fclose(f);
-		if (start && start != read_start_time(p->pid))
-			return; /* left by an earlier process with this pid */
-		p->pfp = pfp;
+	struct agent_status st;
+	if (agent_status_read(p->pid, p->nspid, proc_info_start_time(p->pid), &st) == 1) {
+		p->pfp = st.frame_pointers;
 		p->is_jvm = true;
+	} else if (access(status, F_OK) == 0) {
+		return; /* left by an earlier process with this pid */
 	}
 	p->jit = jit_syms_open(events, map, sy->si);
 	if (p->jit)
@@ -247,6 +205,23 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	check_agent(sy, p);
 }
 
+/* Container identity from /proc/PID/cgroup: root frames [Pod]<uid> and [Con]<id>. */
+static void read_container(struct symbolizer *sy, struct proc *p)
+{
+	struct cgroup_id id;
+	char frame[128], shortid[80];
+	if (cgroup_id_read((int)p->pid, &id) != 1)
+		return;
+	if (id.pod[0]) {
+		snprintf(frame, sizeof(frame), "[Pod]%s", id.pod);
+		p->pod = str_intern(sy->si, frame);
+	}
+	if (id.container[0]) {
+		snprintf(frame, sizeof(frame), "[Con]%s", cgroup_id_short(&id, shortid, sizeof(shortid)));
+		p->con = str_intern(sy->si, frame);
+	}
+}
+
 static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 {
 	size_t i = (size_t)pid & (sy->cap - 1);
@@ -281,8 +256,9 @@ static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 	p->pfp = -1;
 	snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	p->nspid = read_nspid(path, pid);
+	p->nspid = proc_info_nspid(path, pid);
 	read_comm(sy, p);
+	read_container(sy, p);
 	read_exe(p, &p->exe_dev, &p->exe_ino);
 	p->exe_checked_ns = mono_ns();
 	load_maps(sy, p);
@@ -321,7 +297,7 @@ static pid_t ns_tid(struct proc *p, pid_t tid)
 		if (p->tids[i].tid == tid)
 			return p->tids[i].nstid;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)p->pid, (int)tid);
-	pid_t ns = read_nspid(path, -1);
+	pid_t ns = proc_info_nspid(path, -1);
 	if (ns <= 0)
 		return tid;
 	if (p->ntids == p->tidcap) {
@@ -443,4 +419,26 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 		f.kind = FRAME_UNKNOWN;
 	}
 	return f;
+}
+
+void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, const char **con)
+{
+	struct proc *p = get_proc(sy, pid);
+	*pod = p ? p->pod : NULL;
+	*con = p ? p->con : NULL;
+}
+
+bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p && p->jit;
+}
+
+void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	if (!p || p->jit)
+		return;
+	p->agent_checked_ns = 0;
+	check_agent(sy, p);
 }

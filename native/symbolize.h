@@ -52,6 +52,15 @@ void symbolizer_refresh(struct symbolizer *sy);
 int symbolizer_frame_pointers(struct symbolizer *sy, pid_t pid);
 bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid);
 
+/* Root frames for a process in a container: "[Pod]<pod uid>" and "[Con]<short
+ * container id>" from /proc/PID/cgroup, each NULL when not known. */
+void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, const char **con);
+
+/* Whether pid has JIT symbols (a jflame agent or another perf map). */
+bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid);
+/* Looks for the agent's files of pid now (after an attach finished). */
+void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
+
 /* The processes seen so far (for the summary). */
 size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max);
 

@@ -9,7 +9,7 @@ packages=(
   # agent
   openjdk-17-jdk-headless libcapstone-dev
   # sampler and symbolizer (later issues build on these)
-  libbpf-dev libelf-dev zlib1g-dev libiberty-dev bpftool
+  libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
   # tests: real peers and sanitizer runtimes
   linux-perf jattach python3 libclang-rt-14-dev procps
 )

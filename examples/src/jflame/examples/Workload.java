@@ -228,9 +228,13 @@ public final class Workload {
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count]");
+                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]");
                 System.exit(2);
             }
+        }
+        // an exit code to end with (jflame record -- java ... passes it through)
+        if (args.length > 2) {
+            System.exit(Integer.parseInt(args[2]));
         }
     }
 }

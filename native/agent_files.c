@@ -1,0 +1,88 @@
+/* agent_files.c - finds and reads a JVM's jflame agent files from outside the
+ * JVM: the status file's key=value lines (format 1, \\ \n \xHH escapes). */
+#include "agent_files.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *prefix, const char *suffix)
+{
+	snprintf(out, len, "/proc/%d/root/tmp/%s%d%s", (int)pid, prefix, (int)nspid, suffix);
+}
+
+/* Copies an escaped status value, undoing \\, \n and \xHH. */
+static void unescape(char *out, size_t len, const char *in)
+{
+	size_t o = 0;
+	for (const char *p = in; *p && *p != '\n' && o + 1 < len; p++) {
+		char c = *p;
+		if (c == '\\' && p[1] == 'n') {
+			c = ' ', p++;
+		} else if (c == '\\' && p[1] == '\\') {
+			p++;
+		} else if (c == '\\' && p[1] == 'x' && p[2] && p[3]) {
+			char hex[3] = { p[2], p[3], 0 };
+			c = (char)strtol(hex, NULL, 16);
+			p += 3;
+			if (c == '\0' || c == '\n')
+				c = ' ';
+		}
+		out[o++] = c;
+	}
+	out[o] = '\0';
+}
+
+static bool value(const char *line, const char *key, const char **v)
+{
+	size_t n = strlen(key);
+	if (strncmp(line, key, n) != 0 || line[n] != '=')
+		return false;
+	*v = line + n + 1;
+	return true;
+}
+
+int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_status *st)
+{
+	char path[128], line[1024];
+	const char *v;
+	memset(st, 0, sizeof(*st));
+	st->frame_pointers = -1;
+	st->pid = -1;
+	agent_file_path(path, sizeof(path), pid, nspid, "jflame-", ".status");
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (value(line, "state", &v))
+			unescape(st->state, sizeof(st->state), v);
+		else if (value(line, "mode", &v))
+			unescape(st->mode, sizeof(st->mode), v);
+		else if (value(line, "options", &v))
+			unescape(st->options, sizeof(st->options), v);
+		else if (value(line, "agent_version", &v))
+			unescape(st->version, sizeof(st->version), v);
+		else if (value(line, "error", &v))
+			unescape(st->error, sizeof(st->error), v);
+		else if (value(line, "preserve_frame_pointer", &v))
+			st->frame_pointers = strncmp(v, "on", 2) == 0 ? 1 : strncmp(v, "off", 3) == 0 ? 0 : -1;
+		else if (value(line, "map_lines", &v))
+			st->map_lines = strtoull(v, NULL, 10);
+		else if (value(line, "process_start", &v))
+			st->process_start = strtoull(v, NULL, 10);
+		else if (value(line, "pid", &v))
+			st->pid = atoi(v);
+	}
+	fclose(f);
+	/* left by an earlier process with this pid */
+	if ((st->pid >= 0 && st->pid != (int)nspid) || (st->process_start && start_time &&
+							st->process_start != start_time))
+		return 0;
+	return 1;
+}
+
+bool agent_status_live(const struct agent_status *st)
+{
+	return strcmp(st->state, "running") == 0 || strcmp(st->state, "starting") == 0;
+}

@@ -1,0 +1,186 @@
+/* attach_queue.c - one forked child per attach (credentials are per process,
+ * and a stuck JVM must not stall sampling); results come back through a pipe. */
+#include "attach_queue.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_RUNNING 64
+
+struct job {
+	pid_t pid, child;
+	int fd;
+	char buf[sizeof(struct attach_info) + 1200];
+	size_t len;
+};
+
+struct attach_queue {
+	const struct attach_opts *opts;
+	attach_done_fn fn;
+	void *ctx;
+	struct job jobs[MAX_RUNNING];
+	size_t njobs;
+	pid_t *tried;
+	size_t ntried, tcap;
+};
+
+struct attach_queue *attach_queue_new(const struct attach_opts *opts, attach_done_fn fn, void *ctx)
+{
+	struct attach_queue *q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->opts = opts;
+	q->fn = fn;
+	q->ctx = ctx;
+	return q;
+}
+
+static bool tried(const struct attach_queue *q, pid_t pid)
+{
+	for (size_t i = 0; i < q->ntried; i++)
+		if (q->tried[i] == pid)
+			return true;
+	return false;
+}
+
+/* The child's report: outcome, then the attach_info, then the message. */
+static void child_main(const struct attach_opts *o, pid_t pid, int fd)
+{
+	struct attach_info info;
+	char err[1024] = "";
+	int outcome = attach_agent(pid, o, &info, err, sizeof(err));
+	char out[sizeof(int) + sizeof(info) + sizeof(err)];
+	memcpy(out, &outcome, sizeof(int));
+	memcpy(out + sizeof(int), &info, sizeof(info));
+	memcpy(out + sizeof(int) + sizeof(info), err, strlen(err) + 1);
+	size_t n = sizeof(int) + sizeof(info) + strlen(err) + 1, off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, out + off, n - off);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	_exit(outcome == ATTACH_FAILED ? 1 : 0);
+}
+
+int attach_queue_start(struct attach_queue *q, pid_t pid)
+{
+	struct attach_info none = { 0 };
+	int fds[2];
+	if (tried(q, pid))
+		return 0;
+	if (q->ntried == q->tcap) {
+		size_t cap = q->tcap ? q->tcap * 2 : 64;
+		pid_t *t = realloc(q->tried, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		q->tried = t;
+		q->tcap = cap;
+	}
+	q->tried[q->ntried++] = pid;
+	if (q->njobs == MAX_RUNNING) {
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: too many attaches at once; this JVM is skipped");
+		return -1;
+	}
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: pipe failed; this JVM is skipped");
+		return -1;
+	}
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		child_main(q->opts, pid, fds[1]);
+	}
+	close(fds[1]);
+	if (child < 0) {
+		close(fds[0]);
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: fork failed; this JVM is skipped");
+		return -1;
+	}
+	struct job *j = &q->jobs[q->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->pid = pid;
+	j->child = child;
+	j->fd = fds[0];
+	return 0;
+}
+
+bool attach_queue_pending(const struct attach_queue *q, pid_t pid)
+{
+	for (size_t i = 0; q && i < q->njobs; i++)
+		if (q->jobs[i].pid == pid)
+			return true;
+	return false;
+}
+
+size_t attach_queue_npending(const struct attach_queue *q)
+{
+	return q ? q->njobs : 0;
+}
+
+static void finish(struct attach_queue *q, size_t i, bool killed)
+{
+	struct job j = q->jobs[i];
+	struct attach_info info = { 0 };
+	int outcome = ATTACH_FAILED;
+	char msg[sizeof(j.buf)] = "jflame: the attach was stopped before it finished";
+	q->jobs[i] = q->jobs[--q->njobs];
+	close(j.fd);
+	if (killed)
+		kill(j.child, SIGKILL);
+	while (waitpid(j.child, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (!killed && j.len > sizeof(int) + sizeof(info)) {
+		memcpy(&outcome, j.buf, sizeof(int));
+		memcpy(&info, j.buf + sizeof(int), sizeof(info));
+		j.buf[j.len < sizeof(j.buf) ? j.len : sizeof(j.buf) - 1] = '\0';
+		snprintf(msg, sizeof(msg), "%s", j.buf + sizeof(int) + sizeof(info));
+	} else if (!killed) {
+		snprintf(msg, sizeof(msg), "jflame: the attach to pid %d ended without a result", (int)j.pid);
+	}
+	q->fn(q->ctx, j.pid, (enum attach_outcome)outcome, &info, msg);
+}
+
+void attach_queue_poll(struct attach_queue *q, int wait_ms)
+{
+	struct pollfd p[MAX_RUNNING];
+	if (!q || q->njobs == 0)
+		return;
+	for (size_t i = 0; i < q->njobs; i++)
+		p[i] = (struct pollfd){ .fd = q->jobs[i].fd, .events = POLLIN };
+	if (poll(p, q->njobs, wait_ms) <= 0)
+		return;
+	for (size_t i = q->njobs; i-- > 0;) {
+		if (!p[i].revents)
+			continue;
+		struct job *j = &q->jobs[i];
+		ssize_t r = read(j->fd, j->buf + j->len, sizeof(j->buf) - 1 - j->len);
+		if (r > 0 && j->len + (size_t)r < sizeof(j->buf) - 1) {
+			j->len += (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0)
+			j->len += (size_t)r;
+		finish(q, i, false); /* EOF: the child is done */
+	}
+}
+
+void attach_queue_free(struct attach_queue *q)
+{
+	if (!q)
+		return;
+	while (q->njobs)
+		finish(q, q->njobs - 1, true);
+	free(q->tried);
+	free(q);
+}

@@ -1,0 +1,176 @@
+/* builtin-attach.c - `jflame attach PID [AGENT_OPTIONS]`: loads the jflame agent
+ * into a running HotSpot JVM (also in a container) without any JDK tool. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_files.h"
+#include "agent_options.h"
+#include "attach.h"
+#include "builtin.h"
+#include "caps.h"
+#include "proc_info.h"
+
+struct attach_cmd_opts {
+	pid_t pid;
+	const char *agent_options;
+	const char *agent;
+	int timeout_ms;
+	bool quiet;
+};
+
+static const struct attach_cmd_opts defaults = {
+	.agent_options = "",
+	.timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
+};
+
+static const char usage[] =
+	"usage: jflame attach [--timeout SECONDS] [--agent PATH] PID [AGENT_OPTIONS]\n"
+	"\n"
+	"Loads libjflame-agent.so into the running HotSpot JVM PID through its attach\n"
+	"mechanism (no JDK tools needed). The agent replays the code compiled so far, so\n"
+	"the JVM's perf map (/tmp/perf-<pid>.map, in the JVM's own /tmp) is complete when\n"
+	"this returns. Works on JVMs of other users (as root) and in containers: the\n"
+	"agent is copied into the container's /tmp when its path is not visible there.\n"
+	"Loading it twice is harmless: the second time says it is already there.\n"
+	"\n"
+	"  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
+	"                           (unfold, msig, dottedclass, sourcepos, quiet; 'help' lists them)\n"
+	"  -t, --timeout SECONDS    wait this long for the JVM to answer (default 5)\n"
+	"      --agent PATH         the agent library (default: found next to jflame,\n"
+	"                           or $JFLAME_AGENT)\n"
+	"  -q, --quiet              no message on success\n"
+	"  -h, --help               this text\n"
+	"\n"
+	"Examples:\n"
+	"  jflame attach 4242\n"
+	"  jflame attach 4242 unfold\n"
+	"  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
+
+static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "timeout", required_argument, NULL, 't' }, { "agent", required_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },         { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	*o = defaults;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+t:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': {
+			char *end;
+			errno = 0;
+			double d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 3600) {
+				fprintf(stderr, "jflame: --timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
+				return -1;
+			}
+			o->timeout_ms = (int)(d * 1000);
+			if (o->timeout_ms < 100)
+				o->timeout_ms = 100;
+			break;
+		}
+		case 'A':
+			o->agent = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt == 't' || (optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
+			    (optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0))
+				fprintf(stderr, "jflame: option %s needs a value; see jflame attach --help\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame attach --help\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "jflame: give the pid of the JVM: jflame attach PID [AGENT_OPTIONS]\n");
+		return -1;
+	}
+	char *end;
+	errno = 0;
+	long pid = strtol(argv[optind], &end, 10);
+	if (errno || end == argv[optind] || *end || pid < 1 || pid > 4194304) {
+		fprintf(stderr, "jflame: '%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n",
+			argv[optind]);
+		return -1;
+	}
+	o->pid = (pid_t)pid;
+	if (optind + 1 < argc)
+		o->agent_options = argv[optind + 1];
+	if (optind + 2 < argc) {
+		fprintf(stderr, "jflame: unexpected argument '%s'; agent options are one comma-separated word\n",
+			argv[optind + 2]);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach_cmd_opts o;
+	struct attach_info info;
+	struct agent_options ao;
+	char err[1024] = "", agent[4096];
+
+	int p = parse_options(&o, argc, argv);
+	if (p != 0)
+		return p > 0 ? 0 : 2;
+	/* the agent's own parser: a bad option is caught here, not in the JVM */
+	if (agent_options_parse(o.agent_options, &ao, err, sizeof(err)) != 0) {
+		fprintf(stderr, "jflame: bad agent option: %s\n", err);
+		return 2;
+	}
+	if (ao.help) {
+		fputs(agent_options_help(), stdout);
+		return 0;
+	}
+	if (o.agent)
+		snprintf(agent, sizeof(agent), "%s", o.agent);
+	else if (attach_find_agent(agent, sizeof(agent), err, sizeof(err)) != 0)
+		goto fail;
+	if (caps_check_attach(o.pid, err, sizeof(err)) != 0)
+		goto fail;
+	struct attach_opts ato = { .agent = agent, .options = o.agent_options, .timeout_ms = o.timeout_ms };
+	enum attach_outcome r = attach_agent(o.pid, &ato, &info, err, sizeof(err));
+	if (r == ATTACH_FAILED)
+		goto fail;
+	if (r == ATTACH_ALREADY) {
+		if (!o.quiet)
+			fprintf(stderr, "jflame: the agent is already loaded in pid %d (options '%s'); nothing to do\n",
+				(int)o.pid, info.options);
+		return 0;
+	}
+	if (!o.quiet) {
+		struct proc_info pi;
+		struct agent_status st;
+		char map[128];
+		if (proc_info_read(o.pid, &pi) != 0)
+			pi.nspid = o.pid, pi.start_time = 0;
+		agent_file_path(map, sizeof(map), o.pid, pi.nspid, "perf-", ".map");
+		int have = agent_status_read(o.pid, pi.nspid, pi.start_time, &st);
+		fprintf(stderr, "jflame: loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s", (int)o.pid,
+			info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "", map);
+		if (have)
+			fprintf(stderr, " (%llu entries)", (unsigned long long)st.map_lines);
+		fputc('\n', stderr);
+		if (have && st.frame_pointers == 0)
+			fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled "
+				"code lose their callers; restart it with -XX:+PreserveFramePointer\n", (int)o.pid);
+	}
+	return 0;
+fail:
+	fprintf(stderr, "%s\n", err);
+	return 1;
+}

@@ -1,0 +1,101 @@
+/* hsperf.c - a reader for HotSpot's hsperfdata format 2.0: a prologue (magic
+ * 0xcafec0c0, byte order, entry offset and count) and self-describing entries. */
+#include "hsperf.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HSPERF_MAX_FILE (64u << 20)
+
+static uint32_t get32(const unsigned char *p, int little)
+{
+	return little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 :
+			(uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, char *out, size_t outlen)
+{
+	/* prologue: magic[4] byte_order major minor accessible used[4] overflow[4]
+	 * mod_time[8] entry_offset[4] num_entries[4] */
+	if (len < 32 || outlen == 0 || buf[0] != 0xca || buf[1] != 0xfe || buf[2] != 0xc0 || buf[3] != 0xc0 ||
+	    buf[5] != 2)
+		return -1;
+	int little = buf[4] == 1;
+	size_t off = get32(buf + 24, little), n = get32(buf + 28, little), name_len = strlen(name);
+	for (size_t i = 0; i < n && off <= len && len - off >= 20; i++) {
+		/* entry: length[4] name_offset[4] vector_length[4] type flags units variability data_offset[4] */
+		size_t elen = get32(buf + off, little), noff = get32(buf + off + 4, little);
+		size_t vlen = get32(buf + off + 8, little), doff = get32(buf + off + 16, little);
+		if (elen < 20 || elen > len - off)
+			return -1;
+		if (noff < elen && elen - noff > name_len && memcmp(buf + off + noff, name, name_len) == 0 &&
+		    buf[off + noff + name_len] == '\0') {
+			if (buf[off + 12] != 'B' || doff > elen || vlen > elen - doff)
+				return -1;
+			const unsigned char *v = buf + off + doff;
+			size_t k = 0;
+			while (k < vlen && v[k] && k + 1 < outlen) {
+				out[k] = (char)v[k];
+				k++;
+			}
+			out[k] = '\0';
+			return 0;
+		}
+		off += elen;
+	}
+	return -1;
+}
+
+static int read_file(const char *path, unsigned char **buf, size_t *len)
+{
+	struct stat st;
+	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	*buf = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (size_t)st.st_size > HSPERF_MAX_FILE)
+		goto out;
+	*buf = malloc((size_t)st.st_size);
+	if (!*buf)
+		goto out;
+	ssize_t got = pread(fd, *buf, (size_t)st.st_size, 0);
+	if (got <= 0) {
+		free(*buf);
+		*buf = NULL;
+		goto out;
+	}
+	*len = (size_t)got;
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen)
+{
+	char dir[64], path[PATH_MAX];
+	int rc = -1;
+	snprintf(dir, sizeof(dir), "/proc/%d/root/tmp", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; rc != 0 && (e = readdir(d));) {
+		unsigned char *buf;
+		size_t len;
+		if (strncmp(e->d_name, "hsperfdata_", 11) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%d", dir, e->d_name, (int)nspid);
+		if (read_file(path, &buf, &len) != 0)
+			continue;
+		rc = hsperf_find_string(buf, len, name, out, outlen);
+		free(buf);
+	}
+	closedir(d);
+	return rc;
+}

@@ -1,0 +1,18 @@
+/* hsperf.h - reads one value from a HotSpot hsperfdata file (the shared memory
+ * the JVM publishes for jps/jstat), e.g. whether its attach mechanism is on. */
+#ifndef JFLAME_HSPERF_H
+#define JFLAME_HSPERF_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Finds the byte-array (string) counter `name` in an hsperfdata image and
+ * copies it NUL-terminated into out. 0 when found, -1 when the image is not
+ * hsperfdata or has no such counter. Never reads outside buf[0..len). */
+int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, char *out, size_t outlen);
+
+/* The value of counter `name` in the hsperfdata of process pid (in its own
+ * /tmp, any user's hsperfdata_<user>/<nspid>). 0 when found, -1 when not. */
+int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,14 @@
+/* fuzz_hsperf.c - hsperfdata images of any shape: never read outside the buffer.
+ * module: native/hsperf.c */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hsperf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char out[128];
+	hsperf_find_string(data, size, "sun.rt.jvmCapabilities", out, sizeof(out));
+	hsperf_find_string(data, size, "", out, 1);
+	return 0;
+}
