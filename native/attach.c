@@ -280,14 +280,66 @@ static int create_trigger(struct target *t, pid_t pid, char *path, size_t len, c
 	return 0;
 }
 
+/* Why a JVM does not answer: gone, stopped, or just slow. */
+static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size_t errlen)
+{
+	struct proc_info now;
+	if (!proc_info_alive(pid))
+		snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
+	else if (proc_info_read(pid, &now) == 0 && (now.state == 'T' || now.state == 't'))
+		snprintf(err, errlen, "jflame: pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
+			 "with kill -CONT %d and try again", (int)pid, (int)pid);
+	else
+		snprintf(err, errlen, "jflame: pid %d %s within %.1f s (is it very busy?); try again with a longer "
+			 "--timeout", (int)pid, what, timeout_ms / 1000.0);
+}
+
+/* Agents can be attached in the live phase only: a JVM still starting up
+ * (sun.rt.createVmEndTime not yet set) is given the time to finish. */
+static int wait_live(const struct target *t, pid_t pid, int timeout_ms, char *err, size_t errlen)
+{
+	uint64_t start = mono_ms();
+	int64_t end = 0;
+	while (hsperf_read_long(pid, t->pi.nspid, "sun.rt.createVmEndTime", &end) == 0 && end == 0) {
+		if (mono_ms() - start >= (uint64_t)timeout_ms) {
+			snprintf(err, errlen, "jflame: pid %d is still starting up after %.1f s (agents load once its VM "
+				 "is initialised); try again, or with a longer --timeout", (int)pid, timeout_ms / 1000.0);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+/* A socket left by a JVM that died (SIGKILL) refuses connections: the JVM
+ * now holding this pid makes a new one when asked. */
+static bool socket_stale(const struct target *t, const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool stale = false;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", t->tmp, sock) >= (int)sizeof(sa.sun_path)) {
+		close(fd);
+		return false;
+	}
+	stale = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno == ECONNREFUSED;
+	close(fd);
+	return stale;
+}
+
 static int start_listener(struct target *t, pid_t pid, const char *sock, int timeout_ms, char *err, size_t errlen)
 {
 	char trigger[PATH_MAX];
 	uint64_t start = mono_ms();
 	bool resent = false;
 	int delay = 10;
-	if (socket_ready(t, sock))
-		return 0;
+	if (socket_ready(t, sock)) {
+		if (!socket_stale(t, sock))
+			return 0;
+		unlinkat(t->tmp_fd, sock, 0); /* as root: sticky /tmp lets the owner or root remove it */
+	}
 	if (!(t->pi.sig_caught & (1ULL << (SIGQUIT - 1)))) {
 		snprintf(err, errlen, "jflame: pid %d does not handle SIGQUIT (started with -Xrs?), so its attach "
 			 "listener cannot be started; restart it with the agent: -agentpath:libjflame-agent.so", (int)pid);
@@ -316,15 +368,7 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 	unlink(trigger);
 	if (socket_ready(t, sock))
 		return 0;
-	struct proc_info now;
-	if (!proc_info_alive(pid))
-		snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
-	else if (proc_info_read(pid, &now) == 0 && (now.state == 'T' || now.state == 't'))
-		snprintf(err, errlen, "jflame: pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
-			 "with kill -CONT %d and try again", (int)pid, (int)pid);
-	else
-		snprintf(err, errlen, "jflame: pid %d did not start its attach listener within %.1f s (is it stopped, "
-			 "or very busy?); try again with a longer --timeout", (int)pid, timeout_ms / 1000.0);
+	stalled(pid, "did not start its attach listener", timeout_ms, err, errlen);
 	return -1;
 }
 
@@ -375,8 +419,7 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 		uint64_t now = mono_ms();
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (now >= deadline) {
-			snprintf(err, errlen, "jflame: pid %d did not answer within %.1f s; try again with a longer "
-				 "--timeout", (int)pid, timeout_ms / 1000.0);
+			stalled(pid, "did not answer", timeout_ms, err, errlen);
 			goto out;
 		}
 		int n = poll(&p, 1, (int)(deadline - now));
@@ -574,6 +617,8 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 	if (agent_path_for(&t, pid, o->agent, info, err, errlen) != 0)
 		goto out;
 	snprintf(sock, sizeof(sock), ".java_pid%d", (int)t.pi.nspid);
+	if (wait_live(&t, pid, timeout, err, errlen) != 0)
+		goto out;
 	if (start_listener(&t, pid, sock, timeout, err, errlen) != 0)
 		goto out;
 	info->protocol = protocol_version(&t, pid, sock, timeout);

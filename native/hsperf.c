@@ -19,11 +19,13 @@ static uint32_t get32(const unsigned char *p, int little)
 			(uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 }
 
-int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, char *out, size_t outlen)
+/* The entry called name: its type, data and length. 0, or -1 when absent. */
+static int find_entry(const unsigned char *buf, size_t len, const char *name, char *type, const unsigned char **data,
+		      size_t *size_out, int *little_out)
 {
 	/* prologue: magic[4] byte_order major minor accessible used[4] overflow[4]
 	 * mod_time[8] entry_offset[4] num_entries[4] */
-	if (len < 32 || outlen == 0 || buf[0] != 0xca || buf[1] != 0xfe || buf[2] != 0xc0 || buf[3] != 0xc0 ||
+	if (len < 32 || buf[0] != 0xca || buf[1] != 0xfe || buf[2] != 0xc0 || buf[3] != 0xc0 ||
 	    buf[5] != 2)
 		return -1;
 	int little = buf[4] == 1;
@@ -36,20 +38,48 @@ int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, c
 			return -1;
 		if (noff < elen && elen - noff > name_len && memcmp(buf + off + noff, name, name_len) == 0 &&
 		    buf[off + noff + name_len] == '\0') {
-			if (buf[off + 12] != 'B' || doff > elen || vlen > elen - doff)
+			*type = (char)buf[off + 12];
+			/* a scalar has vector_length 0: its size comes from the type */
+			size_t size = *type == 'B' ? vlen : *type == 'J' ? 8 : 0;
+			if (doff > elen || size > elen - doff)
 				return -1;
-			const unsigned char *v = buf + off + doff;
-			size_t k = 0;
-			while (k < vlen && v[k] && k + 1 < outlen) {
-				out[k] = (char)v[k];
-				k++;
-			}
-			out[k] = '\0';
+			*data = buf + off + doff;
+			*size_out = size;
+			*little_out = little;
 			return 0;
 		}
 		off += elen;
 	}
 	return -1;
+}
+
+int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, char *out, size_t outlen)
+{
+	const unsigned char *v;
+	size_t vlen, k = 0;
+	char type;
+	int little;
+	if (outlen == 0 || find_entry(buf, len, name, &type, &v, &vlen, &little) != 0 || type != 'B')
+		return -1;
+	while (k < vlen && v[k] && k + 1 < outlen) {
+		out[k] = (char)v[k];
+		k++;
+	}
+	out[k] = '\0';
+	return 0;
+}
+
+int hsperf_find_long(const unsigned char *buf, size_t len, const char *name, int64_t *out)
+{
+	const unsigned char *v;
+	size_t vlen;
+	char type;
+	int little;
+	if (find_entry(buf, len, name, &type, &v, &vlen, &little) != 0 || type != 'J' || vlen != 8)
+		return -1;
+	uint64_t lo = get32(v, little), hi = get32(v + 4, little);
+	*out = (int64_t)(little ? hi << 32 | lo : lo << 32 | hi);
+	return 0;
 }
 
 static int read_file(const char *path, unsigned char **buf, size_t *len)
@@ -77,7 +107,8 @@ out:
 	return rc;
 }
 
-int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen)
+/* The hsperfdata image of process pid: any user's hsperfdata_<user>/<nspid> in its /tmp. */
+static int read_image(pid_t pid, pid_t nspid, unsigned char **image, size_t *image_len)
 {
 	char dir[64], path[PATH_MAX];
 	int rc = -1;
@@ -93,9 +124,32 @@ int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size
 		snprintf(path, sizeof(path), "%s/%s/%d", dir, e->d_name, (int)nspid);
 		if (read_file(path, &buf, &len) != 0)
 			continue;
-		rc = hsperf_find_string(buf, len, name, out, outlen);
-		free(buf);
+		*image = buf;
+		*image_len = len;
+		rc = 0;
 	}
 	closedir(d);
+	return rc;
+}
+
+int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen)
+{
+	unsigned char *buf;
+	size_t len;
+	if (read_image(pid, nspid, &buf, &len) != 0)
+		return -1;
+	int rc = hsperf_find_string(buf, len, name, out, outlen);
+	free(buf);
+	return rc;
+}
+
+int hsperf_read_long(pid_t pid, pid_t nspid, const char *name, int64_t *out)
+{
+	unsigned char *buf;
+	size_t len;
+	if (read_image(pid, nspid, &buf, &len) != 0)
+		return -1;
+	int rc = hsperf_find_long(buf, len, name, out);
+	free(buf);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define JFLAME_HSPERF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Finds the byte-array (string) counter `name` in an hsperfdata image and
@@ -11,8 +12,12 @@
  * hsperfdata or has no such counter. Never reads outside buf[0..len). */
 int hsperf_find_string(const unsigned char *buf, size_t len, const char *name, char *out, size_t outlen);
 
+/* The same for a long counter (type 'J'), e.g. sun.rt.createVmEndTime. */
+int hsperf_find_long(const unsigned char *buf, size_t len, const char *name, int64_t *out);
+
 /* The value of counter `name` in the hsperfdata of process pid (in its own
  * /tmp, any user's hsperfdata_<user>/<nspid>). 0 when found, -1 when not. */
 int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen);
+int hsperf_read_long(pid_t pid, pid_t nspid, const char *name, int64_t *out);
 
 #endif

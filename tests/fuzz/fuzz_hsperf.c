@@ -10,5 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char out[128];
 	hsperf_find_string(data, size, "sun.rt.jvmCapabilities", out, sizeof(out));
 	hsperf_find_string(data, size, "", out, 1);
+	int64_t v;
+	hsperf_find_long(data, size, "sun.rt.createVmEndTime", &v);
 	return 0;
 }

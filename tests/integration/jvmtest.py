@@ -49,12 +49,13 @@ def java_version():
 class Jvm:
     """A running JVM with the workload; stdout and stderr go to files."""
 
-    def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None):
+    def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None, prefix=()):
         self.workdir = cwd or os.environ.get("JFLAME_TEST_TMP", "/tmp")
         tag = "%d-%d" % (os.getpid(), int(time.monotonic() * 1e6))
         self.out_path = os.path.join(self.workdir, "jvm-%s.out" % tag)
         self.err_path = os.path.join(self.workdir, "jvm-%s.err" % tag)
-        cmd = [JAVA] + list(jvm_flags)
+        # prefix: a command that runs the JVM (setpriv as another user, unshare, ...)
+        cmd = list(prefix) + [JAVA] + list(jvm_flags)
         if agent_opts is not None:
             cmd.append("-agentpath:%s%s" % (AGENT, "=" + agent_opts if agent_opts else ""))
         cmd += ["-cp", JAR, "jflame.examples.Workload"] + list(args)
@@ -67,6 +68,7 @@ class Jvm:
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL,
                                      env=full_env, cwd=self.workdir)
         self.pid = self.proc.pid
+        self.prefixed = bool(prefix)
         if wait_ready:
             self.wait_output("jflame-workload: ready", 60)
 
@@ -106,7 +108,9 @@ class Jvm:
 
     def cleanup(self):
         self.kill()
-        for p in (self.map_path, self.events_path, self.status_path, self.out_path, self.err_path):
+        # a killed JVM leaves its attach socket behind
+        for p in (self.map_path, self.events_path, self.status_path, self.out_path, self.err_path,
+                  "/tmp/.java_pid%d" % self.pid):
             try:
                 os.unlink(p)
             except (FileNotFoundError, IsADirectoryError):

@@ -77,6 +77,12 @@ static void test_hsperf(void)
 	CHECK(hsperf_find_string(buf, len, "java.property.java.vm.specification.name", out, sizeof(out)) == 0);
 	CHECK(strcmp(out, "Java Virtual Machine Specification") == 0);
 	CHECK(hsperf_find_string(buf, len, "no.such.counter", out, sizeof(out)) == -1);
+	/* longs: the VM finished starting (the live phase, when agents may be attached) */
+	int64_t end = 0, begin = 0;
+	CHECK(hsperf_find_long(buf, len, "sun.rt.createVmEndTime", &end) == 0);
+	CHECK(hsperf_find_long(buf, len, "sun.rt.createVmBeginTime", &begin) == 0);
+	CHECK(begin > 1600000000000LL && end >= begin && end - begin < 60000);
+	CHECK(hsperf_find_long(buf, len, "sun.rt.jvmCapabilities", &end) == -1); /* a string */
 	/* a prefix of a name is not the name */
 	CHECK(hsperf_find_string(buf, len, "sun.rt.jvmCapab", out, sizeof(out)) == -1);
 	/* small output buffers are cut, NUL-terminated */
