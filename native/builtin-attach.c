@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "builtin.h"
 #include "caps.h"
+#include "cli_num.h"
 #include "proc_info.h"
 
 struct attach_cmd_opts {
@@ -63,16 +64,12 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': {
-			char *end;
-			errno = 0;
-			double d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d > 0) || d > 3600) {
+			double d;
+			if (cli_parse_seconds(optarg, 0.1, 3600, &d) != 0) {
 				fprintf(stderr, "jflame: --timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
 				return -1;
 			}
 			o->timeout_ms = (int)(d * 1000);
-			if (o->timeout_ms < 100)
-				o->timeout_ms = 100;
 			break;
 		}
 		case 'A':
@@ -98,10 +95,8 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 		fprintf(stderr, "jflame: give the pid of the JVM: jflame attach PID [AGENT_OPTIONS]\n");
 		return -1;
 	}
-	char *end;
-	errno = 0;
-	long pid = strtol(argv[optind], &end, 10);
-	if (errno || end == argv[optind] || *end || pid < 1 || pid > 4194304) {
+	long pid;
+	if (cli_parse_long(argv[optind], 1, 4194304, &pid) != 0) {
 		fprintf(stderr, "jflame: '%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n",
 			argv[optind]);
 		return -1;

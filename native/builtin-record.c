@@ -20,6 +20,7 @@
 #include "attach_queue.h"
 #include "builtin.h"
 #include "caps.h"
+#include "cli_num.h"
 #include "flamegraph.h"
 #include "out_file.h"
 #include "proc_info.h"
@@ -146,17 +147,6 @@ static const char usage[] =
 
 /* ---- options --------------------------------------------------------------- */
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_pids(struct record_opts *o, const char *arg)
 {
 	char buf[4096];
@@ -164,7 +154,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long pid;
 		char path[64];
-		if (parse_long(tok, 1, 4194304, &pid) != 0) {
+		if (cli_parse_long(tok, 1, 4194304, &pid) != 0) {
 			fprintf(stderr, "jflame: -p takes process ids like 1234 or 1234,5678, not '%s'\n", tok);
 			return -1;
 		}
@@ -233,17 +223,15 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			o->all = true;
 			break;
 		case 'F':
-			if (parse_long(optarg, 1, 50000, &v) != 0) {
+			if (cli_parse_long(optarg, 1, 50000, &v) != 0) {
 				fprintf(stderr, "jflame: -F takes samples per second from 1 to 50000, not '%s'\n", optarg);
 				return -1;
 			}
 			o->freq = (int)v;
 			break;
 		case 'd': {
-			char *end;
-			errno = 0;
-			double d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d > 0) || d > 1e7) {
+			double d;
+			if (cli_parse_seconds(optarg, 0.001, 1e7, &d) != 0) {
 				fprintf(stderr, "jflame: -d takes a duration in seconds such as 30 or 0.5, not '%s'\n", optarg);
 				return -1;
 			}
@@ -296,10 +284,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'T': {
-			char *end;
-			errno = 0;
-			double t = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(t >= 0.1) || t > 3600) {
+			double t;
+			if (cli_parse_seconds(optarg, 0.1, 3600, &t) != 0) {
 				fprintf(stderr, "jflame: --attach-timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
 				return -1;
 			}

@@ -161,6 +161,18 @@ def read_map(path):
     return entries
 
 
+def read_folded(path):
+    """Folded stacks as (frames root first, count) pairs; a malformed line fails."""
+    stacks = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack or not count.isdigit():
+                raise AssertionError("%s:%d: not a folded line: %r" % (path, n, line))
+            stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
 def read_status(path):
     st = {}
     with open(path) as f:

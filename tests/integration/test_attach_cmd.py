@@ -10,22 +10,13 @@ import time
 import unittest
 
 import jvmtest
-from jvmtest import Jvm
+from jvmtest import Jvm, read_folded
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 SPIN = "Ljflame/examples/Workload;::spin"
 SPIN_FOLDED = "jflame/examples/Workload.spin_[j]"
 HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
 NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-
-
-def read_folded(path):
-    stacks = []
-    with open(path) as f:
-        for line in f:
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            stacks.append((stack.split(";"), int(count)))
-    return stacks
 
 
 def spin_samples(stacks, pid):

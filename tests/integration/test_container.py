@@ -12,20 +12,11 @@ import unittest
 import uuid
 
 import jvmtest
-from jvmtest import Jvm
+from jvmtest import Jvm, read_folded
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 SPIN_FOLDED = "jflame/examples/Workload.spin_[j]"
 HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
-
-
-def read_folded(path):
-    stacks = []
-    with open(path) as f:
-        for line in f:
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            stacks.append((stack.split(";"), int(count)))
-    return stacks
 
 
 def cgroup2_root():

@@ -9,19 +9,11 @@ import time
 import unittest
 
 import jvmtest
+from jvmtest import read_folded
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 SPIN_FOLDED = "jflame/examples/Workload.spin_[j]"
 HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
-
-
-def read_folded(path):
-    stacks = []
-    with open(path) as f:
-        for line in f:
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            stacks.append((stack.split(";"), int(count)))
-    return stacks
 
 
 class LaunchTest(unittest.TestCase):

@@ -11,23 +11,12 @@ import unittest
 import xml.etree.ElementTree as ET
 
 import jvmtest
-from jvmtest import Jvm
+from jvmtest import Jvm, read_folded
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 CPUHOG = os.environ.get("JFLAME_CPUHOG", "")
 HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
 SUMMARY = re.compile(r"jflame: (\d+) samples \((\d+) lost, (\d+) truncated, (\d+) failed stack reads\) in ([\d.]+) s; wrote")
-
-
-def read_folded(path):
-    stacks = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            if not stack or not count.isdigit():
-                raise AssertionError("%s:%d: not a folded line: %r" % (path, n, line))
-            stacks.append((stack.split(";"), int(count)))
-    return stacks
 
 
 def summary(stderr):
