@@ -1,0 +1,16 @@
+/* fuzz_attach_reply.c - whatever a JVM (or an impostor on its socket) replies to
+ * an attach `load`: parsed without reading past the reply or overflowing msg.
+ * module: native/attach.c native/hsperf.c native/proc_info.c native/agent_files.c */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char msg[128], tiny[1];
+	int rc;
+	attach_parse_load_reply((const char *)data, size, &rc, msg, sizeof(msg));
+	attach_parse_load_reply((const char *)data, size, &rc, tiny, sizeof(tiny));
+	return 0;
+}
