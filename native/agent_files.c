@@ -7,31 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit_syms.h"
+
 void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *prefix, const char *suffix)
 {
 	snprintf(out, len, "/proc/%d/root/tmp/%s%d%s", (int)pid, prefix, (int)nspid, suffix);
 }
 
-/* Copies an escaped status value, undoing \\, \n and \xHH. */
+/* Copies an escaped status value (up to its newline) and decodes it; a decoded
+ * newline or NUL becomes a space so the value stays one line. */
 static void unescape(char *out, size_t len, const char *in)
 {
-	size_t o = 0;
-	for (const char *p = in; *p && *p != '\n' && o + 1 < len; p++) {
-		char c = *p;
-		if (c == '\\' && p[1] == 'n') {
-			c = ' ', p++;
-		} else if (c == '\\' && p[1] == '\\') {
-			p++;
-		} else if (c == '\\' && p[1] == 'x' && p[2] && p[3]) {
-			char hex[3] = { p[2], p[3], 0 };
-			c = (char)strtol(hex, NULL, 16);
-			p += 3;
-			if (c == '\0' || c == '\n')
-				c = ' ';
-		}
-		out[o++] = c;
-	}
-	out[o] = '\0';
+	size_t n = strcspn(in, "\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, in, n);
+	out[n] = '\0';
+	jit_unescape(out);
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
 }
 
 static bool value(const char *line, const char *key, const char **v)

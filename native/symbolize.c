@@ -42,6 +42,7 @@ struct proc {
 	uint64_t exe_dev, exe_ino, exe_checked_ns;
 	int pfp;
 	const char *pod, *con; /* "[Pod]<uid>", "[Con]<id>" or NULL */
+	bool status_seen;      /* the agent's status file names this process */
 	struct tid_map *tids;
 	size_t ntids, tidcap;
 };
@@ -138,8 +139,11 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 {
 	char events[96], map[96], status[96];
 	uint64_t now = mono_ns();
-	/* a JVM's agent may write its files any moment: look more often there */
-	if (p->jit || now - p->agent_checked_ns < (p->is_jvm ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
+	/* a JVM's agent may write its files any moment: look more often there;
+	 * a JVM whose map came before its agent's status (a starting agent) is
+	 * looked at until the status is there */
+	if ((p->jit && (p->status_seen || !p->is_jvm)) ||
+	    now - p->agent_checked_ns < (p->is_jvm ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
 		return;
 	p->agent_checked_ns = now;
 	snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
@@ -149,9 +153,12 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	if (agent_status_read(p->pid, p->nspid, proc_info_start_time(p->pid), &st) == 1) {
 		p->pfp = st.frame_pointers;
 		p->is_jvm = true;
+		p->status_seen = true;
 	} else if (access(status, F_OK) == 0) {
 		return; /* left by an earlier process with this pid */
 	}
+	if (p->jit)
+		return;
 	p->jit = jit_syms_open(events, map, sy->si);
 	if (p->jit)
 		jit_syms_update(p->jit);
@@ -200,6 +207,7 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	jit_syms_free(p->jit);
 	p->jit = NULL;
 	p->agent_checked_ns = 0;
+	p->status_seen = false;
 	p->pfp = -1;
 	p->is_jvm = false;
 	check_agent(sy, p);
@@ -275,10 +283,21 @@ void symbolizer_refresh(struct symbolizer *sy)
 		if (!p)
 			continue;
 		check_exec(sy, p);
-		if (p->jit)
-			jit_syms_update(p->jit);
-		else if (!p->maps_gone)
+		if (!p->maps_gone)
 			check_agent(sy, p);
+		if (p->jit) {
+			/* the agent's timed events log came after its map: switch to it */
+			if (p->status_seen && !jit_syms_has_times(p->jit)) {
+				char events[96];
+				snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
+				struct jit_syms *timed = jit_syms_open(events, NULL, sy->si);
+				if (timed) {
+					jit_syms_free(p->jit);
+					p->jit = timed;
+				}
+			}
+			jit_syms_update(p->jit);
+		}
 	}
 }
 

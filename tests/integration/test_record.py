@@ -235,7 +235,7 @@ class BadInputTest(RecordCase):
         self.fails(["record", "-p", "999999999"], "-p takes process ids")
         self.fails(["record", "-p", "4194000"], "no process with pid 4194000")
         self.fails(["record"], "say what to record")
-        self.fails(["record", "-a", "-p", "1"], "say what to record")
+        self.fails(["record", "-a", "-p", "1"], "not both")
         self.fails(["record", "-a", "-F", "0"], "-F takes samples per second")
         self.fails(["record", "-a", "-d", "soon"], "-d takes a duration")
         self.fails(["record", "-a", "-o", self.out("x.png")], "cannot tell the format")
