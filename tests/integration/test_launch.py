@@ -98,6 +98,7 @@ class LaunchTest(unittest.TestCase):
     def test_sigterm_stops_both_and_still_writes(self):
         folded = self.out("t.folded")
         env = dict(os.environ, JFLAME_AGENT=jvmtest.AGENT)
+        env.update(jvmtest.JVM_ENV)
         p = subprocess.Popen([JFLAME, "record", "-o", folded, "--"] + self.workload("hot", 60000),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=self.tmp)
         time.sleep(3)
