@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 pid_t proc_info_nspid(const char *status_path, pid_t fallback)
 {
@@ -120,4 +121,23 @@ int proc_info_is_hotspot(pid_t pid)
 	}
 	fclose(f);
 	return found;
+}
+
+double proc_info_start_epoch(pid_t pid)
+{
+	char line[256];
+	double btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks = proc_info_start_time(pid);
+	FILE *f = fopen("/proc/stat", "re");
+	if (!f || ticks == 0 || hz <= 0) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lf", &btime) == 1)
+			break;
+	fclose(f);
+	return btime > 0 ? btime + (double)ticks / (double)hz : 0;
 }

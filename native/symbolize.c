@@ -159,6 +159,12 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	}
 	if (p->jit)
 		return;
+	/* without a status, a map older than the process was left by an earlier
+	 * process with this pid (perf-map-agent, a killed JVM) */
+	struct stat ms;
+	double started = proc_info_start_epoch(p->pid);
+	if (!p->status_seen && stat(map, &ms) == 0 && started > 0 && (double)ms.st_mtime + 1.0 < started)
+		return;
 	p->jit = jit_syms_open(events, map, sy->si);
 	if (p->jit)
 		jit_syms_update(p->jit);

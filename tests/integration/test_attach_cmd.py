@@ -217,6 +217,19 @@ class RecordAttachTest(AttachCase):
         with open(svg) as f:
             self.assertIn("WARNING frame pointers: off", f.read())
 
+    def test_stale_map_of_an_earlier_process_is_not_taken_for_an_agent(self):
+        jvm = self.warm_jvm()
+        # a map left by an earlier process with this pid (perf-map-agent, a killed JVM)
+        with open(jvm.map_path, "w") as f:
+            f.write("7f0000000000 100 Lstale/Old;::method\n")
+        old = time.time() - 3600
+        os.utime(jvm.map_path, (old, old))
+        folded = os.path.join(self.tmp, "s.folded")
+        r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
+        self.assertGreater(spin_samples(read_folded(folded), jvm.pid), 50)
+
     def test_no_attach_leaves_the_jvm_alone(self):
         jvm = self.warm_jvm()
         folded = os.path.join(self.tmp, "n.folded")
