@@ -255,29 +255,48 @@ static bool socket_ready(const struct target *t, const char *sock)
 }
 
 /* Creates the trigger file the JVM's SIGQUIT handler looks for: in its working
- * directory, else in its /tmp; as the JVM's user. The path is returned for removal. */
-static int create_trigger(struct target *t, pid_t pid, char *path, size_t len, char *err, size_t errlen)
+ * directory, else in its /tmp; as the JVM's user. *dirfd and name say where it
+ * is, so it can be removed even after the JVM (and its /proc entry) is gone. */
+static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, size_t namelen, char *err,
+			  size_t errlen)
 {
-	char name[64];
-	int fd;
-	snprintf(name, sizeof(name), ".attach_pid%d", (int)t->pi.nspid);
-	if (become_target(t, pid, err, errlen) != 0)
+	char cwd[64];
+	int fd = -1, e = 0;
+	snprintf(name, namelen, ".attach_pid%d", (int)t->pi.nspid);
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+	*dirfd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (become_target(t, pid, err, errlen) != 0) {
+		if (*dirfd >= 0)
+			close(*dirfd);
+		*dirfd = -1;
 		return -1;
-	snprintf(path, len, "/proc/%d/cwd/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
-	if (fd < 0) {
-		snprintf(path, len, "%s/%s", t->tmp, name);
-		fd = openat(t->tmp_fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
 	}
-	int e = errno;
+	if (*dirfd >= 0)
+		fd = openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
+	if (fd < 0) {
+		if (*dirfd >= 0)
+			close(*dirfd);
+		*dirfd = dup(t->tmp_fd);
+		fd = *dirfd >= 0 ? openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660) : -1;
+	}
+	e = errno;
 	become_self(t);
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: failed to create the attach trigger %s for pid %d: %s", path, (int)pid,
-			 strerror(e));
+		snprintf(err, errlen, "jflame: failed to create the attach trigger %s in pid %d's working directory or "
+			 "/tmp: %s", name, (int)pid, strerror(e));
+		if (*dirfd >= 0)
+			close(*dirfd);
+		*dirfd = -1;
 		return -1;
 	}
 	close(fd);
 	return 0;
+}
+
+static void remove_trigger(int dirfd, const char *name)
+{
+	unlinkat(dirfd, name, 0);
+	close(dirfd);
 }
 
 /* Why a JVM does not answer: gone, stopped, or just slow. */
@@ -331,7 +350,8 @@ static bool socket_stale(const struct target *t, const char *sock)
 
 static int start_listener(struct target *t, pid_t pid, const char *sock, int timeout_ms, char *err, size_t errlen)
 {
-	char trigger[PATH_MAX];
+	char trigger[64];
+	int trigger_dir;
 	uint64_t start = mono_ms();
 	bool resent = false;
 	int delay = 10;
@@ -345,12 +365,12 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 			 "listener cannot be started; restart it with the agent: -agentpath:libjflame-agent.so", (int)pid);
 		return -1;
 	}
-	if (create_trigger(t, pid, trigger, sizeof(trigger), err, errlen) != 0)
+	if (create_trigger(t, pid, &trigger_dir, trigger, sizeof(trigger), err, errlen) != 0)
 		return -1;
 	if (kill(pid, SIGQUIT) != 0) {
 		snprintf(err, errlen, "jflame: failed to signal pid %d: %s%s", (int)pid, strerror(errno),
 			 errno == EPERM ? "; run jflame as root or as the JVM's user (in a container: CAP_KILL)" : "");
-		unlink(trigger);
+		remove_trigger(trigger_dir, trigger);
 		return -1;
 	}
 	while (!socket_ready(t, sock)) {
@@ -365,7 +385,7 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 		sleep_ms(delay);
 		delay = delay < 200 ? delay * 2 : 200;
 	}
-	unlink(trigger);
+	remove_trigger(trigger_dir, trigger);
 	if (socket_ready(t, sock))
 		return 0;
 	stalled(pid, "did not start its attach listener", timeout_ms, err, errlen);

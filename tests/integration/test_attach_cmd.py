@@ -68,6 +68,9 @@ class AttachCommandTest(AttachCase):
         r = self.jflame("attach", str(jvm.pid))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
+        # the trigger file is gone from the JVM's working directory and /tmp
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, ".attach_pid%d" % jvm.pid)))
+        self.assertFalse(os.path.exists("/tmp/.attach_pid%d" % jvm.pid))
         # the map is complete when attach returns: no waiting
         names = [e[2] for e in jvm.map_entries()]
         self.assertIn(SPIN, names)
