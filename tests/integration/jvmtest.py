@@ -49,7 +49,8 @@ def java_version():
 class Jvm:
     """A running JVM with the workload; stdout and stderr go to files."""
 
-    def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None, prefix=()):
+    def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None, prefix=(),
+                 classpath=None):
         self.workdir = cwd or os.environ.get("JFLAME_TEST_TMP", "/tmp")
         tag = "%d-%d" % (os.getpid(), int(time.monotonic() * 1e6))
         self.out_path = os.path.join(self.workdir, "jvm-%s.out" % tag)
@@ -58,7 +59,7 @@ class Jvm:
         cmd = list(prefix) + [JAVA] + list(jvm_flags)
         if agent_opts is not None:
             cmd.append("-agentpath:%s%s" % (AGENT, "=" + agent_opts if agent_opts else ""))
-        cmd += ["-cp", JAR, "jflame.examples.Workload"] + list(args)
+        cmd += ["-cp", classpath or JAR, "jflame.examples.Workload"] + list(args)
         full_env = dict(os.environ)
         full_env.update(JVM_ENV)
         full_env.update(env or {})

@@ -44,14 +44,16 @@ class ContainerCase(unittest.TestCase):
                               stdin=subprocess.DEVNULL, env=env)
 
     def container_jvm(self, user=None, millis=60000):
-        """Workload in new pid + mount namespaces: its own /proc, a private tmpfs
-        /tmp, and a tmpfs over the agent's directory so the host path shows nothing."""
+        """Workload in new pid + mount namespaces: its own /proc, a tmpfs over the
+        agent's directory so the host path shows nothing, and a private tmpfs /tmp
+        (the build tree may be under /tmp: the jar is kept open as fd 3)."""
         agent_dir = os.path.dirname(os.path.realpath(jvmtest.AGENT))
         run_as = "setpriv --reuid=%s --regid=%s --clear-groups " % user if user else ""
-        script = ("mount -t proc proc /proc && mount -t tmpfs -o mode=1777 tmpfs /tmp && "
-                  "mount -t tmpfs tmpfs '%s' && exec %s\"$@\"" % (agent_dir, run_as))
+        script = ("exec 3<'%s' && mount -t proc proc /proc && mount -t tmpfs tmpfs '%s' && "
+                  "mount -t tmpfs -o mode=1777 tmpfs /tmp && exec %s\"$@\"" % (jvmtest.JAR, agent_dir, run_as))
         prefix = ["unshare", "--pid", "--fork", "--mount", "--propagation", "private", "--", "sh", "-c", script, "sh"]
-        jvm = Jvm(["hot", str(millis)], jvm_flags=["-XX:+PreserveFramePointer"], prefix=prefix, cwd=self.tmp)
+        jvm = Jvm(["hot", str(millis)], jvm_flags=["-XX:+PreserveFramePointer"], prefix=prefix, cwd=self.tmp,
+                  classpath="/proc/self/fd/3")
         self.addCleanup(jvm.cleanup)
         # the JVM is unshare's child (pid 1 of the new namespace)
         with open("/proc/%d/task/%d/children" % (jvm.pid, jvm.pid)) as f:
