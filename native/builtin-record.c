@@ -79,7 +79,7 @@ struct record {
 	char agent[4096];
 	struct attach_opts attach;
 	struct attach_queue *aq;       /* -a: JVMs seen without the agent get it */
-	uint8_t *considered;           /* -a: bitmap of pids looked at for attaching */
+	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
 	struct profile_sample *deferred; /* samples of JVMs being attached to */
 	size_t ndeferred;
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
@@ -454,9 +454,11 @@ static void on_sample(void *ctx, const struct profile_sample *s)
 	struct record *r = ctx;
 	pid_t pid = (pid_t)s->pid;
 	if (r->aq && pid > 0 && pid < PID_LIMIT) {
-		if (!(r->considered[pid / 8] & (1u << (pid % 8)))) {
+		/* a process becomes a JVM when the java launcher has loaded libjvm.so
+		 * (or after an exec): looked at until then, attached to once */
+		if (!(r->considered[pid / 8] & (1u << (pid % 8))) && symbolizer_is_jvm(r->sy, pid)) {
 			r->considered[pid / 8] |= (uint8_t)(1u << (pid % 8));
-			if (symbolizer_is_jvm(r->sy, pid) && !symbolizer_has_agent(r->sy, pid))
+			if (!symbolizer_has_agent(r->sy, pid))
 				attach_queue_start(r->aq, pid);
 		}
 		if (attach_queue_pending(r->aq, pid) && defer_sample(r, s))
