@@ -6,5 +6,6 @@
 /* Each returns the process exit code: 0 success, 1 failure, 2 bad usage. */
 int cmd_record(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+int cmd_collapse(int argc, char **argv);
 
 #endif

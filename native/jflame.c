@@ -14,6 +14,7 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "sample stacks with eBPF and write a mixed-mode flame graph" },
 	{ "attach", cmd_attach, "load the agent into a running JVM (names its Java frames)" },
+	{ "collapse", cmd_collapse, "fold perf script text (or .stacks) into folded stacks" },
 };
 
 static void help(FILE *out)

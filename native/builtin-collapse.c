@@ -1,0 +1,218 @@
+/* builtin-collapse.c - `jflame collapse`: perf script text (plain, gzip or
+ * stdin; also jflame's .stacks) to folded stacks, as stackcollapse-perf.pl does. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli_num.h"
+#include "collapse.h"
+#include "out_file.h"
+#include "perf_script.h"
+#include "recording.h"
+
+#define MAX_INPUTS 256
+
+static const char usage[] =
+	"usage: jflame collapse [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
+	"                       [--from SEC] [--to SEC] [--event EVENT] [-o FILE] [FILE...]\n"
+	"\n"
+	"Folds the samples of `perf script` text (plain or gzip; standard input when no\n"
+	"FILE or '-') into one line per unique stack, root first, with its count: the\n"
+	"input of flamegraph.pl and `jflame svg`. Behaves as stackcollapse-perf.pl does:\n"
+	"the root frame is the process name, Java and C++ names are tidied, an inline\n"
+	"chain A->B is split into A;B_[i], an unknown symbol becomes [its module].\n"
+	"Samples are weighted by their period where perf prints one; only one kind of\n"
+	"event is kept (the first seen, or --event). Also reads jflame's .stacks files.\n"
+	"\n"
+	"      --pid            root frame name-PID\n"
+	"      --tid            root frame name-PID/TID\n"
+	"      --kernel         annotate kernel frames _[k]\n"
+	"      --jit            annotate JIT frames (/tmp/perf-PID.map) _[j]\n"
+	"      --all            both annotations\n"
+	"      --addrs          [module <address>] for frames without a symbol\n"
+	"      --from SEC       keep samples from SEC seconds after the first sample\n"
+	"      --to SEC         ... until SEC seconds after it\n"
+	"      --event EVENT    keep this event (e.g. cycles) instead of the first seen\n"
+	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Examples:\n"
+	"  perf record -F 99 -g -p 4242 -- sleep 30; perf script | jflame collapse --all > out.folded\n"
+	"  jflame collapse --from 10 --to 12 run.stacks > burst.folded\n"
+	"  jflame collapse perf.script.gz -o out.folded\n";
+
+struct collapse_cmd {
+	struct collapse_opts o;
+	const char *output;
+	const char *inputs[MAX_INPUTS];
+	size_t ninputs;
+};
+
+static int parse_options(struct collapse_cmd *c, int argc, char **argv)
+{
+	enum { O_PID = 256, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS, O_FROM, O_TO, O_EVENT };
+	static const struct option longopts[] = {
+		{ "pid", no_argument, NULL, O_PID },          { "tid", no_argument, NULL, O_TID },
+		{ "kernel", no_argument, NULL, O_KERNEL },    { "jit", no_argument, NULL, O_JIT },
+		{ "all", no_argument, NULL, O_ALL },          { "addrs", no_argument, NULL, O_ADDRS },
+		{ "from", required_argument, NULL, O_FROM },  { "to", required_argument, NULL, O_TO },
+		{ "event", required_argument, NULL, O_EVENT }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	};
+	int ch;
+	memset(c, 0, sizeof(*c));
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case O_PID:
+			c->o.pid = true;
+			break;
+		case O_TID:
+			c->o.tid = true;
+			break;
+		case O_KERNEL:
+			c->o.kernel = true;
+			break;
+		case O_JIT:
+			c->o.jit = true;
+			break;
+		case O_ALL:
+			c->o.kernel = c->o.jit = true;
+			break;
+		case O_ADDRS:
+			c->o.addrs = true;
+			break;
+		case O_FROM:
+		case O_TO: {
+			double v;
+			if (cli_parse_seconds(optarg, 0, 1e9, &v) != 0) {
+				fprintf(stderr, "jflame: --%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
+					ch == O_FROM ? "from" : "to", optarg);
+				return -1;
+			}
+			if (ch == O_FROM)
+				c->o.from = v, c->o.has_from = true;
+			else
+				c->o.to = v, c->o.has_to = true;
+			break;
+		}
+		case O_EVENT:
+			c->o.event = optarg;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt == 'o' || (optopt >= O_FROM && optopt <= O_EVENT))
+				fprintf(stderr, "jflame: option %s needs a value; see jflame collapse --help\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame collapse --help\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (c->o.has_from && c->o.has_to && c->o.to <= c->o.from) {
+		fprintf(stderr, "jflame: --to %g is not after --from %g\n", c->o.to, c->o.from);
+		return -1;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (c->ninputs == MAX_INPUTS) {
+			fprintf(stderr, "jflame: at most %d input files\n", MAX_INPUTS);
+			return -1;
+		}
+		c->inputs[c->ninputs++] = argv[i];
+	}
+	if (c->ninputs == 0)
+		c->inputs[c->ninputs++] = "-";
+	return 0;
+}
+
+int cmd_collapse(int argc, char **argv)
+{
+	struct collapse_cmd cmd;
+	struct recording rec;
+	struct collapse c;
+	struct out_file of = { 0 };
+	char err[1024] = "";
+	uint64_t bad = 0, longl = 0, samples = 0;
+	char first_bad[128] = "";
+	int rc = 1;
+
+	int p = parse_options(&cmd, argc, argv);
+	if (p != 0)
+		return p > 0 ? 0 : 2;
+	if (recording_init(&rec) != 0) {
+		fprintf(stderr, "jflame: out of memory\n");
+		return 1;
+	}
+	collapse_init(&c, &cmd.o, &rec);
+	for (size_t i = 0; i < cmd.ninputs; i++) {
+		struct ps_stats st;
+		if (perf_script_parse_file(cmd.inputs[i], collapse_sample, &c, &st, err, sizeof(err)) != 0)
+			goto out;
+		if (c.oom) {
+			snprintf(err, sizeof(err), "jflame: out of memory folding %s", cmd.inputs[i]);
+			goto out;
+		}
+		if (st.bad_lines && !first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "%s: '%s'", strcmp(cmd.inputs[i], "-") ? cmd.inputs[i] :
+				 "standard input", st.first_bad);
+		bad += st.bad_lines;
+		longl += st.long_lines;
+		samples += st.samples;
+	}
+	if (samples == 0) {
+		snprintf(err, sizeof(err), "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
+			 cmd.ninputs == 1 && strcmp(cmd.inputs[0], "-") == 0 ? "standard input" : cmd.inputs[0],
+			 bad ? " (it does not look like perf script output)" : "");
+		goto out;
+	}
+	if (bad || longl)
+		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %s)\n",
+			bad, longl, first_bad[0] ? first_bad : "-");
+	if (c.other_event)
+		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
+			c.event, c.other_event);
+	if (c.kept == 0) {
+		snprintf(err, sizeof(err), "jflame: no samples left after the filters (%" PRIu64 " outside the time range)",
+			 c.out_of_range);
+		goto out;
+	}
+	size_t n;
+	struct stack_count *sorted = recording_sorted(&rec, &n);
+	if (!sorted) {
+		snprintf(err, sizeof(err), "jflame: out of memory");
+		goto out;
+	}
+	FILE *f = stdout;
+	if (cmd.output) {
+		if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0) {
+			free(sorted);
+			goto out;
+		}
+		f = of.f;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", sorted[i].stack, sorted[i].count);
+	free(sorted);
+	if (cmd.output) {
+		if (out_file_commit(&of, err, sizeof(err)) != 0)
+			goto out;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		snprintf(err, sizeof(err), "jflame: failed to write standard output");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0 && err[0])
+		fprintf(stderr, "%s\n", err);
+	collapse_free(&c);
+	recording_free(&rec);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* collapse.h - turns perf script samples into folded stacks the way
+ * stackcollapse-perf.pl does, with its options, plus period weighting and a time range. */
+#ifndef JFLAME_COLLAPSE_H
+#define JFLAME_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perf_script.h"
+#include "recording.h"
+
+struct collapse_opts {
+	bool pid, tid;      /* root frame comm-PID, comm-PID/TID */
+	bool kernel, jit;   /* _[k] and _[j] annotations (--all: both) */
+	bool addrs;         /* [dso <pc>] for unknown symbols */
+	bool has_from, has_to;
+	double from, to;    /* seconds from the first sample: keep [from, to) */
+	const char *event;  /* keep only this event; NULL: the first one seen */
+};
+
+struct collapse {
+	struct collapse_opts o;
+	struct recording *rec;
+	char *buf;
+	size_t cap;
+	double t0;
+	bool have_t0;
+	char event[64];     /* the event kept */
+	bool have_event;
+	uint64_t kept, other_event, out_of_range;
+	bool oom;
+};
+
+void collapse_init(struct collapse *c, const struct collapse_opts *o, struct recording *rec);
+void collapse_free(struct collapse *c);
+/* A ps_sample_fn: adds one sample (weighted by its period when printed). */
+int collapse_sample(void *ctx, const struct ps_sample *s);
+
+#endif
