@@ -7,5 +7,6 @@
 int cmd_record(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
+int cmd_svg(int argc, char **argv);
 
 #endif

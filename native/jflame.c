@@ -15,6 +15,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "sample stacks with eBPF and write a mixed-mode flame graph" },
 	{ "attach", cmd_attach, "load the agent into a running JVM (names its Java frames)" },
 	{ "collapse", cmd_collapse, "fold perf script text (or .stacks) into folded stacks" },
+	{ "svg", cmd_svg, "draw folded stacks as an interactive flame graph (flamegraph.pl options)" },
 };
 
 static void help(FILE *out)

@@ -19,14 +19,22 @@ struct str_intern {
 	struct chunk *chunks;
 };
 
+/* Eight bytes a step (folded stacks are long): multiply and fold, as
+ * murmur's finaliser mixes, then the tail. */
 uint64_t str_hash(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL), w;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
 }
 
 struct str_intern *str_intern_new(void)

@@ -1,0 +1,245 @@
+/* builtin-svg.c - `jflame svg`: folded stacks (flamegraph.pl's input, also its
+ * two-column differential form) to an interactive SVG, with flamegraph.pl's options. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli_num.h"
+#include "flamegraph.h"
+#include "folded.h"
+#include "out_file.h"
+
+static const char usage[] =
+	"usage: jflame svg [options] [FILE...] > graph.svg\n"
+	"\n"
+	"Draws folded stacks (one 'frame;frame;... count' line per stack, plain or gzip,\n"
+	"standard input when no FILE) as an interactive flame graph, as flamegraph.pl\n"
+	"does, with its options (one or two dashes):\n"
+	"\n"
+	"  --title TEXT        the title (default \"Flame Graph\")\n"
+	"  --subtitle TEXT     a second line\n"
+	"  --width PX          image width (default 1200)\n"
+	"  --height PX         frame height (default 16)\n"
+	"  --minwidth N[%]     leave out frames narrower than N pixels, or N percent of\n"
+	"                      the total (default 0.1 px)\n"
+	"  --fonttype FONT     (default Verdana)\n"
+	"  --fontsize SIZE     (default 12)\n"
+	"  --countname NAME    what the counts are (default samples)\n"
+	"  --nametype TEXT     label of the hover line (default \"Function:\")\n"
+	"  --colors PALETTE    java (default: JIT, inlined, interpreted, JVM, GC, compiler,\n"
+	"                      kernel, native, metadata), hot, mem, io, js, red, green,\n"
+	"                      blue, aqua, yellow, purple, orange\n"
+	"  --hash              colour by a hash of the name (same name, same colour)\n"
+	"  --random            colours varied per frame (a fixed seed: same input, same SVG)\n"
+	"  --reverse           reverse each stack (leaf at the root) before merging\n"
+	"  --inverted          icicle graph: roots at the top\n"
+	"  --flamechart        keep the input order (time), don't sort by name\n"
+	"  --negate            differential input: swap grew and shrank\n"
+	"  --notes TEXT        put TEXT into the SVG's notes\n"
+	"  --no-legend         no legend row (the java palette draws one)\n"
+	"  -o, --output FILE   write FILE (default: standard output)\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Two counts on a line ('stack BEFORE AFTER', as difffolded.pl writes) draw a\n"
+	"differential graph: the shape of AFTER, red grew, blue shrank.\n"
+	"Lines without a count are skipped and counted in one warning.\n"
+	"\n"
+	"Examples:\n"
+	"  jflame svg --title 'Kafka producer' out.folded > out.svg\n"
+	"  jflame collapse perf.script | jflame svg --colors hot --minwidth 0.5% > cpu.svg\n";
+
+struct svg_cmd {
+	struct fg_options o;
+	bool no_legend;
+	const char *output;
+	const char *input;
+};
+
+static int parse_options(struct svg_cmd *c, int argc, char **argv)
+{
+	enum { O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE, O_FONTSIZE, O_COUNTNAME,
+	       O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED, O_FLAMECHART, O_NEGATE, O_NOTES,
+	       O_NOLEGEND };
+	static const struct option longopts[] = {
+		{ "title", required_argument, NULL, O_TITLE },       { "subtitle", required_argument, NULL, O_SUBTITLE },
+		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
+		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
+		{ "fontsize", required_argument, NULL, O_FONTSIZE }, { "countname", required_argument, NULL, O_COUNTNAME },
+		{ "nametype", required_argument, NULL, O_NAMETYPE }, { "colors", required_argument, NULL, O_COLORS },
+		{ "color", required_argument, NULL, O_COLORS },      { "hash", no_argument, NULL, O_HASH },
+		{ "random", no_argument, NULL, O_RANDOM },           { "reverse", no_argument, NULL, O_REVERSE },
+		{ "inverted", no_argument, NULL, O_INVERTED },       { "flamechart", no_argument, NULL, O_FLAMECHART },
+		{ "negate", no_argument, NULL, O_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },                  { NULL, 0, NULL, 0 },
+	};
+	static const char *const palettes[] = { "java", "hot", "mem", "io", "js", "red", "green", "blue",
+						"aqua", "yellow", "purple", "orange" };
+	int ch, idx = 0;
+	long v;
+	double d;
+	memset(c, 0, sizeof(*c));
+	c->o.colors = "java";
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long_only(argc, argv, "o:h", longopts, &idx)) != -1) {
+		switch (ch) {
+		case O_TITLE:
+			c->o.title = optarg;
+			break;
+		case O_SUBTITLE:
+			c->o.subtitle = optarg;
+			break;
+		case O_WIDTH:
+		case O_HEIGHT:
+			if (cli_parse_long(optarg, ch == O_WIDTH ? 100 : 4, ch == O_WIDTH ? 100000 : 200, &v) != 0) {
+				fprintf(stderr, "jflame: --%s takes pixels (%s), not '%s'\n", ch == O_WIDTH ? "width" : "height",
+					ch == O_WIDTH ? "100 to 100000" : "4 to 200", optarg);
+				return -1;
+			}
+			if (ch == O_WIDTH)
+				c->o.width = (int)v;
+			else
+				c->o.frameheight = (int)v;
+			break;
+		case O_MINWIDTH: {
+			char buf[64];
+			size_t n = strlen(optarg);
+			bool pct = n > 0 && optarg[n - 1] == '%';
+			snprintf(buf, sizeof(buf), "%.*s", (int)(pct ? n - 1 : n), optarg);
+			if (n >= sizeof(buf) || cli_parse_seconds(buf, 0, pct ? 100 : 100000, &d) != 0) {
+				fprintf(stderr, "jflame: --minwidth takes pixels (0.1) or a percentage (0.5%%), not '%s'\n", optarg);
+				return -1;
+			}
+			c->o.minwidth = d > 0 ? d : 1e-9;
+			c->o.minwidth_percent = pct;
+			break;
+		}
+		case O_FONTTYPE:
+			c->o.fonttype = optarg;
+			break;
+		case O_FONTSIZE:
+			if (cli_parse_seconds(optarg, 1, 100, &d) != 0) {
+				fprintf(stderr, "jflame: --fontsize takes a size from 1 to 100, not '%s'\n", optarg);
+				return -1;
+			}
+			c->o.fontsize = d;
+			break;
+		case O_COUNTNAME:
+			c->o.countname = optarg;
+			break;
+		case O_NAMETYPE:
+			c->o.nametype = optarg;
+			break;
+		case O_COLORS: {
+			bool ok = false;
+			for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+				ok = ok || strcmp(optarg, palettes[i]) == 0;
+			if (!ok) {
+				fprintf(stderr, "jflame: --colors takes java, hot, mem, io, js, red, green, blue, aqua, yellow, "
+					"purple or orange, not '%s'\n", optarg);
+				return -1;
+			}
+			c->o.colors = optarg;
+			break;
+		}
+		case O_HASH:
+			c->o.hash = true;
+			break;
+		case O_RANDOM:
+			c->o.hash = false;
+			break;
+		case O_REVERSE:
+			c->o.reverse = true;
+			break;
+		case O_INVERTED:
+			c->o.inverted = true;
+			break;
+		case O_FLAMECHART:
+			c->o.flamechart = true;
+			break;
+		case O_NEGATE:
+			c->o.negate = true;
+			break;
+		case O_NOTES:
+			c->o.notes = optarg;
+			break;
+		case O_NOLEGEND:
+			c->no_legend = true;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt)
+				fprintf(stderr, "jflame: option %s needs a value; see jflame svg --help\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame svg --help\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "jflame: jflame svg draws one input; concatenate folded files first (cat a b | jflame svg)\n");
+		return -1;
+	}
+	c->input = optind < argc ? argv[optind] : "-";
+	return 0;
+}
+
+int cmd_svg(int argc, char **argv)
+{
+	struct svg_cmd cmd;
+	struct folded f = { 0 };
+	struct out_file of = { 0 };
+	char err[1024] = "";
+	int rc = 1;
+	bool open_out = false;
+
+	int p = parse_options(&cmd, argc, argv);
+	if (p != 0)
+		return p > 0 ? 0 : 2;
+	if (folded_read(&f, cmd.input, err, sizeof(err)) != 0)
+		goto out;
+	const char *name = strcmp(cmd.input, "-") ? cmd.input : "standard input";
+	if (f.n == 0) {
+		snprintf(err, sizeof(err), "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines, "
+			 "as jflame collapse writes)", name, f.bad_lines ? " (no line ends in a count)" : "");
+		goto out;
+	}
+	if (f.bad_lines)
+		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n", f.bad_lines,
+			f.first_bad);
+	cmd.o.differential = f.differential;
+	cmd.o.legend = !cmd.no_legend;
+	FILE *out = stdout;
+	if (cmd.output) {
+		if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0)
+			goto out;
+		open_out = true;
+		out = of.f;
+	}
+	if (flamegraph_write(out, f.stacks, f.n, &cmd.o, err, sizeof(err)) != 0)
+		goto out;
+	if (open_out) {
+		open_out = false;
+		if (out_file_commit(&of, err, sizeof(err)) != 0)
+			goto out;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		snprintf(err, sizeof(err), "jflame: failed to write standard output");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (open_out)
+		out_file_abort(&of);
+	if (rc != 0 && err[0])
+		fprintf(stderr, "%s\n", err);
+	folded_free(&f);
+	return rc;
+}

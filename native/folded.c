@@ -1,0 +1,156 @@
+/* folded.c - the folded-stack reader behind `jflame svg` and `jflame diff`: a
+ * line is a stack, blanks, a count (a second count makes it differential). */
+#include "folded.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* The number ending s[0..*n): integer or decimal (flamegraph.pl takes
+ * "12.5"); *n is cut to what precedes it, blanks included. */
+static bool last_number(const char *s, size_t *n, double *v)
+{
+	size_t end = *n, i = end;
+	bool digits = false, dot = false;
+	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || (s[i - 1] == '.' && !dot))) {
+		if (s[i - 1] == '.')
+			dot = true;
+		else
+			digits = true;
+		i--;
+	}
+	if (!digits || i == 0 || i == end || (s[i - 1] != ' ' && s[i - 1] != '\t'))
+		return false;
+	double x = 0, scale = 0;
+	for (size_t k = i; k < end; k++) {
+		if (s[k] == '.') {
+			scale = 1;
+			continue;
+		}
+		x = x * 10 + (s[k] - '0');
+		if (scale)
+			scale *= 10;
+	}
+	*v = scale ? x / scale : x;
+	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+		i--;
+	*n = i;
+	return true;
+}
+
+static void bad(struct folded *f, const char *p, size_t n)
+{
+	if (f->bad_lines++ == 0) {
+		size_t k = n < sizeof(f->first_bad) - 1 ? n : sizeof(f->first_bad) - 1;
+		for (size_t i = 0; i < k; i++)
+			f->first_bad[i] = (p[i] >= 32 && p[i] < 127) ? p[i] : '?';
+		f->first_bad[k] = '\0';
+	}
+}
+
+int folded_parse(struct folded *f, char *text, size_t len)
+{
+	f->text = text;
+	text[len] = '\0';
+	for (size_t off = 0; off < len;) {
+		char *line = text + off, *nl = memchr(line, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - line) : len - off;
+		off += n + 1;
+		if (n > 0 && line[n - 1] == '\r')
+			n--;
+		if (n == 0 || line[0] == '#')
+			continue; /* blank, or a comment */
+		if (n > FOLDED_MAX_LINE || memchr(line, '\0', n)) {
+			bad(f, line, n);
+			continue;
+		}
+		double a, b;
+		size_t k = n;
+		if (!last_number(line, &k, &a) || k == 0) {
+			bad(f, line, n);
+			continue;
+		}
+		uint64_t after = (uint64_t)llround(a), before = 0;
+		size_t k2 = k;
+		if (last_number(line, &k2, &b) && k2 > 0) {
+			/* differential: "stack before after" */
+			f->differential = true;
+			before = (uint64_t)llround(b);
+			k = k2;
+		}
+		line[k] = '\0';
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 4096;
+			struct fg_stack *s = realloc(f->stacks, cap * sizeof(*s));
+			if (!s)
+				return -1;
+			f->stacks = s;
+			f->cap = cap;
+		}
+		f->stacks[f->n++] = (struct fg_stack){ line, after, before };
+		f->total += after;
+	}
+	return 0;
+}
+
+int folded_read(struct folded *f, const char *path, char *err, size_t errlen)
+{
+	bool stdin_in = strcmp(path, "-") == 0;
+	const char *name = stdin_in ? "standard input" : path;
+	size_t cap = 1u << 20, len = 0;
+	char *buf = malloc(cap + 1);
+	int rc = -1;
+	errno = 0;
+	gzFile in = stdin_in ? gzdopen(0, "rb") : gzopen(path, "rb");
+	memset(f, 0, sizeof(*f));
+	if (!in || !buf) {
+		snprintf(err, errlen, "jflame: failed to open %s: %s", name, !buf ? "out of memory" : strerror(errno ? errno : ENOMEM));
+		goto out;
+	}
+	gzbuffer(in, 1u << 18);
+	for (;;) {
+		if (len == cap) {
+			char *bigger = realloc(buf, cap * 2 + 1);
+			if (!bigger) {
+				snprintf(err, errlen, "jflame: out of memory reading %s", name);
+				goto out;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		int got = gzread(in, buf + len, (unsigned)(cap - len > (1u << 30) ? (1u << 30) : cap - len));
+		int zerr = Z_OK;
+		if (got <= 0)
+			gzerror(in, &zerr);
+		if (got < 0 || zerr == Z_BUF_ERROR) {
+			snprintf(err, errlen, "jflame: failed to read %s: %s", name,
+				 zerr == Z_ERRNO ? strerror(errno) : zerr == Z_BUF_ERROR ? "it ends in the middle of its gzip data (truncated?)" : gzerror(in, &zerr));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	if (folded_parse(f, buf, len) != 0) {
+		snprintf(err, errlen, "jflame: out of memory reading %s", name);
+		f->text = NULL;
+		goto out;
+	}
+	buf = NULL; /* f->text owns it */
+	rc = 0;
+out:
+	if (in)
+		gzclose(in);
+	free(buf);
+	return rc;
+}
+
+void folded_free(struct folded *f)
+{
+	free(f->text);
+	free(f->stacks);
+	memset(f, 0, sizeof(*f));
+}

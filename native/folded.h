@@ -1,0 +1,31 @@
+/* folded.h - reads folded stacks ("a;b;c 12", and flamegraph.pl's differential
+ * "a;b;c 10 14") from a file, plain or gzip, into stacks the renderer takes. */
+#ifndef JFLAME_FOLDED_H
+#define JFLAME_FOLDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamegraph.h"
+
+struct folded {
+	char *text;            /* the whole input; stacks point into it */
+	struct fg_stack *stacks;
+	size_t n, cap;
+	bool differential;     /* some line had two counts: before after */
+	uint64_t bad_lines;    /* no count, a bad count, a NUL, too long: skipped */
+	char first_bad[80];
+	uint64_t total;
+};
+
+#define FOLDED_MAX_LINE (16u << 20)
+
+/* Parses text[0..len) in place (text must have len + 1 bytes; it is kept). 0,
+ * or -1 when out of memory. */
+int folded_parse(struct folded *f, char *text, size_t len);
+/* Reads path ("-" for stdin; gzip or plain) and parses it. 0, or -1 with err. */
+int folded_read(struct folded *f, const char *path, char *err, size_t errlen);
+void folded_free(struct folded *f);
+
+#endif
