@@ -121,25 +121,28 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 		 * namespace)"); quotes go */
 		bool go = false;
 		const char *open = memchr(f, '(', n);
-		if (open && open > f && open[-1] == '.')
-			go = memmem(open + 1, n - (size_t)(open + 1 - f), ").", 2) != NULL;
-		else if (open)
-			for (const char *q = open; q && !go; q = memchr(q + 1, '(', n - (size_t)(q + 1 - f)))
-				go = q > f && q[-1] == '.' && memmem(q + 1, n - (size_t)(q + 1 - f), ").", 2) != NULL;
+		for (const char *q = open; q && !go; q = memchr(q + 1, '(', n - (size_t)(q + 1 - f)))
+			go = q > f && q[-1] == '.' && memmem(q + 1, n - (size_t)(q + 1 - f), ").", 2) != NULL;
 		size_t cut = n;
-		if (!go) {
-			for (size_t i = 0; i < n; i++) {
-				if (f[i] == '(' && !(n - i - 1 >= 20 && memcmp(f + i + 1, "anonymous namespace)", 20) == 0)) {
-					cut = i;
-					break;
-				}
+		for (const char *q = go ? NULL : open; q; q = memchr(q + 1, '(', n - (size_t)(q + 1 - f))) {
+			size_t i = (size_t)(q - f);
+			if (!(n - i - 1 >= 20 && memcmp(q + 1, "anonymous namespace)", 20) == 0)) {
+				cut = i;
+				break;
 			}
 		}
-		for (size_t i = 0; i < cut && k < sizeof(name) - 1; i++) {
-			char ch = f[i];
-			if (ch == '"' || ch == '\'')
-				continue;
-			name[k++] = ch == ';' ? ':' : ch;
+		/* the common case is a plain copy; the fix-ups are rare */
+		k = cut < sizeof(name) - 1 ? cut : sizeof(name) - 1;
+		memcpy(name, f, k);
+		if (memchr(name, ';', k) || memchr(name, '"', k) || memchr(name, '\'', k)) {
+			size_t w = 0;
+			for (size_t i = 0; i < k; i++) {
+				char ch = name[i];
+				if (ch == '"' || ch == '\'')
+					continue;
+				name[w++] = ch == ';' ? ':' : ch;
+			}
+			k = w;
 		}
 		name[k] = '\0';
 		/* Java: "Lpkg/Class;::m" -> "pkg/Class::m" ("java" processes only) */
