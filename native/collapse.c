@@ -134,7 +134,9 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 		/* the common case is a plain copy; the fix-ups are rare */
 		k = cut < sizeof(name) - 1 ? cut : sizeof(name) - 1;
 		memcpy(name, f, k);
-		if (memchr(name, ';', k) || memchr(name, '"', k) || memchr(name, '\'', k)) {
+		for (char *q = memchr(name, ';', k); q; q = memchr(q + 1, ';', k - (size_t)(q + 1 - name)))
+			*q = ':';
+		if (memchr(name, '"', k) || memchr(name, '\'', k)) {
 			size_t w = 0;
 			for (size_t i = 0; i < k; i++) {
 				char ch = name[i];
@@ -242,14 +244,19 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 		/* "A->B->C": an inline chain, outermost first */
 		size_t start = 0;
 		bool inlined = false;
-		for (size_t j = 0; j <= n; j++) {
-			if (j < n && !(j + 1 < n && f[j] == '-' && f[j + 1] == '>'))
-				continue;
+		for (;;) {
+			const char *arrow = NULL;
+			for (const char *q = memchr(f + start, '-', n - start); q && !arrow;
+			     q = memchr(q + 1, '-', n - (size_t)(q + 1 - f)))
+				if ((size_t)(q + 1 - f) < n && q[1] == '>')
+					arrow = q;
+			size_t j = arrow ? (size_t)(arrow - f) : n;
 			if (!add_func(c, &len, f + start, j - start, fr, java, inlined))
 				goto oom;
+			if (!arrow)
+				break;
 			inlined = true;
 			start = j + 2;
-			j++;
 		}
 	}
 	if (recording_add(c->rec, c->buf, len, s->has_period && s->period > 0 ? s->period : 1) != 0)
