@@ -155,10 +155,9 @@ static bool parse_frame(struct parser *ps, const char *p, const char *end)
 	/* the dso: the last "(...)" without blanks, after a blank */
 	if (end - p < 4 || end[-1] != ')')
 		return false;
-	const char *open = end - 1;
-	while (open > p && *open != '(' && !is_space(*open))
-		open--;
-	if (*open != '(' || open - 1 <= p || open[-1] != ' ')
+	const char *open = memrchr(p, '(', (size_t)(end - 1 - p));
+	if (!open || memchr(open, ' ', (size_t)(end - open)) || memchr(open, '\t', (size_t)(end - open)) ||
+	    open - 1 <= p || open[-1] != ' ')
 		return false;
 	f.dso = (struct ps_str){ open + 1, (size_t)(end - 1 - (open + 1)) };
 	f.sym = (struct ps_str){ p, (size_t)(open - 1 - p) };
