@@ -11,6 +11,7 @@
 
 struct folded {
 	char *text;            /* the whole input; stacks point into it */
+	size_t mapped;         /* text is a private mapping of this many bytes (else malloc'd) */
 	struct fg_stack *stacks;
 	size_t n, cap;
 	bool differential;     /* some line had two counts: before after */
@@ -21,8 +22,8 @@ struct folded {
 
 #define FOLDED_MAX_LINE (16u << 20)
 
-/* Parses text[0..len) in place (text must have len + 1 bytes; it is kept). 0,
- * or -1 when out of memory. */
+/* Parses text[0..len) in place (each stack's end becomes a NUL; text is kept
+ * and freed by folded_free). 0, or -1 when out of memory. */
 int folded_parse(struct folded *f, char *text, size_t len);
 /* Reads path ("-" for stdin; gzip or plain) and parses it. 0, or -1 with err. */
 int folded_read(struct folded *f, const char *path, char *err, size_t errlen);
