@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# toolkit_throughput.sh [ROUNDS]: `jflame collapse` and `jflame svg` on the large
+# deterministic inputs of gen_inputs.py: MB/s (one thread) and peak memory,
+# median of ROUNDS runs (default 5), against the targets of issue 5.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+jflame=$root/build/native/jflame
+rounds=${1:-5}
+inputs=${JFLAME_BENCH_INPUTS:-/tmp/jflame-bench-inputs}
+
+if [[ ! -x $jflame ]]; then
+  echo "toolkit_throughput: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
+  exit 1
+fi
+if ! [[ $rounds =~ ^[0-9]+$ ]] || ((rounds < 1)); then
+  echo "toolkit_throughput: ROUNDS must be a positive integer (got '$rounds')" >&2
+  exit 1
+fi
+python3 "$root/bench/gen_inputs.py" "$inputs" >/dev/null
+
+exec python3 - "$jflame" "$inputs" "$rounds" <<'PY'
+import os, resource, statistics, subprocess, sys, time
+
+jflame, inputs, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cases = [
+    ("collapse --all", ["collapse", "--all", os.path.join(inputs, "big.perf"), "-o", os.devnull], "big.perf", 400),
+    ("svg", ["svg", os.path.join(inputs, "big.folded"), "-o", os.path.join(inputs, "big.svg")], "big.folded", 250),
+]
+print("toolkit_throughput: %d rounds; inputs in %s (gen_inputs.py, deterministic)" % (rounds, inputs))
+print("%-16s %10s %12s %12s %14s %8s" % ("command", "input MB", "median s", "MB/s", "peak RSS MB", "target"))
+for name, args, inp, target in cases:
+    size = os.path.getsize(os.path.join(inputs, inp)) / 1e6
+    times, rss = [], []
+    for _ in range(rounds):
+        t0 = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            os.execv(jflame, [jflame] + args)
+        _, status, usage = os.wait4(pid, 0)
+        times.append(time.monotonic() - t0)
+        rss.append(usage.ru_maxrss / 1024)
+        if status != 0:
+            sys.exit("toolkit_throughput: jflame %s failed (status %d)" % (" ".join(args), status))
+    med = statistics.median(times)
+    print("%-16s %10.1f %12.3f %12.0f %14.0f %8s" % (name, size, med, size / med, statistics.median(rss),
+                                                       "%d MB/s" % target))
+    print("  runs: %s" % ", ".join("%.3f" % t for t in times))
+svg = os.path.join(inputs, "big.svg")
+print("svg output: %.2f MB (minwidth pruning keeps it small enough for a browser)" % (os.path.getsize(svg) / 1e6))
+PY
