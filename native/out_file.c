@@ -17,6 +17,21 @@ int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen
 		return -1;
 	}
 	snprintf(o->path, sizeof(o->path), "%s", path);
+	/* a device or pipe (/dev/null, /dev/stdout, a fifo) is written as it is:
+	 * renaming a file onto it would replace the device node */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "jflame: %s is a directory; give a file name", path);
+			return -1;
+		}
+		o->f = fopen(path, "we");
+		if (!o->f) {
+			snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", path);
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -45,6 +60,8 @@ int out_file_commit(struct out_file *o, char *err, size_t errlen)
 		return -1;
 	}
 	o->f = NULL;
+	if (!o->tmp[0])
+		return 0; /* written in place (a device or pipe) */
 	if (rename(o->tmp, o->path) != 0) {
 		snprintf(err, errlen, "jflame: failed to rename %s to %s: %s", o->tmp, o->path, strerror(errno));
 		out_file_abort(o);

@@ -3,6 +3,7 @@
 import gzip
 import os
 import re
+import stat
 import subprocess
 import tempfile
 import unittest
@@ -72,6 +73,17 @@ class CollapseCli(Case):
         d = run(["collapse", "--tid", "--all", "-o", self.p("o.folded"), src])
         self.assertEqual(d.returncode, 0)
         self.assertEqual(open(self.p("o.folded"), "rb").read(), want)
+
+    def test_output_to_a_device_writes_through_it(self):
+        # -o /dev/null must not replace the device with a file (temp + rename is for files)
+        r = run(["collapse", "-o", "/dev/null", os.path.join(DATA, "collapse", "rules.perf")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is no longer a device")
+        r = run(["svg", "-o", "/dev/null", os.path.join(DATA, "collapse", "rules.default.folded")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+        self.one_line_error(run(["collapse", "-o", self.tmp, os.path.join(DATA, "collapse", "sys.perf")]),
+                            "is a directory")
 
     def test_weighting_and_counts(self):
         r = run(["collapse", os.path.join(DATA, "collapse", "sys.perf")])
