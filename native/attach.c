@@ -314,20 +314,34 @@ static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size
 }
 
 /* Agents can be attached in the live phase only: a JVM still starting up
- * (sun.rt.createVmEndTime not yet set) is given the time to finish. */
-static int wait_live(const struct target *t, pid_t pid, int timeout_ms, char *err, size_t errlen)
+ * (sun.rt.createVmEndTime not yet set) is given the time to finish. A JVM so
+ * young that it has no hsperfdata yet (or one run with -XX:-UsePerfData) is
+ * ready once it catches SIGQUIT. */
+static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
 	uint64_t start = mono_ms();
-	int64_t end = 0;
-	while (hsperf_read_long(pid, t->pi.nspid, "sun.rt.createVmEndTime", &end) == 0 && end == 0) {
+	for (;;) {
+		int64_t end = 0;
+		struct proc_info now;
+		bool perf = hsperf_read_long(pid, t->pi.nspid, "sun.rt.createVmEndTime", &end) == 0;
+		bool quit = proc_info_read(pid, &now) == 0 && (now.sig_caught & (1ULL << (SIGQUIT - 1)));
+		if (quit)
+			t->pi.sig_caught = now.sig_caught;
+		if (perf ? end != 0 : quit)
+			return 0;
+		if (!proc_info_alive(pid)) {
+			snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
+			return -1;
+		}
 		if (mono_ms() - start >= (uint64_t)timeout_ms) {
+			if (!perf)
+				return 0; /* start_listener says what is missing */
 			snprintf(err, errlen, "jflame: pid %d is still starting up after %.1f s (agents load once its VM "
 				 "is initialised); try again, or with a longer --timeout", (int)pid, timeout_ms / 1000.0);
 			return -1;
 		}
 		sleep_ms(20);
 	}
-	return 0;
 }
 
 /* A socket left by a JVM that died (SIGKILL) refuses connections: the JVM
