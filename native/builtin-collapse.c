@@ -190,24 +190,15 @@ int cmd_collapse(int argc, char **argv)
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
-	FILE *f = stdout;
-	if (cmd.output) {
-		if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0) {
-			free(sorted);
-			goto out;
-		}
-		f = of.f;
-	}
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s %" PRIu64 "\n", sorted[i].stack, sorted[i].count);
-	free(sorted);
-	if (cmd.output) {
-		if (out_file_commit(&of, err, sizeof(err)) != 0)
-			goto out;
-	} else if (fflush(stdout) != 0 || ferror(stdout)) {
-		snprintf(err, sizeof(err), "jflame: failed to write standard output");
+	if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0) {
+		free(sorted);
 		goto out;
 	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(of.f, "%s %" PRIu64 "\n", sorted[i].stack, sorted[i].count);
+	free(sorted);
+	if (out_file_commit(&of, err, sizeof(err)) != 0)
+		goto out;
 	rc = 0;
 out:
 	if (rc != 0 && err[0])

@@ -217,23 +217,14 @@ int cmd_svg(int argc, char **argv)
 			f.first_bad);
 	cmd.o.differential = f.differential;
 	cmd.o.legend = !cmd.no_legend;
-	FILE *out = stdout;
-	if (cmd.output) {
-		if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0)
-			goto out;
-		open_out = true;
-		out = of.f;
-	}
-	if (flamegraph_write(out, f.stacks, f.n, &cmd.o, err, sizeof(err)) != 0)
+	if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0)
 		goto out;
-	if (open_out) {
-		open_out = false;
-		if (out_file_commit(&of, err, sizeof(err)) != 0)
-			goto out;
-	} else if (fflush(stdout) != 0 || ferror(stdout)) {
-		snprintf(err, sizeof(err), "jflame: failed to write standard output");
+	open_out = true;
+	if (flamegraph_write(of.f, f.stacks, f.n, &cmd.o, err, sizeof(err)) != 0)
 		goto out;
-	}
+	open_out = false;
+	if (out_file_commit(&of, err, sizeof(err)) != 0)
+		goto out;
 	rc = 0;
 out:
 	if (open_out)

@@ -12,6 +12,11 @@
 int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
+	if (!path) {
+		snprintf(o->path, sizeof(o->path), "standard output");
+		o->f = stdout;
+		return 0;
+	}
 	if (strlen(path) >= sizeof(o->path)) {
 		snprintf(err, errlen, "jflame: output path too long: %.64s...", path);
 		return -1;
@@ -52,6 +57,14 @@ int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen
 
 int out_file_commit(struct out_file *o, char *err, size_t errlen)
 {
+	if (o->f == stdout) {
+		o->f = NULL;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			snprintf(err, errlen, "jflame: failed to write standard output: %s", strerror(errno ? errno : EIO));
+			return -1;
+		}
+		return 0;
+	}
 	int bad = ferror(o->f);
 	if (fclose(o->f) != 0 || bad) {
 		o->f = NULL;
@@ -73,7 +86,7 @@ int out_file_commit(struct out_file *o, char *err, size_t errlen)
 
 void out_file_abort(struct out_file *o)
 {
-	if (o->f)
+	if (o->f && o->f != stdout)
 		fclose(o->f);
 	o->f = NULL;
 	if (o->tmp[0])

@@ -11,7 +11,8 @@ struct out_file {
 	FILE *f;
 };
 
-/* Opens "<path>.XXXXXX" for writing. 0, or -1 with one line in err. */
+/* Opens "<path>.XXXXXX" for writing; a device or pipe is written in place;
+ * a NULL path is standard output. 0, or -1 with one line in err. */
 int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen);
 /* Flushes, closes and renames onto path. 0, or -1 with one line in err (the
  * temporary file is removed). */

@@ -123,12 +123,11 @@ int proc_info_is_hotspot(pid_t pid)
 	return found;
 }
 
-double proc_info_start_epoch(pid_t pid)
+double proc_info_ticks_to_epoch(uint64_t ticks)
 {
 	char line[256];
 	double btime = 0;
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t ticks = proc_info_start_time(pid);
 	FILE *f = fopen("/proc/stat", "re");
 	if (!f || ticks == 0 || hz <= 0) {
 		if (f)

@@ -24,8 +24,9 @@ int proc_info_read(pid_t pid, struct proc_info *out);
 pid_t proc_info_nspid(const char *status_path, pid_t fallback);
 /* Field 22 of /proc/PID/stat; 0 when unreadable. */
 uint64_t proc_info_start_time(pid_t pid);
-/* When pid started, in seconds since the epoch (btime + start time); 0 when unknown. */
-double proc_info_start_epoch(pid_t pid);
+/* A start time (field 22, ticks after boot) in seconds since the epoch
+ * (btime + ticks); 0 when unknown. */
+double proc_info_ticks_to_epoch(uint64_t ticks);
 /* 1 when libjvm.so (HotSpot) is mapped into pid, 0 when not, -1 with errno when
  * its maps cannot be read. */
 int proc_info_is_hotspot(pid_t pid);

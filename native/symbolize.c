@@ -39,6 +39,8 @@ struct proc {
 	bool maps_gone, is_jvm;
 	struct jit_syms *jit;
 	uint64_t agent_checked_ns;
+	uint64_t start_ticks; /* when the process started (an exec keeps it) */
+	double start_epoch;
 	uint64_t exe_dev, exe_ino, exe_checked_ns;
 	int pfp;
 	const char *pod, *con; /* "[Pod]<uid>", "[Con]<id>" or NULL */
@@ -146,11 +148,11 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	    now - p->agent_checked_ns < (p->is_jvm ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
 		return;
 	p->agent_checked_ns = now;
-	snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
-	snprintf(map, sizeof(map), "%s/tmp/perf-%d.map", p->root, (int)p->nspid);
-	snprintf(status, sizeof(status), "%s/tmp/jflame-%d.status", p->root, (int)p->nspid);
+	agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
+	agent_file_path(map, sizeof(map), p->pid, p->nspid, "perf-", ".map");
+	agent_file_path(status, sizeof(status), p->pid, p->nspid, "jflame-", ".status");
 	struct agent_status st;
-	if (agent_status_read(p->pid, p->nspid, proc_info_start_time(p->pid), &st) == 1) {
+	if (agent_status_read(p->pid, p->nspid, p->start_ticks, &st) == 1) {
 		p->pfp = st.frame_pointers;
 		p->is_jvm = true;
 		p->status_seen = true;
@@ -162,8 +164,7 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	/* without a status, a map older than the process was left by an earlier
 	 * process with this pid (perf-map-agent, a killed JVM) */
 	struct stat ms;
-	double started = proc_info_start_epoch(p->pid);
-	if (!p->status_seen && stat(map, &ms) == 0 && started > 0 && (double)ms.st_mtime + 1.0 < started)
+	if (!p->status_seen && stat(map, &ms) == 0 && p->start_epoch > 0 && (double)ms.st_mtime + 1.0 < p->start_epoch)
 		return;
 	p->jit = jit_syms_open(events, map, sy->si);
 	if (p->jit)
@@ -275,6 +276,8 @@ static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 	read_container(sy, p);
 	read_exe(p, &p->exe_dev, &p->exe_ino);
 	p->exe_checked_ns = mono_ns();
+	p->start_ticks = proc_info_start_time(pid);
+	p->start_epoch = proc_info_ticks_to_epoch(p->start_ticks);
 	load_maps(sy, p);
 	check_agent(sy, p);
 	sy->procs[i] = p;
@@ -295,7 +298,7 @@ void symbolizer_refresh(struct symbolizer *sy)
 			/* the agent's timed events log came after its map: switch to it */
 			if (p->status_seen && !jit_syms_has_times(p->jit)) {
 				char events[96];
-				snprintf(events, sizeof(events), "%s/tmp/jflame-%d.events", p->root, (int)p->nspid);
+				agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
 				struct jit_syms *timed = jit_syms_open(events, NULL, sy->si);
 				if (timed) {
 					jit_syms_free(p->jit);
