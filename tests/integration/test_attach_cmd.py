@@ -68,6 +68,8 @@ class AttachCommandTest(AttachCase):
         r = self.jflame("attach", str(jvm.pid))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
+        # JDK 24+ offer attach protocol 2 (getversion), older JVMs speak 1
+        self.assertIn("attach protocol %d" % (2 if jvmtest.java_version() >= 24 else 1), r.stderr)
         # the trigger file is gone from the JVM's working directory and /tmp
         self.assertFalse(os.path.exists(os.path.join(self.tmp, ".attach_pid%d" % jvm.pid)))
         self.assertFalse(os.path.exists("/tmp/.attach_pid%d" % jvm.pid))
