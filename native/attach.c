@@ -304,7 +304,7 @@ static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size
 {
 	struct proc_info now;
 	if (!proc_info_alive(pid))
-		snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
+		snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching (it %s)", (int)pid, what);
 	else if (proc_info_read(pid, &now) == 0 && (now.state == 'T' || now.state == 't'))
 		snprintf(err, errlen, "jflame: pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
 			 "with kill -CONT %d and try again", (int)pid, (int)pid);
@@ -396,6 +396,8 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 			kill(pid, SIGQUIT);
 			resent = true;
 		}
+		if (!proc_info_alive(pid))
+			break;
 		sleep_ms(delay);
 		delay = delay < 200 ? delay * 2 : 200;
 	}

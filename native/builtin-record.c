@@ -35,6 +35,10 @@
 #define ERR_LEN 1024
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
 #define PID_LIMIT 4194304
+/* A sample in JIT code its JVM's agent has not logged yet (the agent writes
+ * every 100 ms, we read every 100 ms) waits up to LATE_NS for the name. */
+#define LATE_NS 300000000ULL
+#define MAX_LATE 2048 /* ~10 MiB */
 
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS };
 
@@ -82,6 +86,8 @@ struct record {
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
 	struct profile_sample *deferred; /* samples of JVMs being attached to */
 	size_t ndeferred;
+	struct profile_sample *late, *late_spare; /* samples waiting for their JIT code's name */
+	size_t nlate;
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	/* launch mode */
 	pid_t child;
@@ -343,6 +349,13 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 
 /* ---- samples ------------------------------------------------------------------ */
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, size_t *nk, size_t *nu)
 {
 	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
@@ -376,17 +389,41 @@ static void write_stacks_sample(struct record *r, const struct profile_sample *s
 	fputc('\n', out);
 }
 
-static void handle_sample(struct record *r, const struct profile_sample *s)
+/* Whether the sample ran JIT code its agent has not named yet, and is young
+ * enough to wait for the name; it is then kept in the late queue. */
+static bool wait_for_names(struct record *r, const struct profile_sample *s, const struct frame *user, size_t nu,
+			   uint64_t now)
+{
+	if (s->ts_ns + LATE_NS <= now)
+		return false;
+	for (size_t i = 0; i < nu; i++) {
+		if (!symbolizer_names_later(r->sy, (pid_t)s->pid, &user[i]))
+			continue;
+		if (!r->late)
+			r->late = malloc(MAX_LATE * sizeof(*r->late));
+		if (!r->late || r->nlate == MAX_LATE)
+			return false;
+		memcpy(&r->late[r->nlate++], s, sizeof(*s));
+		return true;
+	}
+	return false;
+}
+
+/* now: a sample younger than LATE_NS whose JIT code is not named yet waits
+ * (0: it is taken as it is). */
+static void handle_sample(struct record *r, const struct profile_sample *s, uint64_t now)
 {
 	char root[128], comm[PROFILE_COMM_LEN + 1];
 	const char *pod, *con;
 	size_t nk, nu;
 	bool truncated;
 
+	const struct frame *f = sample_frames(r, s, &nk, &nu);
+	if (now && wait_for_names(r, s, f + nk, nu, now))
+		return;
 	r->handled++;
 	memcpy(comm, s->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = '\0';
-	const struct frame *f = sample_frames(r, s, &nk, &nu);
 	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
 
 	fold_reset(&r->fold);
@@ -440,13 +477,29 @@ static void release_deferred(struct record *r, pid_t pid)
 	size_t keep = 0;
 	for (size_t i = 0; i < r->ndeferred; i++) {
 		if (pid == 0 || (pid_t)r->deferred[i].pid == pid)
-			handle_sample(r, &r->deferred[i]);
+			handle_sample(r, &r->deferred[i], pid ? mono_ns() : 0);
 		else if (keep != i)
 			memcpy(&r->deferred[keep++], &r->deferred[i], sizeof(r->deferred[i]));
 		else
 			keep++;
 	}
 	r->ndeferred = keep;
+}
+
+/* Tries the late samples again after the agents' logs were read: named now,
+ * or too old to wait longer (all of them when now is 0). What still waits
+ * goes to the other of two buffers. */
+static void release_late(struct record *r, uint64_t now)
+{
+	struct profile_sample *s = r->late;
+	size_t n = r->nlate;
+	if (!n)
+		return;
+	r->late = r->late_spare;
+	r->late_spare = s;
+	r->nlate = 0;
+	for (size_t i = 0; i < n; i++)
+		handle_sample(r, &s[i], now);
 }
 
 static void on_sample(void *ctx, const struct profile_sample *s)
@@ -464,7 +517,7 @@ static void on_sample(void *ctx, const struct profile_sample *s)
 		if (attach_queue_pending(r->aq, pid) && defer_sample(r, s))
 			return;
 	}
-	handle_sample(r, s);
+	handle_sample(r, s, mono_ns());
 }
 
 /* ---- attaching ------------------------------------------------------------------ */
@@ -659,13 +712,6 @@ static int write_outputs(struct record *r, char *err, size_t errlen)
 
 /* ---- the recording loop ---------------------------------------------------------- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool targets_alive(const struct record_opts *o)
 {
 	char path[64];
@@ -840,6 +886,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			break;
 		if (now - last_refresh >= 100000000ULL) {
 			symbolizer_refresh(r->sy);
+			release_late(r, mono_ns());
 			last_refresh = now;
 			reap_child(r, false);
 			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
@@ -867,6 +914,13 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	attach_queue_free(r->aq);
 	r->aq = NULL;
 	release_deferred(r, 0);
+	if (r->nlate) {
+		/* the agents write what they gathered every 100 ms */
+		struct timespec pause = { 0, 150000000L };
+		nanosleep(&pause, NULL);
+		symbolizer_refresh(r->sy);
+	}
+	release_late(r, 0);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	describe(r, r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs);
@@ -970,6 +1024,8 @@ out:
 	attach_queue_free(r.aq);
 	free(r.considered);
 	free(r.deferred);
+	free(r.late);
+	free(r.late_spare);
 	if (r.stacks_open)
 		out_file_abort(&r.stacks);
 	sampler_close(r.sampler);

@@ -462,6 +462,14 @@ bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid)
 	return p && p->jit;
 }
 
+bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame *f)
+{
+	if (f->kind != FRAME_UNKNOWN || f->dso != sy->unknown)
+		return false;
+	struct proc *p = get_proc(sy, pid);
+	return p && p->jit;
+}
+
 void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid)
 {
 	struct proc *p = get_proc(sy, pid);

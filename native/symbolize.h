@@ -60,6 +60,9 @@ void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, co
 bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid);
 /* Looks for the agent's files of pid now (after an attach finished). */
 void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
+/* Whether f is unnamed code in a JVM whose agent may name it soon (JIT code
+ * compiled since the agent's log was last read). */
+bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame *f);
 
 /* The processes seen so far (for the summary). */
 size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max);

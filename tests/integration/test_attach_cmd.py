@@ -251,7 +251,8 @@ class RecordAttachTest(AttachCase):
                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=env)
         try:
             time.sleep(1.5)
-            jvm = Jvm(["hot", "4000"], jvm_flags=["-XX:+PreserveFramePointer"], cwd=self.tmp)
+            # outlives the recording on a slow machine too (cleanup ends it)
+            jvm = Jvm(["hot", "60000"], jvm_flags=["-XX:+PreserveFramePointer"], cwd=self.tmp)
             self.addCleanup(jvm.cleanup)
             _, err = rec.communicate(timeout=60)
         finally:
