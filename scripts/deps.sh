@@ -10,9 +10,15 @@ packages=(
   openjdk-17-jdk-headless libcapstone-dev
   # sampler and symbolizer (later issues build on these)
   libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
+  # convert: pprof (protobuf-c) and speedscope JSON (json-c)
+  libprotobuf-c-dev protobuf-c-compiler libjson-c-dev
   # tests: real peers and sanitizer runtimes
   linux-perf jattach python3 libclang-rt-14-dev procps
+  # browser and format tests: headless Chromium driven from Node.js
+  chromium
 )
+# Node.js and npm: the machine's own when it has them, else Debian's
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,7 +26,21 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-((${#missing[@]})) || exit 0
+
+# tests/browser's npm packages (playwright-core, pprof-format, ajv, speedscope),
+# pinned by its package-lock.json
+npm_packages() {
+  local dir=tests/browser
+  [[ -d $dir/node_modules && $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && return 0
+  echo "deps: npm ci in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+cd "$(dirname "$0")/.."
+
+if ((${#missing[@]} == 0)); then
+  npm_packages
+  exit 0
+fi
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "jflame: missing packages: ${missing[*]}; run scripts/deps.sh as root (or: sudo apt-get install ${missing[*]})" >&2
@@ -30,3 +50,4 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_packages
