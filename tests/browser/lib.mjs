@@ -38,8 +38,10 @@ export function tmpDir() {
 /** Starts Debian's Chromium headless; pages record console errors and
  *  uncaught exceptions in page.jflameErrors, and requests other than file:
  *  and data: in page.jflameNetwork (a self-contained page makes none). */
+const browsers = [];
 export async function launch() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  browsers.push(browser);
   const newPage = async (viewport = { width: 1400, height: 1000 }) => {
     const page = await browser.newPage({ viewport });
     page.jflameErrors = [];
@@ -55,7 +57,8 @@ export async function launch() {
   return { browser, newPage };
 }
 
-/** Runs the named async test functions in order; prints one line each, exits 1 on any failure. */
+/** Runs the named async test functions in order; prints one line each, closes
+ *  the browsers launch() started, exits 1 on any failure. */
 export async function run(tests) {
   let failed = 0;
   for (const [name, fn] of Object.entries(tests)) {
@@ -68,6 +71,7 @@ export async function run(tests) {
       console.log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
     }
   }
+  for (const b of browsers) await b.close().catch(() => {});
   console.log(failed ? `${failed} failed` : "all passed");
   process.exit(failed ? 1 : 0);
 }
