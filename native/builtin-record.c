@@ -22,11 +22,16 @@
 #include "caps.h"
 #include "cli_num.h"
 #include "flamegraph.h"
+#include "heatmap.h"
+#include "html_heatmap.h"
 #include "out_file.h"
+#include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
 #include "sampler.h"
+#include "speedscope.h"
 #include "stack_fold.h"
+#include "stack_table.h"
 #include "str_intern.h"
 #include "symbolize.h"
 
@@ -40,7 +45,7 @@
 #define LATE_NS 300000000ULL
 #define MAX_LATE 2048 /* ~10 MiB */
 
-enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS };
+enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
 struct record_opts {
 	bool all;
@@ -77,6 +82,8 @@ struct record {
 	struct frame *frames;
 	struct out_file stacks; /* the .stacks output, written as samples come */
 	bool stacks_open;
+	struct heatmap heatmap; /* the .html output: every sample with its time */
+	bool want_heatmap;
 	int max_user, max_kernel;
 	uint64_t handled, truncated, stack_errors, oom;
 	/* attaching */
@@ -131,7 +138,9 @@ static const char usage[] =
 	"  -o, --output FILE       write FILE, format by extension; may repeat:\n"
 	"                          .svg flame graph (default jflame.svg),\n"
 	"                          .folded/.collapsed folded stacks,\n"
-	"                          .stacks timestamped samples (perf script text)\n"
+	"                          .stacks timestamped samples (perf script text),\n"
+	"                          .pb.gz pprof, .json speedscope,\n"
+	"                          .html subsecond-offset heat map (FlameScope)\n"
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where the CPU\n"
 	"                          counts them, else cpu-clock)\n"
 	"      --include-idle      also sample the idle task\n"
@@ -146,6 +155,7 @@ static const char usage[] =
 	"  jflame record -p 4242 -d 30 -o cpu.svg\n"
 	"  jflame record -a -d 10 -o host.svg -o host.folded\n"
 	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
+	"  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
 	"  jflame record -o app.svg -- java -jar app.jar\n"
 	"\n"
 	"Java frames need the JVM's agent (jflame loads it) and, for whole stacks through\n"
@@ -198,6 +208,12 @@ static int output_format(const char *path, enum out_format *f)
 		*f = OUT_FOLDED;
 	else if (strcmp(dot, ".stacks") == 0)
 		*f = OUT_STACKS;
+	else if (strcmp(dot, ".gz") == 0 && dot - path >= 3 && strncmp(dot - 3, ".pb", 3) == 0)
+		*f = OUT_PPROF;
+	else if (strcmp(dot, ".json") == 0)
+		*f = OUT_SPEEDSCOPE;
+	else if (strcmp(dot, ".html") == 0)
+		*f = OUT_HEATMAP;
 	else
 		return -1;
 	return 0;
@@ -247,8 +263,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case 'o': {
 			enum out_format f;
 			if (output_format(optarg, &f) != 0) {
-				fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed "
-					"or .stacks\n", optarg);
+				fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
+					".stacks, .pb.gz, .json or .html\n", optarg);
 				return -1;
 			}
 			if (o->noutputs == MAX_OUTPUTS) {
@@ -457,6 +473,10 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 		r->oom++;
 	if (r->stacks_open)
 		write_stacks_sample(r, s, thread, f, nk + nu);
+	/* the heat map leaves the idle task out, as FlameScope does */
+	if (r->want_heatmap && s->pid != 0 && !r->fold.oom &&
+	    heatmap_add(&r->heatmap, (double)s->ts_ns / 1e9, r->fold.p, r->fold.len, 1) != 0)
+		r->oom++;
 }
 
 /* Keeps a sample until the attach to its JVM has finished, so the code it ran
@@ -680,6 +700,34 @@ out:
 	return rc;
 }
 
+/* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns. */
+static int write_profile(FILE *f, const struct recording *rec, bool pprof, char *err, size_t errlen)
+{
+	struct stack_table t;
+	struct timespec now;
+	int rc = -1;
+	stack_table_init(&t);
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (stack_table_from_recording(&t, rec, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec) != 0)
+		snprintf(err, errlen, "jflame: out of memory");
+	else
+		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
+	stack_table_free(&t);
+	return rc;
+}
+
+/* The heat map of the samples (pid 0, the idle task, left out). */
+static int write_heatmap(struct record *r, FILE *f, char *err, size_t errlen)
+{
+	char subtitle[sizeof(r->rec.target) + sizeof(r->rec.frame_pointers) + 64];
+	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", r->rec.target, r->rec.seconds, r->rec.freq,
+		 r->rec.frame_pointers);
+	struct heatmap_options ho = { .title = "CPU heat map", .subtitle = subtitle };
+	if (heatmap_check(&r->heatmap, &ho, err, errlen) != 0)
+		return -1;
+	return heatmap_write_html(f, &r->heatmap, &ho, err, errlen);
+}
+
 static int write_outputs(struct record *r, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < r->o.noutputs; i++) {
@@ -691,6 +739,10 @@ static int write_outputs(struct record *r, char *err, size_t errlen)
 			return -1;
 		if (r->o.formats[i] == OUT_SVG)
 			rc = write_svg(of.f, &r->rec, err, errlen);
+		else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
+			rc = write_profile(of.f, &r->rec, r->o.formats[i] == OUT_PPROF, err, errlen);
+		else if (r->o.formats[i] == OUT_HEATMAP)
+			rc = write_heatmap(r, of.f, err, errlen);
 		else
 			rc = write_folded(of.f, &r->rec);
 		if (rc != 0) {
@@ -967,6 +1019,13 @@ int cmd_record(int argc, char **argv)
 	if (!r.o.no_attach && r.o.npids)
 		attach_targets(&r);
 	for (size_t i = 0; i < r.o.noutputs; i++) {
+		if (r.o.formats[i] == OUT_HEATMAP && !r.want_heatmap) {
+			if (heatmap_init(&r.heatmap) != 0) {
+				snprintf(err, sizeof(err), "jflame: out of memory");
+				goto out;
+			}
+			r.want_heatmap = true;
+		}
 		if (r.o.formats[i] != OUT_STACKS)
 			continue;
 		if (r.stacks_open) {
@@ -1031,6 +1090,8 @@ out:
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
 	recording_free(&r.rec);
+	if (r.want_heatmap)
+		heatmap_free(&r.heatmap);
 	fold_free(&r.fold);
 	free(r.frames);
 	str_intern_free(r.si);

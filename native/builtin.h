@@ -8,5 +8,8 @@ int cmd_record(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_svg(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -16,6 +16,9 @@ static const struct cmd commands[] = {
 	{ "attach", cmd_attach, "load the agent into a running JVM (names its Java frames)" },
 	{ "collapse", cmd_collapse, "fold perf script text (or .stacks) into folded stacks" },
 	{ "svg", cmd_svg, "draw folded stacks as an interactive flame graph (flamegraph.pl options)" },
+	{ "diff", cmd_diff, "compare two folded profiles: differential flame graph or side-by-side page" },
+	{ "heatmap", cmd_heatmap, "subsecond-offset heat map (HTML) of timestamped samples; flame graph of a range" },
+	{ "convert", cmd_convert, "convert between folded, .stacks, pprof (.pb.gz) and speedscope (.json)" },
 };
 
 static void help(FILE *out)

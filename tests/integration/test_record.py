@@ -1,5 +1,6 @@
 # test_record.py - `jflame record` end to end: real JVMs with the agent, real eBPF
 # sampling; asserts on the frames, the stitching and the counts of what comes out.
+import json
 import os
 import re
 import shutil
@@ -93,6 +94,35 @@ class JavaRecordTest(RecordCase):
         head = blocks[0].splitlines()[0]
         self.assertRegex(head, r"^.+ \d+/\d+ \[\d{3}\] \d+\.\d{6}: \d+ (cpu-clock|cycles):$")
         self.assertIn("Ljflame/examples/Workload;::spin (/tmp/perf-%d.map)" % jvm.pid, text)
+
+    def test_pprof_speedscope_and_heatmap_outputs(self):
+        jvm = self.jvm("hot", 15000)
+        out = {ext: self.out("hot" + ext) for ext in (".folded", ".pb.gz", ".json", ".html")}
+        args = ["-p", str(jvm.pid), "-d", "2"]
+        for path in out.values():
+            args += ["-o", path]
+        r = self.record(*args)
+        stacks = sorted(read_folded(out[".folded"]))
+        total = sum(n for _, n in stacks)
+        self.assertGreater(total, 50)
+        # pprof and speedscope read back (with jflame convert) to the same stacks
+        back = self.out("pprof.folded")
+        subprocess.run([JFLAME, "convert", out[".pb.gz"], "-o", back], check=True, capture_output=True)
+        self.assertEqual(sorted(read_folded(back)), stacks)
+        back = self.out("speedscope.folded")
+        subprocess.run([JFLAME, "convert", out[".json"], "-o", back], check=True, capture_output=True)
+        period = 1000000000 // 99  # speedscope weights are cpu nanoseconds: samples x 1e9/rate
+        self.assertEqual(sorted((f, n // period) for f, n in read_folded(back)), stacks)
+        with open(out[".json"]) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["profiles"][0]["unit"], "nanoseconds")
+        # the heat map embeds every sample (no idle task in a -p recording)
+        with open(out[".html"]) as f:
+            page = f.read()
+        self.assertTrue('"total":%d,' % total in page, "the heat map's total is not %d" % total)
+        self.assertFalse("<script src" in page, "the heat map loads a script")
+        # names without their _[j] annotation (the colour tells the kind), as in the SVG
+        self.assertTrue('"jflame/examples/Workload.spin"' in page, "no Workload.spin in the heat map")
 
     def test_syscalls_stitched_under_java_frames(self):
         jvm = self.jvm("io", 15000)

@@ -1,0 +1,243 @@
+/* builtin-heatmap.c - `jflame heatmap`: timestamped samples (.stacks, perf script
+ * text) to FlameScope's subsecond-offset heat map, one self-contained HTML page. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli_num.h"
+#include "collapse.h"
+#include "heatmap.h"
+#include "html_heatmap.h"
+#include "out_file.h"
+#include "perf_script.h"
+
+#define MAX_INPUTS 256
+
+static const char usage[] =
+	"usage: jflame heatmap [--rows N] [--title TEXT] [--include-idle] [--pid] [--tid]\n"
+	"                      [--event EVENT] [-o OUT.html] [FILE...]\n"
+	"\n"
+	"Draws timestamped samples - jflame record's .stacks, or `perf script` text\n"
+	"(plain or gzip; standard input when no FILE or '-') - as a subsecond-offset heat\n"
+	"map (FlameScope's): one column per second from the first sample's second, rows\n"
+	"for the offset within the second, darker cells for more samples. Click a start\n"
+	"and an end cell to see the flame graph of exactly that time range, with zoom and\n"
+	"search; a button goes back to the map. One self-contained HTML page: no network.\n"
+	"Samples of the idle task (swapper, pid 0, or an idle-loop leaf frame) are left\n"
+	"out, as FlameScope does. Stacks are folded as jflame collapse --all folds them\n"
+	"(the kernel and JIT annotations pick the frames' colours; perf-map-agent's\n"
+	"Lpkg/Class;::method reads pkg/Class.method), and every sample counts once (its\n"
+	"period does not weigh).\n"
+	"\n"
+	"      --rows N         rows per second, 1 to 1000 (default 50: 20 ms each)\n"
+	"      --title TEXT     the page's title (default \"CPU heat map\")\n"
+	"      --include-idle   keep the idle task's samples\n"
+	"      --pid, --tid     root frames name-PID or name-PID/TID (as jflame collapse)\n"
+	"      --event EVENT    keep this event instead of the first seen\n"
+	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Examples:\n"
+	"  jflame record -a -d 120 -o run.stacks; jflame heatmap run.stacks -o run.html\n"
+	"  perf record -F 49 -a -g -- sleep 120; perf script | jflame heatmap -o perf.html\n"
+	"  jflame heatmap --rows 100 perf.script.gz -o fine.html\n";
+
+struct heatmap_cmd {
+	struct collapse_opts co;
+	struct heatmap_options o;
+	bool keep_idle;
+	const char *output;
+	const char *inputs[MAX_INPUTS];
+	size_t ninputs;
+};
+
+/* a name another format owns (the input .stacks among them): not overwritten with a page */
+static bool other_format(const char *path)
+{
+	static const char *const ext[] = { ".svg", ".folded", ".collapsed", ".stacks", ".json", ".pb.gz", ".gz", ".txt",
+					   ".perf", ".data" };
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t k = strlen(ext[i]);
+		if (n > k && strcmp(path + n - k, ext[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
+{
+	enum { O_ROWS = 256, O_TITLE, O_IDLE, O_PID, O_TID, O_EVENT };
+	static const struct option longopts[] = {
+		{ "rows", required_argument, NULL, O_ROWS },   { "title", required_argument, NULL, O_TITLE },
+		{ "include-idle", no_argument, NULL, O_IDLE }, { "pid", no_argument, NULL, O_PID },
+		{ "tid", no_argument, NULL, O_TID },           { "event", required_argument, NULL, O_EVENT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
+	};
+	int ch;
+	long v;
+	memset(c, 0, sizeof(*c));
+	c->o.rows = HEATMAP_DEFAULT_ROWS;
+	c->co.kernel = c->co.jit = true; /* the annotations pick the colours */
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case O_ROWS:
+			if (cli_parse_long(optarg, 1, HEATMAP_MAX_ROWS, &v) != 0) {
+				fprintf(stderr, "jflame: --rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
+					HEATMAP_MAX_ROWS, optarg);
+				return -1;
+			}
+			c->o.rows = (int)v;
+			break;
+		case O_TITLE:
+			c->o.title = optarg;
+			break;
+		case O_IDLE:
+			c->keep_idle = true;
+			break;
+		case O_PID:
+			c->co.pid = true;
+			break;
+		case O_TID:
+			c->co.tid = true;
+			break;
+		case O_EVENT:
+			c->co.event = optarg;
+			break;
+		case 'o':
+			if (c->output) {
+				fprintf(stderr, "jflame: jflame heatmap writes one page; give -o once\n");
+				return -1;
+			}
+			if (other_format(optarg)) {
+				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
+				return -1;
+			}
+			c->output = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE || optopt == O_EVENT)
+				fprintf(stderr, "jflame: option %s needs a value; see jflame heatmap --help\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame heatmap --help\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (c->ninputs == MAX_INPUTS) {
+			fprintf(stderr, "jflame: at most %d input files\n", MAX_INPUTS);
+			return -1;
+		}
+		c->inputs[c->ninputs++] = argv[i];
+	}
+	if (c->ninputs == 0)
+		c->inputs[c->ninputs++] = "-";
+	return 0;
+}
+
+static const char *input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "standard input";
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	struct heatmap_cmd cmd;
+	struct heatmap h;
+	struct heatmap_reader r;
+	struct out_file of = { 0 };
+	char err[1024] = "", first_bad[160] = "", subtitle[1024];
+	uint64_t bad = 0, longl = 0, samples = 0;
+	bool reader = false, open_out = false;
+	int rc = 1;
+
+	int p = parse_options(&cmd, argc, argv);
+	if (p != 0)
+		return p > 0 ? 0 : 2;
+	if (heatmap_init(&h) != 0) {
+		fprintf(stderr, "jflame: out of memory\n");
+		return 1;
+	}
+	if (heatmap_reader_init(&r, &h, &cmd.co, cmd.keep_idle) != 0) {
+		snprintf(err, sizeof(err), "jflame: out of memory");
+		goto out;
+	}
+	reader = true;
+	for (size_t i = 0; i < cmd.ninputs; i++) {
+		struct ps_stats st;
+		if (perf_script_parse_file(cmd.inputs[i], heatmap_reader_sample, &r, &st, err, sizeof(err)) != 0)
+			goto out;
+		if (r.oom) {
+			snprintf(err, sizeof(err), "jflame: out of memory reading %s", input_name(cmd.inputs[i]));
+			goto out;
+		}
+		if (st.bad_lines && !first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "%s: '%s'", input_name(cmd.inputs[i]), st.first_bad);
+		bad += st.bad_lines;
+		longl += st.long_lines;
+		samples += st.samples;
+	}
+	const char *name = input_name(cmd.inputs[0]);
+	if (samples == 0) {
+		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
+			 "(perf record -g, then perf script)", name, bad ? " (it does not look like perf script output)" : "");
+		goto out;
+	}
+	if (bad || longl)
+		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %s)\n",
+			bad, longl, first_bad[0] ? first_bad : "-");
+	if (r.c.other_event)
+		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
+			r.c.event, r.c.other_event);
+	if (r.untimed)
+		fprintf(stderr, "jflame: warning: %" PRIu64 " samples without a timestamp left out\n", r.untimed);
+	if (h.bad_time)
+		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n", h.bad_time);
+	if (h.n == 0) {
+		if (r.untimed == samples)
+			snprintf(err, sizeof(err), "jflame: the samples in %s have no timestamps; the heat map needs them "
+				 "(perf script prints them unless -F leaves out time)", name);
+		else if (r.idle)
+			snprintf(err, sizeof(err), "jflame: all %" PRIu64 " timed samples in %s are of the idle task; "
+				 "nothing to map (--include-idle keeps them)", r.idle, name);
+		else
+			snprintf(err, sizeof(err), "jflame: no samples left in %s after the filters", name);
+		goto out;
+	}
+	int64_t cols = heatmap_columns(&h);
+	snprintf(subtitle, sizeof(subtitle), "%.400s%s: %" PRIu64 " samples over %" PRId64 " s; %d rows a second (%.3g ms each)%s",
+		 name, cmd.ninputs > 1 ? " and more" : "", h.total, cols, cmd.o.rows, 1000.0 / cmd.o.rows,
+		 r.idle ? "; idle task left out" : cmd.keep_idle ? "; idle task kept" : "");
+	cmd.o.subtitle = subtitle;
+	cmd.o.idle = r.idle;
+	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0)
+		goto out;
+	if (out_file_open(&of, cmd.output && strcmp(cmd.output, "-") ? cmd.output : NULL, err, sizeof(err)) != 0)
+		goto out;
+	open_out = true;
+	if (heatmap_write_html(of.f, &h, &cmd.o, err, sizeof(err)) != 0)
+		goto out;
+	open_out = false;
+	if (out_file_commit(&of, err, sizeof(err)) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (open_out)
+		out_file_abort(&of);
+	if (rc != 0 && err[0])
+		fprintf(stderr, "%s\n", err);
+	if (reader)
+		heatmap_reader_free(&r);
+	heatmap_free(&h);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* folded_diff.h - two folded profiles merged into one differential profile,
+ * stack by stack, as difffolded.pl does: "stack BEFORE AFTER". */
+#ifndef JFLAME_FOLDED_DIFF_H
+#define JFLAME_FOLDED_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flamegraph.h"
+#include "folded.h"
+#include "str_intern.h"
+
+struct folded_diff {
+	struct fg_stack *stacks;  /* sorted by stack (byte order), each once: count is
+				     AFTER's, count_before BEFORE's (0 where a stack is
+				     only on one side) */
+	size_t n;
+	uint64_t total_before, total_after; /* as read (before normalizing) */
+	struct str_intern *si;    /* stacks rewritten by strip_hex */
+};
+
+/* Merges before and after (their stacks stay theirs: keep both alive while d
+ * is used). normalize scales BEFORE's counts to AFTER's total, each rounded
+ * down (difffolded.pl -n); strip_hex writes every 0x<hex> as "0x..."
+ * (difffolded.pl -s). 0, or -1 when out of memory. */
+int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after, bool normalize,
+		      bool strip_hex);
+void folded_diff_free(struct folded_diff *d);
+
+/* Writes "stack before after" lines. 0, or -1 on a write error. */
+int folded_diff_write(FILE *out, const struct folded_diff *d);
+
+#endif

@@ -1,0 +1,24 @@
+/* html_compare.h - the compare view: BEFORE and AFTER flame graphs side by side
+ * in one self-contained HTML page, the same frames aligned, coloured by change. */
+#ifndef JFLAME_HTML_COMPARE_H
+#define JFLAME_HTML_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "flamegraph.h"
+
+struct compare_options {
+	const char *title;       /* NULL: "Compare: BEFORE vs AFTER" */
+	const char *subtitle;    /* NULL: none */
+	const char *before_name; /* what the sides are called ("before.folded") */
+	const char *after_name;
+};
+
+/* Writes the page from differential stacks (count: AFTER's, count_before:
+ * BEFORE's). No network, no external scripts. 0, or -1 with one line in err
+ * ("no samples" when both sides are empty, before anything is written). */
+int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const struct compare_options *o,
+		       char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,143 @@
+/* stack_table.c - convert's profile model: stacks numbered by str_index, their
+ * counts and weights, the timeline of timestamped inputs, and the metadata. */
+#include "stack_table.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stack_table_init(struct stack_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	str_index_init(&t->stacks);
+	str_index_init(&t->threads);
+	snprintf(t->meta.count_type, sizeof(t->meta.count_type), "samples");
+	snprintf(t->meta.count_unit, sizeof(t->meta.count_unit), "count");
+}
+
+void stack_table_free(struct stack_table *t)
+{
+	str_index_free(&t->stacks);
+	str_index_free(&t->threads);
+	free(t->counts);
+	free(t->weights);
+	free(t->timeline);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint64_t count, uint64_t weight)
+{
+	long i = str_index_add(&t->stacks, frames, len);
+	if (i < 0)
+		return -1;
+	if ((size_t)i >= t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		uint64_t *c = realloc(t->counts, cap * sizeof(*c));
+		if (!c)
+			return -1;
+		t->counts = c;
+		uint64_t *w = realloc(t->weights, cap * sizeof(*w));
+		if (!w)
+			return -1;
+		t->weights = w;
+		memset(t->counts + t->cap, 0, (cap - t->cap) * sizeof(*c));
+		memset(t->weights + t->cap, 0, (cap - t->cap) * sizeof(*w));
+		t->cap = cap;
+	}
+	t->counts[i] = add_sat(t->counts[i], count);
+	t->weights[i] = add_sat(t->weights[i], weight);
+	t->total_count = add_sat(t->total_count, count);
+	t->total_weight = add_sat(t->total_weight, weight);
+	return i;
+}
+
+int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thread, size_t len, double time,
+			  uint64_t weight)
+{
+	long th = str_index_add(&t->threads, thread, len);
+	if (th < 0)
+		return -1;
+	if (t->ntimeline == t->timeline_cap) {
+		size_t cap = t->timeline_cap ? t->timeline_cap * 2 : 1024;
+		struct timed_sample *s = realloc(t->timeline, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		t->timeline = s;
+		t->timeline_cap = cap;
+	}
+	t->timeline[t->ntimeline++] = (struct timed_sample){ time, weight, stack, (uint32_t)th };
+	return 0;
+}
+
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns)
+{
+	size_t n;
+	int rc = -1;
+	struct stack_count *s = recording_sorted(rec, &n);
+	if (!s)
+		return -1;
+	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
+	for (size_t i = 0; i < n; i++)
+		if (stack_table_add(t, s[i].stack, strlen(s[i].stack), s[i].count, s[i].count * period) < 0)
+			goto out;
+	struct stack_meta *m = &t->meta;
+	if (period) {
+		m->has_weight = true;
+		snprintf(m->weight_type, sizeof(m->weight_type), "cpu");
+		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
+		m->period = period;
+	}
+	m->duration_ns = (int64_t)(rec->seconds * 1e9);
+	if (now_ns > m->duration_ns)
+		m->time_ns = now_ns - m->duration_ns;
+	snprintf(m->event, sizeof(m->event), "%s", rec->event);
+	snprintf(m->name, sizeof(m->name), "CPU: %.*s", (int)sizeof(m->name) - 6, rec->target);
+	snprintf(m->comment, sizeof(m->comment),
+		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
+		 " truncated, %" PRIu64 " failed stack reads\n%s",
+		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
+		 rec->stack_errors, rec->frame_pointers);
+	rc = 0;
+out:
+	free(s);
+	return rc;
+}
+
+static int cmp_stack(const void *a, const void *b, void *ctx)
+{
+	char *const *strs = ctx;
+	return strcmp(strs[*(const uint32_t *)a], strs[*(const uint32_t *)b]);
+}
+
+uint32_t *stack_table_sorted(const struct stack_table *t)
+{
+	uint32_t *ix = malloc((t->stacks.n ? t->stacks.n : 1) * sizeof(*ix));
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < t->stacks.n; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, t->stacks.n, sizeof(*ix), cmp_stack, t->stacks.strs);
+	return ix;
+}
+
+int stack_table_frames(const char *stack, int (*fn)(void *ctx, const char *frame, size_t len), void *ctx)
+{
+	for (const char *p = stack;;) {
+		const char *semi = strchr(p, ';');
+		size_t n = semi ? (size_t)(semi - p) : strlen(p);
+		if (n > 0) {
+			int rc = fn(ctx, p, n);
+			if (rc)
+				return rc;
+		}
+		if (!semi)
+			return 0;
+		p = semi + 1;
+	}
+}

@@ -1,0 +1,67 @@
+/* stack_table.h - the profile jflame convert reads into and writes from: folded
+ * stacks with sample counts and weights, samples in time order, and what they measure. */
+#ifndef JFLAME_STACK_TABLE_H
+#define JFLAME_STACK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recording.h"
+#include "str_index.h"
+
+/* One sample of a timestamped input (perf script text), in input order. */
+struct timed_sample {
+	double time;     /* seconds, as perf script printed it */
+	uint64_t weight; /* its period (1 when not printed) */
+	uint32_t stack;  /* index into the table's stacks */
+	uint32_t thread; /* index into the table's threads */
+};
+
+/* What the numbers are, in pprof's words (ValueType type/unit). */
+struct stack_meta {
+	char count_type[32], count_unit[32];   /* the counts: "samples"/"count" by default */
+	bool has_weight;                       /* weights below mean something */
+	char weight_type[32], weight_unit[32]; /* "cpu"/"nanoseconds", "cycles"/"count" */
+	uint64_t period;                       /* weight units between samples; 0 unknown */
+	int64_t time_ns;                       /* start, ns since the epoch; 0 unknown */
+	int64_t duration_ns;                   /* 0 unknown */
+	char event[64];                        /* "cpu-clock", "cycles"; "" unknown */
+	char name[256];                        /* what was profiled; "" unknown */
+	char comment[1024];                    /* notes, one per line */
+};
+
+struct stack_table {
+	struct str_index stacks;  /* folded text, frames root first joined by ';' */
+	uint64_t *counts;         /* per stack: samples (what folded output prints) */
+	uint64_t *weights;        /* per stack: sum of weights (when has_weight) */
+	size_t cap;
+	uint64_t total_count, total_weight;
+	struct str_index threads; /* names of the timeline's threads ("comm pid: 1 tid: 2") */
+	struct timed_sample *timeline;
+	size_t ntimeline, timeline_cap;
+	struct stack_meta meta;
+};
+
+void stack_table_init(struct stack_table *t);
+void stack_table_free(struct stack_table *t);
+/* Adds count and weight to the stack frames[0..len) (sums saturate). Its
+ * index, or -1 when out of memory. */
+long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint64_t count, uint64_t weight);
+/* Adds one timestamped sample of stack (an index from stack_table_add) taken
+ * on thread[0..len). 0, or -1 when out of memory. */
+int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thread, size_t len, double time,
+			  uint64_t weight);
+/* Fills an empty table from a recording: counts are samples, weights
+ * count x 1e9/freq cpu nanoseconds; target, duration, rate and losses go
+ * into meta. now_ns: the wall clock at the end of the recording (0 unknown).
+ * 0, or -1 when out of memory. */
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns);
+/* Stack indices sorted by their text (byte order), for writers that want a
+ * stable order. Caller frees; NULL when out of memory. */
+uint32_t *stack_table_sorted(const struct stack_table *t);
+/* Splits the stack's text into frames: calls fn for every non-empty frame,
+ * root first; stops and returns fn's nonzero result. */
+int stack_table_frames(const char *stack, int (*fn)(void *ctx, const char *frame, size_t len), void *ctx);
+
+#endif
