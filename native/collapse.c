@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swar.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 void collapse_init(struct collapse *c, const struct collapse_opts *o, struct recording *rec)
 {
 	memset(c, 0, sizeof(*c));
@@ -174,6 +180,162 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 	return true;
 }
 
+/* The annotation a frame's dso gives it ("_[k]", "_[j]" or none), as add_func
+ * decides; remembered for the last few dsos, since a recording has few. */
+static const char *dso_annotation(struct collapse *c, const struct ps_frame *fr)
+{
+	const char *dso = fr->dso.p, *ann = NULL;
+	size_t dn = fr->dso.n;
+	if (!c->o.kernel && !c->o.jit)
+		return NULL;
+	for (unsigned k = 0; k < c->ndsos; k++) {
+		/* the last one found first: frames of a module come in runs */
+		unsigned i = (c->last_dso + k) % c->ndsos;
+		struct collapse_dso *d = &c->dsos[i];
+		if (d->len == dn && swar_same(d->name, dso, dn)) {
+			c->last_dso = i;
+			return d->ann == 'k' ? "_[k]" : d->ann == 'j' ? "_[j]" : NULL;
+		}
+	}
+	if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
+	    !has_str(dso, dn, "unknown"))
+		ann = "_[k]";
+	else if (c->o.jit && (is_perf_map(dso, dn) || is_jitted_so(dso, dn)))
+		ann = "_[j]";
+	if (dn <= sizeof(c->dsos[0].name)) {
+		struct collapse_dso *d = &c->dsos[c->next_dso];
+		memcpy(d->name, dso, dn);
+		d->len = (uint16_t)dn;
+		d->ann = ann ? ann[2] : 0;
+		c->next_dso = (c->next_dso + 1) % COLLAPSE_DSO_CACHE;
+		if (c->ndsos < COLLAPSE_DSO_CACHE)
+			c->ndsos++;
+	}
+	return ann;
+}
+
+/* The tidying of a function name a byte at a time without a branch that
+ * mispredicts: ';' becomes ':', quotes go; only '-' (an arrow?) and '(' (a
+ * signature?) stop the copy. */
+static const unsigned char tidy_stop[256] = { ['-'] = 1, ['('] = 1 };
+
+/* add_func for the common piece of f[start..n): one pass that copies, turns ';'
+ * into ':', drops quotes and stops at "->". 1 done (*end: where the piece
+ * ends), 0 when the piece needs add_func ('(', "[...", overlong: nothing
+ * written), -1 out of memory. */
+static int add_func_fast(struct collapse *c, size_t *len, const char *f, size_t start, size_t n, bool java,
+			 const char *ann, size_t *end)
+{
+	const unsigned char *p = (const unsigned char *)f + start;
+	size_t rem = n - start, i = 0;
+	uint64_t slashes = 0;
+	if (rem > 0 && p[0] == '[')
+		return 0;
+	if (!reserve(c, *len, rem + 5))
+		return -1;
+	char *o = c->buf + *len, *name = o + 1;
+	/* "Lpkg/Class;::m" loses its 'L' if it has a '/': left out now, put back if not */
+	bool drop_l = java && rem > 0 && p[0] == 'L';
+	*o++ = ';';
+	i = drop_l;
+#ifdef __SSE2__
+	/* sixteen bytes a step while they hold no '-', '(' or quote; ';' -> ':' in place */
+	while (i + 16 <= rem) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')),
+							 _mm_cmpeq_epi8(v, _mm_set1_epi8('('))),
+					    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+							 _mm_cmpeq_epi8(v, _mm_set1_epi8('\''))));
+		if (_mm_movemask_epi8(stop))
+			break;
+		slashes |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')));
+		v = _mm_add_epi8(v, _mm_cmpeq_epi8(v, _mm_set1_epi8(';'))); /* -1 where ';': ':' */
+		_mm_storeu_si128((__m128i *)o, v);
+		o += 16;
+		i += 16;
+	}
+#endif
+	/* eight bytes a step while they hold no '-', '(' or quote; ';' -> ':' in place */
+	while (i + 8 <= rem) {
+		uint64_t w = swar_load(p + i);
+		if (swar_eq(w, swar_rep('-')) | swar_eq(w, swar_rep('(')) | swar_eq(w, swar_rep('"')) |
+		    swar_eq(w, swar_rep('\'')))
+			break;
+		slashes |= swar_eq(w, swar_rep('/'));
+		w -= swar_eq(w, swar_rep(';')) >> 7; /* ':' is ';' - 1 */
+		memcpy(o, &w, 8);
+		o += 8;
+		i += 8;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (i < rem && rem - i < 8 && i >= 8) {
+		/* the tail: the last eight bytes, of which the first 8 - tail were
+		 * copied as they are already (nothing in them changes), so they
+		 * can be written again */
+		size_t tail = rem - i;
+		uint64_t w = swar_load(p + rem - 8), mine = ~0ULL << (8 * (8 - tail));
+		if (!((swar_eq(w, swar_rep('-')) | swar_eq(w, swar_rep('(')) | swar_eq(w, swar_rep('"')) |
+		       swar_eq(w, swar_rep('\''))) & mine)) {
+			slashes |= swar_eq(w, swar_rep('/')) & mine;
+			w -= swar_eq(w, swar_rep(';')) >> 7;
+			memcpy(o - (8 - tail), &w, 8);
+			o += tail;
+			i = rem;
+		}
+	}
+#endif
+	for (; i < rem; i++) {
+		unsigned char ch = p[i];
+		if (tidy_stop[ch]) {
+			if (ch == '(')
+				return 0;
+			if (i + 1 < rem && p[i + 1] == '>')
+				break;
+		}
+		*o = (char)(ch == ';' ? ':' : ch);
+		o += ch != '"' && ch != '\'';
+		slashes |= ch == '/';
+	}
+	if (i > 4095)
+		return 0;
+	if (drop_l && !slashes) {
+		memmove(name + 1, name, (size_t)(o - name));
+		name[0] = 'L';
+		o++;
+	} else if (!drop_l && java && o > name && name[0] == 'L' && slashes) {
+		memmove(name, name + 1, (size_t)(o - name - 1));
+		o--;
+	}
+	if (ann) {
+		memcpy(o, ann, 4);
+		o += 4;
+	}
+	*len = (size_t)(o - c->buf);
+	*end = start + i;
+	return 1;
+}
+
+static const unsigned char lower_hex[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+};
+
+/* the decimal digits of v at p; returns their count */
+static size_t put_long(char *p, long v)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		p[k++] = '-';
+	while (n)
+		p[k++] = tmp[--n];
+	return k;
+}
+
 int collapse_sample(void *ctx, const struct ps_sample *s)
 {
 	struct collapse *c = ctx;
@@ -203,19 +365,23 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 		}
 	}
 	/* the root: comm (blanks as '_'), with -PID or -PID/TID ('?' when perf printed no pid) */
-	char root[512], pidbuf[24] = "?";
-	if (s->pid >= 0)
-		snprintf(pidbuf, sizeof(pidbuf), "%ld", s->pid);
+	char root[512];
 	size_t cn = s->comm.n < 256 ? s->comm.n : 256;
+	cn = strnlen(s->comm.p, cn); /* as "%.*s" would stop at a NUL */
 	int rn;
-	if (c->o.tid)
-		rn = snprintf(root, sizeof(root), "%.*s-%s/%ld", (int)cn, s->comm.p, pidbuf, s->tid);
-	else if (c->o.pid)
-		rn = snprintf(root, sizeof(root), "%.*s-%s", (int)cn, s->comm.p, pidbuf);
-	else
-		rn = snprintf(root, sizeof(root), "%.*s", (int)cn, s->comm.p);
-	if (rn < 0)
-		rn = 0;
+	memcpy(root, s->comm.p, cn);
+	rn = (int)cn;
+	if (c->o.tid || c->o.pid) {
+		root[rn++] = '-';
+		if (s->pid >= 0)
+			rn += (int)put_long(root + rn, s->pid);
+		else
+			root[rn++] = '?';
+		if (c->o.tid) {
+			root[rn++] = '/';
+			rn += (int)put_long(root + rn, s->tid);
+		}
+	}
 	for (int i = 0; i < rn; i++)
 		if (root[i] == ' ' || root[i] == '\t')
 			root[i] = '_';
@@ -231,6 +397,19 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 		const char *f = fr->sym.p;
 		size_t n = fr->sym.n;
 		/* perf 4.8+ prints symbol offsets: sym+0x1a */
+		if (n >= 8) {
+			/* the hex digits ending it, by table without a loop */
+			const unsigned char *e = (const unsigned char *)f + n;
+			unsigned bits = lower_hex[e[-1]] | lower_hex[e[-2]] << 1 | lower_hex[e[-3]] << 2 |
+					lower_hex[e[-4]] << 3 | lower_hex[e[-5]] << 4 | lower_hex[e[-6]] << 5 |
+					lower_hex[e[-7]] << 6 | lower_hex[e[-8]] << 7;
+			if (bits != 0xff) {
+				size_t j = n - (size_t)__builtin_ctz(~bits);
+				if (j > 2 && f[j - 1] == 'x' && f[j - 2] == '0' && f[j - 3] == '+' && j < n)
+					n = j - 3;
+				goto stripped;
+			}
+		}
 		for (size_t j = n; j > 2; j--) {
 			char ch = f[j - 1];
 			if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))
@@ -239,12 +418,25 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 				n = j - 3;
 			break;
 		}
+	stripped:
 		if (n > 0 && f[0] == '(')
 			continue; /* a process name, not a function */
 		/* "A->B->C": an inline chain, outermost first */
 		size_t start = 0;
 		bool inlined = false;
+		const char *ann = dso_annotation(c, fr);
 		for (;;) {
+			size_t end;
+			int r = add_func_fast(c, &len, f, start, n, java, inlined ? "_[i]" : ann, &end);
+			if (r < 0)
+				goto oom;
+			if (r > 0) {
+				if (end == n)
+					break;
+				inlined = true;
+				start = end + 2;
+				continue;
+			}
 			const char *arrow = NULL;
 			for (const char *q = memchr(f + start, '-', n - start); q && !arrow;
 			     q = memchr(q + 1, '-', n - (size_t)(q + 1 - f)))

@@ -18,6 +18,15 @@ struct collapse_opts {
 	const char *event;  /* keep only this event; NULL: the first one seen */
 };
 
+#define COLLAPSE_DSO_CACHE 8
+
+/* a dso seen lately and its annotation ('k', 'j' or 0) */
+struct collapse_dso {
+	char name[128];
+	uint16_t len;
+	char ann;
+};
+
 struct collapse {
 	struct collapse_opts o;
 	struct recording *rec;
@@ -29,6 +38,8 @@ struct collapse {
 	bool have_event;
 	uint64_t kept, other_event, out_of_range;
 	bool oom;
+	struct collapse_dso dsos[COLLAPSE_DSO_CACHE];
+	unsigned ndsos, next_dso, last_dso;
 };
 
 void collapse_init(struct collapse *c, const struct collapse_opts *o, struct recording *rec);

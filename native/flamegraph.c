@@ -1,7 +1,7 @@
 /* flamegraph.c - writes folded stacks as an interactive SVG flame graph: merges
  * the stacks into a tree, lays it out, colours it and embeds the viewer. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* strchrnul */
+#define _GNU_SOURCE /* qsort_r */
 #endif
 #include "flamegraph.h"
 
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "flamegraph_js.h"
+#include "key_sort.h"
+#include "swar.h"
 
 #define NONE UINT32_MAX
 #define XPAD 10.0
@@ -597,6 +599,7 @@ struct tree {
 
 static uint64_t hash_bytes(const char *p, size_t n)
 {
+	size_t len = n;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 	for (; n >= 8; p += 8, n -= 8) {
 		memcpy(&w, p, 8);
@@ -604,8 +607,13 @@ static uint64_t hash_bytes(const char *p, size_t n)
 		h ^= h >> 32;
 	}
 	w = 0;
-	while (n--)
-		w = w << 8 | (unsigned char)p[n];
+	if (n && len >= 8) {
+		/* the last eight bytes, overlapping ones already mixed in */
+		memcpy(&w, p + n - 8, 8);
+	} else {
+		while (n--)
+			w = w << 8 | (unsigned char)p[n];
+	}
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
@@ -702,6 +710,25 @@ static uint32_t name_intern(struct tree *t, const char *p, uint32_t len)
 	return t->nnames - 1;
 }
 
+/* The first ';' in p[0..end), or end: eight bytes a step, in bounds. */
+static const char *frame_end(const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t m = swar_eq(swar_load(p), swar_rep(';'));
+		if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < end && *p != ';')
+		p++;
+	return p;
+}
+
 /* Turns every stack with samples into a sequence of name indexes. The frames a
  * stack begins with that are the same as the stack before's (sorted input has
  * many) take their indexes without another look-up. */
@@ -714,14 +741,15 @@ static int tree_tokenize(struct tree *t, const struct fg_stack *stacks, size_t n
 	if (!(t->seqs = malloc((n ? n : 1) * sizeof(*t->seqs))))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const char *p = stacks[i].frames ? stacks[i].frames : "";
+		const char *p = stacks[i].frames ? stacks[i].frames : "", *end;
 		size_t k = 0, start = t->nids;
 		bool same = !reverse;
 
 		if (!stacks[i].count && !(differential && stacks[i].count_before))
 			continue;
+		end = p + strlen(p);
 		for (;;) {
-			const char *e = strchrnul(p, ';');
+			const char *e = frame_end(p, end);
 			size_t len = (size_t)(e - p);
 			if (len) {
 				uint32_t id;
@@ -739,7 +767,7 @@ static int tree_tokenize(struct tree *t, const struct fg_stack *stacks, size_t n
 				t->ids[t->nids++] = id;
 				cur[k++] = (struct slice){ p, (uint32_t)len };
 			}
-			if (!*e)
+			if (e == end)
 				break;
 			p = e + 1;
 		}
@@ -829,6 +857,78 @@ static int seq_cmp(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+/* Sorting the stacks: they share their first frames, so rather than compare
+ * them whole again and again they are sorted by two frames at a time (a 64-bit
+ * key: name rank + 1, 0 past the end, so a stack sorts before the longer ones
+ * it begins), and runs that share those by the next two. */
+static int seq_key_full_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct seq *seqs = ctx;
+	return seq_cmp(&seqs[((const struct key_item *)a)->idx], &seqs[((const struct key_item *)b)->idx]);
+}
+
+static void seq_sort_keys(const struct seq *seqs, struct key_item *v, size_t n, uint32_t depth)
+{
+	while (n > 1) {
+		bool same = true, longer = false;
+		if (depth >= 4096) {
+			/* long shared beginnings: no deeper recursion */
+			qsort_r(v, n, sizeof(*v), seq_key_full_cmp, (void *)seqs);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct seq *q = &seqs[v[i].idx];
+			/* the stacks are all over memory: ask for them ahead */
+			if (i + 16 < n)
+				__builtin_prefetch(&seqs[v[i + 16].idx]);
+			if (i + 8 < n)
+				__builtin_prefetch(seqs[v[i + 8].idx].ids + depth);
+			uint64_t hi = depth < q->len ? (uint64_t)q->ids[depth] + 1 : 0;
+			uint64_t lo = depth + 1 < q->len ? (uint64_t)q->ids[depth + 1] + 1 : 0;
+			v[i].key = hi << 32 | lo;
+			same = same && v[i].key == v[0].key;
+			longer = longer || q->len > depth;
+		}
+		if (!longer)
+			return; /* all end here: equal stacks */
+		if (!same) {
+			size_t start = 0;
+			key_sort(v, n);
+			for (size_t i = 1; i < n; i++) {
+				if (v[i].key != v[start].key) {
+					if (i - start > 1)
+						seq_sort_keys(seqs, v + start, i - start, depth + 2);
+					start = i;
+				}
+			}
+			v += start;
+			n -= start;
+		}
+		depth += 2;
+	}
+}
+
+/* Sorts t->seqs as seq_cmp orders them. 0, or -1 out of memory. */
+static int seqs_sort(struct tree *t)
+{
+	struct key_item *v = malloc((t->nseqs ? t->nseqs : 1) * sizeof(*v));
+	struct seq *sorted = malloc((t->nseqs ? t->nseqs : 1) * sizeof(*sorted));
+	if (!v || !sorted) {
+		free(v);
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nseqs; i++)
+		v[i] = (struct key_item){ 0, i };
+	seq_sort_keys(t->seqs, v, t->nseqs, 0);
+	for (size_t i = 0; i < t->nseqs; i++)
+		sorted[i] = t->seqs[v[i].idx];
+	free(v);
+	free(t->seqs);
+	t->seqs = sorted;
+	return 0;
+}
+
 /* Lays the sorted stacks out left to right, opening nodes where a stack parts
  * from the one before. A node's subtree follows it in the array, so a closed
  * node narrower than min_total goes, with everything above it, at once: the
@@ -849,6 +949,11 @@ static int tree_flow(struct tree *t, const struct fg_stack *stacks, bool differe
 	t->nnodes = 1;
 	for (size_t i = 0; i <= t->nseqs; i++) {
 		const struct seq *q = i < t->nseqs ? &t->seqs[i] : NULL;
+		if (i + 8 < t->nseqs) {
+			/* sorted, the stacks are all over memory: ask for them ahead */
+			__builtin_prefetch(t->seqs[i + 8].ids);
+			__builtin_prefetch(&stacks[t->seqs[i + 8].stack]);
+		}
 		uint64_t count = q ? stacks[q->stack].count : 0;
 		uint64_t before = q && differential ? stacks[q->stack].count_before : 0;
 		uint32_t same = 0, len = q ? q->len : 0;
@@ -921,8 +1026,8 @@ static int tree_build(struct tree *t, const struct fg_stack *stacks, size_t n, c
 			return -1;
 		for (size_t i = 1; i < t->nseqs && sorted; i++)
 			sorted = seq_cmp(&t->seqs[i - 1], &t->seqs[i]) <= 0;
-		if (!sorted)
-			qsort(t->seqs, t->nseqs, sizeof(*t->seqs), seq_cmp);
+		if (!sorted && seqs_sort(t))
+			return -1;
 	}
 	return tree_flow(t, stacks, op->differential, min_total);
 }

@@ -3,10 +3,20 @@
 #include "perf_script.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "swar.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define CHUNK (4u << 20)
 #define PS_MAX_SAMPLE (256u << 20)
@@ -33,9 +43,56 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* [0-9A-Za-z_], by table: a frame's address is scanned a byte at a time */
+static const unsigned char word_chars[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+	['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1,
+	['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1, ['_'] = 1,
+};
+
 static bool is_word(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return word_chars[(unsigned char)c];
+}
+
+/* "123.456789" as strtod reads it, without its set-up: up to 15 digits make an
+ * exact integer, and one division by an exact power of ten rounds as strtod
+ * does (Clinger's fast path). Anything else goes to strtod. */
+static bool parse_time(const char *p, size_t n, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	uint64_t m = 0;
+	size_t digits = 0, frac = 0, i = 0;
+	bool dot = false;
+	for (; i < n; i++) {
+		char c = p[i];
+		if (is_digit(c)) {
+			m = m * 10 + (uint64_t)(c - '0');
+			digits++;
+			frac += dot;
+		} else if (c == '.' && !dot) {
+			dot = true;
+		} else {
+			break;
+		}
+	}
+	if (i == n && digits > 0 && digits <= 15 && (!dot || frac > 0)) {
+		*out = (double)m / pow10[frac];
+		return true;
+	}
+	char buf[48], *e;
+	size_t k = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	double t = strtod(buf, &e);
+	if (*e != '\0')
+		return false;
+	*out = t;
+	return true;
 }
 
 static long parse_num(const char *p, const char *end, const char **out)
@@ -93,12 +150,8 @@ static void parse_header_tail(struct ps_sample *s, const char *p, const char *en
 	/* the time: "123.456789:" */
 	for (size_t i = 0; i < n; i++) {
 		if (len[i] > 1 && tok[i][len[i] - 1] == ':' && is_digit(tok[i][0])) {
-			char buf[48], *e;
-			size_t k = len[i] - 1 < sizeof(buf) - 1 ? len[i] - 1 : sizeof(buf) - 1;
-			memcpy(buf, tok[i], k);
-			buf[k] = '\0';
-			double t = strtod(buf, &e);
-			if (*e == '\0') {
+			double t;
+			if (parse_time(tok[i], len[i] - 1, &t)) {
 				s->time = t;
 				s->has_time = true;
 			}
@@ -140,9 +193,27 @@ static bool parse_header(struct parser *ps, const char *p, const char *end)
 static bool parse_frame(struct parser *ps, const char *p, const char *end)
 {
 	struct ps_frame f;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the indent ("\t" and padding): counted without a loop that mispredicts */
+	if (end - p >= 8) {
+		uint64_t w = swar_load(p);
+		uint64_t blank = swar_eq(w, swar_rep(' ')) | swar_eq(w, swar_rep('\t')) | swar_eq(w, swar_rep('\r'));
+		uint64_t other = ~blank & (SWAR_ONES << 7);
+		if (other)
+			p += __builtin_ctzll(other) >> 3;
+	}
+#endif
 	while (p < end && is_space(*p))
 		p++;
 	const char *pc = p;
+	/* the address: sixteen bytes tested at once, its length without a loop */
+	if (end - p >= 16) {
+#define W(k) ((unsigned)word_chars[(unsigned char)p[k]] << (k))
+		unsigned bits = W(0) | W(1) | W(2) | W(3) | W(4) | W(5) | W(6) | W(7) | W(8) | W(9) | W(10) | W(11) |
+				W(12) | W(13) | W(14) | W(15);
+#undef W
+		p += bits == 0xffff ? 16 : __builtin_ctz(~bits);
+	}
 	while (p < end && is_word(*p))
 		p++;
 	if (p == pc)
@@ -152,12 +223,26 @@ static bool parse_frame(struct parser *ps, const char *p, const char *end)
 		end--;
 	while (p < end && is_space(*p))
 		p++;
-	/* the dso: the last "(...)" without blanks, after a blank */
+	/* the dso: the last "(...)" without blanks, after a blank; one scan back */
 	if (end - p < 4 || end[-1] != ')')
 		return false;
-	const char *open = memrchr(p, '(', (size_t)(end - 1 - p));
-	if (!open || memchr(open, ' ', (size_t)(end - open)) || memchr(open, '\t', (size_t)(end - open)) ||
-	    open - 1 <= p || open[-1] != ' ')
+	const char *open = NULL, *hi = end - 1;
+	/* eight bytes a step over those without '(', ' ' or '\t' */
+	while (hi - p >= 8) {
+		uint64_t w = swar_load(hi - 8);
+		if (swar_eq(w, swar_rep('(')) | swar_eq(w, swar_rep(' ')) | swar_eq(w, swar_rep('\t')))
+			break;
+		hi -= 8;
+	}
+	for (const char *q = hi - 1; q >= p; q--) {
+		if (*q == '(') {
+			open = q;
+			break;
+		}
+		if (*q == ' ' || *q == '\t')
+			return false;
+	}
+	if (!open || open - 1 <= p || open[-1] != ' ')
 		return false;
 	f.dso = (struct ps_str){ open + 1, (size_t)(end - 1 - (open + 1)) };
 	f.sym = (struct ps_str){ p, (size_t)(open - 1 - p) };
@@ -222,12 +307,28 @@ static void parse_line(struct parser *ps, const char *p, size_t n)
 	}
 }
 
+/* The next '\n' in p[0..end), or NULL: lines are short, so sixteen bytes a
+ * step inline beats a call. */
+static const char *find_newline(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	while (end - p >= 16) {
+		int m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), nl));
+		if (m)
+			return p + __builtin_ctz((unsigned)m);
+		p += 16;
+	}
+#endif
+	return memchr(p, '\n', (size_t)(end - p));
+}
+
 /* Lines of buf[0..len); returns how much was consumed (whole lines). */
 static size_t parse_lines(struct parser *ps, const char *buf, size_t len, bool last)
 {
 	size_t off = 0;
 	while (off < len && !ps->stop) {
-		const char *nl = memchr(buf + off, '\n', len - off);
+		const char *nl = find_newline(buf + off, buf + len);
 		if (!nl) {
 			if (!last)
 				break;
@@ -274,6 +375,57 @@ static void rebase(struct parser *ps, const char *old, char *new)
 #undef REBASE
 }
 
+#define MAP_WINDOW (8u << 20)
+
+/* A plain regular file smaller than PS_MAX_SAMPLE is mapped and parsed in
+ * place, no copy through read(): the same lines as the chunked reader below
+ * (which differs only for a sample longer than PS_MAX_SAMPLE, which such a
+ * file cannot hold). It goes a window of whole lines at a time, giving back
+ * the pages behind the sample under way. Returns the mapping (for the caller
+ * to unmap once the last sample is out), or NULL when the file is not for
+ * this (gzip, a pipe, empty, too big, unopenable: the reader reports those). */
+static char *parse_mapped(const char *path, struct parser *ps, size_t *maplen)
+{
+	struct stat sb;
+	unsigned char magic[2];
+	char *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 2 || (uint64_t)sb.st_size >= PS_MAX_SAMPLE ||
+	    pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b)) {
+		close(fd);
+		return NULL;
+	}
+	size_t len = (size_t)sb.st_size, pos = 0, given = 0;
+	long pagesz = sysconf(_SC_PAGESIZE);
+	size_t page = pagesz > 0 ? (size_t)pagesz : 4096;
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	madvise(map, len, MADV_SEQUENTIAL);
+	while (pos < len && !ps->stop) {
+		size_t end = len;
+		if (len - pos > MAP_WINDOW) {
+			const char *nl = memchr(map + pos + MAP_WINDOW, '\n', len - pos - MAP_WINDOW);
+			if (nl)
+				end = (size_t)(nl - map) + 1;
+		}
+		pos += parse_lines(ps, map + pos, end - pos, end == len);
+		size_t keep = ps->in_sample ? (size_t)(ps->sample_line - map) : pos;
+		keep -= keep % page;
+		if (keep > given) {
+			madvise(map + given, keep - given, MADV_DONTNEED);
+			given = keep;
+		}
+		if (end == len)
+			break;
+	}
+	*maplen = len;
+	return map;
+}
+
 /* Frames point into the buffer, so the sample under way stays in it: what
  * is kept between reads starts at its header line. */
 int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct ps_stats *st, char *err,
@@ -287,8 +439,12 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 	bool stdin_in = strcmp(path, "-") == 0;
 	const char *name = stdin_in ? "standard input" : path;
 	gzFile in = NULL;
+	char *map = NULL;
+	size_t maplen = 0;
 
 	memset(st, 0, sizeof(*st));
+	if (!stdin_in && buf && (map = parse_mapped(path, &ps, &maplen)) != NULL)
+		goto done;
 	errno = 0;
 	in = stdin_in ? gzdopen(0, "rb") : gzopen(path, "rb");
 	if (!in || !buf) {
@@ -359,6 +515,7 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 		have -= keep;
 		pos -= keep;
 	}
+done:
 	if (!ps.stop && !ps.oom)
 		end_sample(&ps);
 	if (ps.oom) {
@@ -369,6 +526,8 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 out:
 	if (in)
 		gzclose(in);
+	if (map)
+		munmap(map, maplen);
 	free(buf);
 	free(ps.frames);
 	return rc;
