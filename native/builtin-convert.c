@@ -16,7 +16,6 @@
 #include "perf_script.h"
 #include "pprof.h"
 #include "profile_format.h"
-#include "recording.h"
 #include "speedscope.h"
 #include "stack_table.h"
 
@@ -230,32 +229,16 @@ struct stacks_reader {
 static int on_sample(void *ctx, const struct ps_sample *s)
 {
 	struct stacks_reader *x = ctx;
-	struct recording one; /* this sample's folded stack, alone */
-	struct stack_count *folded = NULL;
-	size_t n = 0;
-	uint64_t kept = x->c.kept;
-	if (recording_init(&one) != 0) {
-		x->oom = true;
-		return 1;
+	char *text;
+	size_t len;
+	int r = collapse_fold(&x->c, s, &text, &len);
+	if (r <= 0) { /* out of memory, another event, or out of range */
+		x->oom = r < 0;
+		return r < 0 ? 1 : 0;
 	}
-	x->c.rec = &one;
-	int rc = collapse_sample(&x->c, s);
-	x->c.rec = NULL;
-	if (!x->c.oom && rc == 0 && x->c.kept != kept) {
-		folded = recording_sorted(&one, &n);
-		x->oom = !folded;
-	}
-	if (x->c.oom || x->oom || rc != 0 || n != 1) { /* out of memory, another event, or out of range */
-		x->oom = x->oom || x->c.oom;
-		free(folded);
-		recording_free(&one);
-		return x->oom ? 1 : rc;
-	}
-	const char *text = folded[0].stack;
+	x->c.kept++;
 	uint64_t w = s->has_period && s->period > 0 ? s->period : 1;
-	long id = stack_table_add(x->t, text, strlen(text), 1, w);
-	free(folded);
-	recording_free(&one);
+	long id = stack_table_add(x->t, text, len, 1, w);
 	/* named as speedscope's perf import names its profiles */
 	int cn = (int)(s->comm.n < 256 ? s->comm.n : 256), tn;
 	if (s->pid >= 0)
@@ -290,7 +273,7 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 	struct ps_stats st;
 	int rc = -1;
 
-	collapse_init(&x.c, &o, NULL); /* on_sample gives it a recording per sample */
+	collapse_init(&x.c, &o, NULL); /* collapse_fold only: no recording */
 	if (buf)
 		perf_script_parse_buffer(buf, len, on_sample, &x, &st);
 	else if (perf_script_parse_file(path, on_sample, &x, &st, err, errlen) != 0)

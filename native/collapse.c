@@ -336,9 +336,8 @@ static size_t put_long(char *p, long v)
 	return k;
 }
 
-int collapse_sample(void *ctx, const struct ps_sample *s)
+int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, size_t *stack_len)
 {
-	struct collapse *c = ctx;
 	size_t len = 0;
 
 	if (s->has_time && !c->have_t0) {
@@ -451,11 +450,26 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 			start = j + 2;
 		}
 	}
-	if (recording_add(c->rec, c->buf, len, s->has_period && s->period > 0 ? s->period : 1) != 0)
-		goto oom;
-	c->kept++;
-	return 0;
+	*stack = c->buf;
+	*stack_len = len;
+	return 1;
 oom:
 	c->oom = true;
-	return 1;
+	return -1;
+}
+
+int collapse_sample(void *ctx, const struct ps_sample *s)
+{
+	struct collapse *c = ctx;
+	char *stack;
+	size_t len;
+	int r = collapse_fold(c, s, &stack, &len);
+	if (r <= 0)
+		return r < 0 ? 1 : 0;
+	if (recording_add(c->rec, stack, len, s->has_period && s->period > 0 ? s->period : 1) != 0) {
+		c->oom = true;
+		return 1;
+	}
+	c->kept++;
+	return 0;
 }

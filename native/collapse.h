@@ -44,6 +44,12 @@ struct collapse {
 
 void collapse_init(struct collapse *c, const struct collapse_opts *o, struct recording *rec);
 void collapse_free(struct collapse *c);
+/* Folds one sample as collapse_sample does, without adding it anywhere: 1 with
+ * its stack in *stack and *len (c's buffer: valid until the next call, not
+ * NUL-terminated; the caller may change it), 0 when the filters leave it out (another event, outside
+ * --from/--to; counted in c), -1 when out of memory (c->oom set). Kept
+ * samples are not counted in c->kept: the caller counts what it keeps. */
+int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, size_t *len);
 /* A ps_sample_fn: adds one sample (weighted by its period when printed). */
 int collapse_sample(void *ctx, const struct ps_sample *s);
 

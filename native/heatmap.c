@@ -200,16 +200,13 @@ int heatmap_reader_init(struct heatmap_reader *r, struct heatmap *h, const struc
 	memset(r, 0, sizeof(*r));
 	r->h = h;
 	r->keep_idle = keep_idle;
-	if (recording_init(&r->one) != 0)
-		return -1;
-	collapse_init(&r->c, o, &r->one);
+	collapse_init(&r->c, o, NULL); /* collapse_fold only: no recording */
 	return 0;
 }
 
 void heatmap_reader_free(struct heatmap_reader *r)
 {
 	collapse_free(&r->c);
-	recording_free(&r->one);
 }
 
 /* perf-map-agent's Java names, as collapse leaves them outside processes
@@ -248,31 +245,6 @@ static size_t java_tidy(char *s, size_t len)
 	return w;
 }
 
-/* One sample folded by collapse_sample, its text returned (in c.buf, which
- * the caller may change; NULL when collapse kept nothing: another event).
- * collapse.h has no call that folds one sample and hands the text back, so
- * this zeroes collapse's buffer first and reads the text collapse built there
- * (r->one, the recording it adds to, is only a sink); a sample whose fold
- * grew the buffer is folded again into the bigger, zeroed one. */
-static char *fold_one(struct heatmap_reader *r, const struct ps_sample *s, size_t *len)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		size_t cap = r->c.buf ? r->c.cap : 0;
-		uint64_t kept = r->c.kept;
-		if (cap)
-			memset(r->c.buf, 0, cap);
-		collapse_sample(&r->c, s);
-		if (r->c.oom || r->c.kept == kept)
-			return NULL;
-		if (cap && r->c.cap == cap) {
-			*len = strnlen(r->c.buf, cap);
-			return r->c.buf;
-		}
-	}
-	r->oom = true; /* the buffer grew twice for one sample: cannot be */
-	return NULL;
-}
-
 int heatmap_reader_sample(void *ctx, const struct ps_sample *s)
 {
 	struct heatmap_reader *r = ctx;
@@ -281,13 +253,15 @@ int heatmap_reader_sample(void *ctx, const struct ps_sample *s)
 		r->untimed++;
 		return 0;
 	}
-	char *stack = fold_one(r, s, &len);
-	if (r->c.oom)
+	char *stack = NULL;
+	int kept = collapse_fold(&r->c, s, &stack, &len);
+	if (kept < 0) {
 		r->oom = true;
-	if (r->oom)
 		return 1;
-	if (!stack)
+	}
+	if (kept == 0)
 		return 0; /* another event: collapse counted it */
+	r->c.kept++;
 	if (!r->keep_idle && heatmap_is_idle(s))
 		r->idle++;
 	else if (heatmap_add(r->h, s->time, stack, java_tidy(stack, len), 1) != 0)

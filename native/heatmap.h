@@ -89,7 +89,6 @@ bool heatmap_is_idle(const struct ps_sample *s);
 struct heatmap_reader {
 	struct heatmap *h;
 	struct collapse c;
-	struct recording one;  /* collapse's output, one sample at a time */
 	bool keep_idle;
 	uint64_t idle, untimed;
 	bool oom;
