@@ -34,6 +34,9 @@ static const char usage[] =
 	"  -n, --normalize     scale BEFORE's counts to AFTER's total (difffolded.pl -n);\n"
 	"                      the graphs compare shares of all samples anyway\n"
 	"  -s, --strip-hex     write every 0x<hex> as 0x... before merging (difffolded.pl -s)\n"
+	"      --keep-ids      match process frames by pid, and [Pod]/[Con] frames by id\n"
+	"                      (default: '[1234] java' is '[*] java' on both sides, so\n"
+	"                      two runs of a service line up; pods and containers alike)\n"
 	"  -o, --output FILE   repeatable; the extension picks the format; '-' is the SVG\n"
 	"                      on standard output\n"
 	"      --title TEXT    the title (default \"Differential Flame Graph\"; the compare\n"
@@ -59,7 +62,7 @@ enum out_kind { OUT_SVG, OUT_HTML, OUT_FOLDED };
 
 struct diff_cmd {
 	struct fg_options o;
-	bool normalize, strip_hex, no_legend;
+	bool normalize, strip_hex, no_legend, keep_ids;
 	const char *before, *after;
 	const char *outputs[MAX_OUTPUTS];
 	enum out_kind kinds[MAX_OUTPUTS];
@@ -87,7 +90,7 @@ static int output_kind(const char *path, enum out_kind *k)
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_TITLE = 256, O_SUBTITLE, O_NEGATE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_COUNTNAME, O_NOLEGEND };
+	enum { O_TITLE = 256, O_SUBTITLE, O_NEGATE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_COUNTNAME, O_NOLEGEND, O_KEEPIDS };
 	static const struct option longopts[] = {
 		{ "normalize", no_argument, NULL, 'n' },             { "strip-hex", no_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },          { "title", required_argument, NULL, O_TITLE },
@@ -95,6 +98,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
 		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "countname", required_argument, NULL, O_COUNTNAME },
 		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "help", no_argument, NULL, 'h' },
+		{ "keep-ids", no_argument, NULL, O_KEEPIDS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -130,6 +134,9 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			break;
 		case O_NEGATE:
 			c->o.negate = true;
+			break;
+		case O_KEEPIDS:
+			c->keep_ids = true;
 			break;
 		case O_WIDTH:
 		case O_HEIGHT:
@@ -233,8 +240,11 @@ int cmd_diff(int argc, char **argv)
 	if (read_side(&before, cmd.before, "BEFORE", err, sizeof(err)) != 0 ||
 	    read_side(&after, cmd.after, "AFTER", err, sizeof(err)) != 0)
 		goto out;
-	if (folded_diff_build(&raw, &before, &after, false, cmd.strip_hex) != 0 ||
-	    (cmd.normalize && folded_diff_build(&norm, &before, &after, true, cmd.strip_hex) != 0)) {
+	struct folded_diff_opts as_read = { .strip_hex = cmd.strip_hex, .merge_ids = !cmd.keep_ids };
+	struct folded_diff_opts scaled = as_read;
+	scaled.normalize = true;
+	if (folded_diff_build(&raw, &before, &after, &as_read) != 0 ||
+	    (cmd.normalize && folded_diff_build(&norm, &before, &after, &scaled) != 0)) {
 		snprintf(err, sizeof(err), "jflame: out of memory merging the profiles");
 		goto out;
 	}

@@ -75,12 +75,14 @@ static bool is_pod_or_con(const char *s)
 	return has_prefix(s, "[Pod]") || has_prefix(s, "[Con]");
 }
 
-/* "[1234] java" */
+/* "[1234] java", and "[*] java" (jflame diff matches runs by process name) */
 static bool is_process(const char *s)
 {
 	size_t i = 1;
 	if (s[0] != '[')
 		return false;
+	if (s[1] == '*')
+		return s[2] == ']' && s[3] == ' ';
 	while (s[i] >= '0' && s[i] <= '9')
 		i++;
 	return i > 1 && s[i] == ']' && s[i + 1] == ' ';

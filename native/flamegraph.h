@@ -91,7 +91,7 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
  * frames[depth - 1] the frame to colour (depth >= 1). Public for tests and other
  * writers. The first rule that applies wins:
  * 1. the annotation suffix: "_[j]" JIT, "_[i]" INLINED, "_[0]" INTERP, "_[k]" KERNEL;
- * 2. "[Pod]…", "[Con]…", "[<digits>] …" (the process) are META, and so is the
+ * 2. "[Pod]…", "[Con]…", "[<digits>] …" or "[*] …" (the process) are META, and so is the
  *    frame right after a root process frame (the thread), unless it is a GC
  *    thread (rule 4) or a compiler thread (rule 5);
  * 3. names entirely in brackets: "[unknown]" and DSO-like ones ("[libfoo.so]",

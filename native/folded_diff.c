@@ -44,20 +44,64 @@ static const char *strip_hex(struct str_intern *si, const char *s)
 	return r;
 }
 
-int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after, bool normalize,
-		      bool strip_hex_opt)
+const char *folded_diff_merge_ids(struct str_intern *si, const char *s)
 {
+	char *buf = malloc(strlen(s) + 16);
+	size_t k = 0;
+	const char *p = s;
+	bool changed = false;
+	if (!buf)
+		return NULL;
+	/* [Pod]<uid>;[Con]<id>; ... */
+	while (strncmp(p, "[Pod]", 5) == 0 || strncmp(p, "[Con]", 5) == 0) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		memcpy(buf + k, p, 5);
+		buf[k + 5] = '*';
+		k += 6;
+		changed |= n != 6 || p[5] != '*';
+		p += n;
+		if (*p == ';')
+			buf[k++] = *p++;
+	}
+	/* [1234] comm */
+	size_t i = 1;
+	if (p[0] == '[')
+		while (p[i] >= '0' && p[i] <= '9')
+			i++;
+	if (i > 1 && p[i] == ']' && p[i + 1] == ' ') {
+		memcpy(buf + k, "[*]", 3);
+		k += 3;
+		p += i + 1;
+		changed = true;
+	}
+	const char *r = s;
+	if (changed) {
+		size_t rest = strlen(p);
+		memcpy(buf + k, p, rest);
+		r = str_intern_n(si, buf, k + rest);
+	}
+	free(buf);
+	return r;
+}
+
+int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after,
+		      const struct folded_diff_opts *o)
+{
+	bool normalize = o->normalize, strip_hex_opt = o->strip_hex;
 	size_t n = before->n + after->n, k = 0;
 	struct entry *e = malloc((n ? n : 1) * sizeof(*e));
 	int rc = -1;
 	memset(d, 0, sizeof(*d));
-	if (!e || (strip_hex_opt && !(d->si = str_intern_new())))
+	if (!e || ((strip_hex_opt || o->merge_ids) && !(d->si = str_intern_new())))
 		goto out;
 	for (int side = 0; side < 2; side++) {
 		const struct folded *f = side ? after : before;
 		for (size_t i = 0; i < f->n; i++) {
 			const char *s = f->stacks[i].frames;
 			if (strip_hex_opt && !(s = strip_hex(d->si, s)))
+				goto out;
+			if (o->merge_ids && !(s = folded_diff_merge_ids(d->si, s)))
 				goto out;
 			uint64_t c = f->stacks[i].count;
 			e[k++] = (struct entry){ s, side ? 0 : c, side ? c : 0 };

@@ -18,15 +18,26 @@ struct folded_diff {
 				     only on one side) */
 	size_t n;
 	uint64_t total_before, total_after; /* as read (before normalizing) */
-	struct str_intern *si;    /* stacks rewritten by strip_hex */
+	struct str_intern *si;    /* stacks rewritten by strip_hex or merge_ids */
+};
+
+/* How stacks are matched: normalize scales BEFORE's counts to AFTER's total,
+ * each rounded down (difffolded.pl -n); strip_hex writes every 0x<hex> as
+ * "0x..." (difffolded.pl -s); merge_ids writes the root frames that name one
+ * run's instances as "[Pod]*", "[Con]*" and "[*] <process name>", so two
+ * recordings of the same service (other pids, a new pod) line up. */
+struct folded_diff_opts {
+	bool normalize, strip_hex, merge_ids;
 };
 
 /* Merges before and after (their stacks stay theirs: keep both alive while d
- * is used). normalize scales BEFORE's counts to AFTER's total, each rounded
- * down (difffolded.pl -n); strip_hex writes every 0x<hex> as "0x..."
- * (difffolded.pl -s). 0, or -1 when out of memory. */
-int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after, bool normalize,
-		      bool strip_hex);
+ * is used). 0, or -1 when out of memory. */
+int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after,
+		      const struct folded_diff_opts *o);
+/* s with its leading [Pod]/[Con]/[<pid>] frames written as merge_ids does:
+ * interned in si, or s itself when there is nothing to change (NULL when out
+ * of memory). Public for tests. */
+const char *folded_diff_merge_ids(struct str_intern *si, const char *s);
 void folded_diff_free(struct folded_diff *d);
 
 /* Writes "stack before after" lines. 0, or -1 on a write error. */
