@@ -90,6 +90,14 @@
 		});
 		graphs.push(g);
 	});
+	/* both sides scroll together (the same rows hold the same frames) */
+	graphs.forEach(function (g, side) {
+		g.el.addEventListener("scroll", function () {
+			var o = graphs[1 - side].el;
+			if (Math.abs(o.scrollTop - g.el.scrollTop) > 1)
+				o.scrollTop = g.el.scrollTop;
+		});
+	});
 	$("name-before").textContent = data.before.name;
 	$("name-after").textContent = data.after.name;
 	$("total-before").textContent = J.plural(TB, "samples");

@@ -189,6 +189,8 @@ var JFlame = (function () {
 	Graph.prototype.render = function () {
 		var tree = this.tree, model = tree.model, v = tree.v[this.side], o = this.o;
 		var W = Math.max(200, Math.floor(o.width ? o.width() : this.el.clientWidth || 1200));
+		if (this.el.clientWidth > 0 && this.el.clientWidth < W)
+			W = Math.max(200, this.el.clientWidth); /* inside the box's scroll bar */
 		var fh = this.fh, pad = 10, maxDepth = o.maxDepth !== undefined ? o.maxDepth : tree.maxDepth[this.side];
 		var H = (maxDepth + 1) * fh + 2 * pad, cw = this.fontSize * FONT_WIDTH;
 		var z = this.zoomed, out = [], self = this, matched = this.matched;
@@ -227,8 +229,16 @@ var JFlame = (function () {
 			frame(a, pad, W - 2 * pad, "anc");
 		if (scale > 0)
 			subtree(z, pad);
+		/* deep stacks make a tall graph whose root is at the bottom: the
+		 * graph scrolls in its box, which starts at the root and keeps its
+		 * distance from the bottom when the graph is drawn again (zoom, search) */
+		var fromBottom = this.svg ? this.el.scrollHeight - this.el.scrollTop : 0;
+		var top = this.el.getBoundingClientRect().top + (window.scrollY || 0);
+		if (window.innerHeight - top > 300) /* the box ends at the window's bottom */
+			this.el.style.maxHeight = Math.floor(window.innerHeight - top - 8) + "px";
 		this.el.innerHTML = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + W + "\" height=\"" + H +
 			"\" style=\"font-size:" + this.fontSize + "px\">" + out.join("") + "</svg>";
+		this.el.scrollTop = fromBottom ? this.el.scrollHeight - fromBottom : this.el.scrollHeight;
 		this.svg = this.el.firstChild;
 		tooltip(null);
 		this.els = {};
