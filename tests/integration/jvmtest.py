@@ -66,9 +66,18 @@ class Jvm:
         self.cmd = cmd
         self.out = open(self.out_path, "w")
         self.err = open(self.err_path, "w")
+        started = time.time()
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL,
                                      env=full_env, cwd=self.workdir)
         self.pid = self.proc.pid
+        # pids wrap (pid_max is 32768 here): files an earlier process with this
+        # pid left (a killed JVM, perf-map-agent) are not this JVM's
+        for p in (self.map_path, self.events_path, self.status_path):
+            try:
+                if os.stat(p).st_mtime < started:
+                    os.unlink(p)
+            except OSError:
+                pass
         self.prefixed = bool(prefix)
         if wait_ready:
             self.wait_output("jflame-workload: ready", 60)
