@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "cli_num.h"
+#include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "out_file.h"
@@ -79,7 +80,6 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	static const char *const palettes[] = { "java", "hot", "mem", "io", "js", "red", "green", "blue",
 						"aqua", "yellow", "purple", "orange" };
 	int ch, idx = 0;
-	long v;
 	double d;
 	memset(c, 0, sizeof(*c));
 	c->o.colors = "java";
@@ -95,29 +95,13 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			break;
 		case O_WIDTH:
 		case O_HEIGHT:
-			if (cli_parse_long(optarg, ch == O_WIDTH ? 100 : 4, ch == O_WIDTH ? 100000 : 200, &v) != 0) {
-				fprintf(stderr, "jflame: --%s takes pixels (%s), not '%s'\n", ch == O_WIDTH ? "width" : "height",
-					ch == O_WIDTH ? "100 to 100000" : "4 to 200", optarg);
+			if (fg_cli_size(&c->o, ch == O_WIDTH, optarg) != 0)
 				return -1;
-			}
-			if (ch == O_WIDTH)
-				c->o.width = (int)v;
-			else
-				c->o.frameheight = (int)v;
 			break;
-		case O_MINWIDTH: {
-			char buf[64];
-			size_t n = strlen(optarg);
-			bool pct = n > 0 && optarg[n - 1] == '%';
-			snprintf(buf, sizeof(buf), "%.*s", (int)(pct ? n - 1 : n), optarg);
-			if (n >= sizeof(buf) || cli_parse_seconds(buf, 0, pct ? 100 : 100000, &d) != 0) {
-				fprintf(stderr, "jflame: --minwidth takes pixels (0.1) or a percentage (0.5%%), not '%s'\n", optarg);
+		case O_MINWIDTH:
+			if (fg_cli_minwidth(&c->o, optarg) != 0)
 				return -1;
-			}
-			c->o.minwidth = d > 0 ? d : 1e-9;
-			c->o.minwidth_percent = pct;
 			break;
-		}
 		case O_FONTTYPE:
 			c->o.fonttype = optarg;
 			break;
