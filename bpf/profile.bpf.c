@@ -1,5 +1,7 @@
 /* profile.bpf.c - the sampler: a perf_event program on every CPU that records
- * time, task, cgroup and the kernel and user stacks of selected tasks. */
+ * time, task, cgroup and the kernel and user stacks of selected tasks; JVMs'
+ * user stacks are walked by a HotSpot-aware walker (compiled, interpreted and
+ * native frames), other processes' by the kernel's frame-pointer walk. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -17,6 +19,20 @@ const volatile bool follow_children = false; /* processes forked by selected one
 #define RING_BYTES (16 * 1024 * 1024)
 #define RING_WAKEUP_BYTES (RING_BYTES / 4)
 
+/* HotSpot on x86_64 (frame_x86.hpp): interpreter frame slots, in words from rbp. */
+#define INTERP_SENDER_SP (-1)
+#define INTERP_METHOD (-3)
+#define INTERP_BCP (-8)
+#define INTERP_SLOTS 10            /* words read below rbp: down to the bcp slot and one more */
+#define SEGMAP_STEPS 12            /* segment map hops to a blob's start (OTel saw at most 9) */
+#define RA_SEARCH_SLOTS 6          /* stack words searched for a return address */
+#define BLOB_HEADER 512            /* CodeBlob bytes read at once, at most */
+#define MAX_FRAME_BYTES (1 << 20)  /* a frame pointer further from sp than this is not one */
+#define BLOB_NMETHOD 0x74656d6e    /* the first four characters of CodeBlob::_name: "nmet" */
+#define BLOB_NATIVE 0x6974616e     /* "native nmethod" */
+#define BLOB_INTERP 0x65746e49     /* "Interpreter" */
+#define BLOB_VTABLE 0x62617476     /* "vtable chunks" */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, RING_BYTES);
@@ -28,6 +44,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } pids SEC(".maps");
+
+/* The HotSpot layout of each JVM being walked, by tgid (filled by jflame). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct hotspot_proc);
+} hotspot_procs SEC(".maps");
+
+/* One sample under construction per CPU, and the code blob header being
+ * looked at (too large for the BPF stack and for a per-CPU map's value);
+ * jflame sets max_entries to the number of CPUs. */
+struct cpu_scratch {
+	struct profile_sample s;
+	__u8 hdr[BLOB_HEADER];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_scratch);
+} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -43,12 +82,304 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+/* The state of one HotSpot walk, passed to each bpf_loop step. */
+struct walk {
+	struct profile_sample *s;
+	const struct hotspot_proc *hp;
+	__u8 *hdr;
+	__u64 pc, sp, fp, r13;
+	__u32 n;
+	__u8 end;
+	bool done;
+};
+
+static __always_inline bool in_code(const struct hotspot_proc *hp, __u64 a)
+{
+	return a >= hp->code_low && a < hp->code_high;
+}
+
+/* The CodeBlob holding pc, found through its code heap's segment map: each
+ * segment's byte says how many segments back its blob's first one is (0: this
+ * is the first, 0xff: free). 0 when none. */
+static __always_inline __u64 find_blob(const struct hotspot_proc *hp, __u64 pc)
+{
+	__u64 low = 0, segmap = 0, seg;
+	__u8 tag = 0xff;
+	for (int h = 0; h < PROFILE_HOTSPOT_HEAPS; h++) {
+		if (h < hp->nheaps && pc >= hp->heap_low[h] && pc < hp->heap_high[h]) {
+			low = hp->heap_low[h];
+			segmap = hp->heap_segmap[h];
+			break;
+		}
+	}
+	if (!segmap)
+		return 0;
+	seg = (pc - low) >> (hp->segment_shift & 31);
+	for (int i = 0; i < SEGMAP_STEPS; i++) {
+		if (bpf_probe_read_user(&tag, 1, (void *)(segmap + seg)) != 0)
+			return 0;
+		if (tag == 0 || tag == 0xff)
+			break;
+		seg -= tag;
+	}
+	if (tag != 0)
+		return 0;
+	return low + (seg << (hp->segment_shift & 31)) + hp->heapblock_size;
+}
+
+static __always_inline __u64 field64(const __u8 *hdr, __u16 off)
+{
+	__u64 v = 0;
+	if (off <= BLOB_HEADER - 8)
+		__builtin_memcpy(&v, hdr + off, 8);
+	return v;
+}
+
+static __always_inline __u32 field32(const __u8 *hdr, __u16 off)
+{
+	__u32 v = 0;
+	if (off <= BLOB_HEADER - 4)
+		__builtin_memcpy(&v, hdr + off, 4);
+	return v;
+}
+
+/* Unwinds through the return address at ra_at (the saved rbp, if the frame
+ * saved one, just below it). false when it is not code of the JVM. */
+static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_saved)
+{
+	__u64 slot[2];
+	if (bpf_probe_read_user(slot, sizeof(slot), (void *)(ra_at - 8)) != 0)
+		return false;
+	if (!in_code(w->hp, slot[1]))
+		return false;
+	w->pc = slot[1];
+	w->sp = ra_at + 8;
+	if (fp_saved)
+		w->fp = slot[0];
+	return true;
+}
+
+/* A compiled frame's return address is at sp + frame size - 8; code that
+ * pushed more than the blob says is covered by searching a few words further,
+ * as HotSpot's own safe_for_sender and the OTel profiler do. */
+static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bool fp_saved)
+{
+	__u64 stack[RA_SEARCH_SLOTS + 1];
+	__u64 at = w->sp + frame_bytes - 8;
+	if (bpf_probe_read_user(stack, sizeof(stack), (void *)(at - 8)) != 0)
+		return false;
+	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
+		if (in_code(w->hp, stack[i + 1])) {
+			w->pc = stack[i + 1];
+			w->sp = at + 8 * i + 8;
+			if (fp_saved)
+				w->fp = stack[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Frame-pointer step: what the kernel does for native code. */
+static __always_inline void unwind_fp(struct walk *w)
+{
+	__u64 slot[2];
+	if (!w->fp || w->fp < w->sp || w->fp - w->sp > MAX_FRAME_BYTES || (w->fp & 7) ||
+	    bpf_probe_read_user(slot, sizeof(slot), (void *)w->fp) != 0 || !slot[1]) {
+		w->done = true; /* the stack's root, or a frame without a frame pointer */
+		return;
+	}
+	w->pc = slot[1];
+	w->sp = w->fp + 16;
+	w->fp = slot[0];
+}
+
+static __always_inline bool fp_plausible(const struct walk *w)
+{
+	return w->fp >= w->sp && w->fp - w->sp <= MAX_FRAME_BYTES && !(w->fp & 7);
+}
+
+static __always_inline void walk_fail(struct walk *w, __u8 why)
+{
+	w->end = why;
+	w->done = true;
+}
+
+/* An interpreter frame: rbp-based with fixed slots (frame_x86.hpp). The
+ * caller's sp is the sender sp the interpreter saved (its caller may have
+ * been extended by an adapter). */
+static __always_inline void unwind_interp(struct walk *w, struct profile_frame *f, bool leaf)
+{
+	__u64 slots[INTERP_SLOTS + 2], cm = 0, bcp, bci;
+	if (!fp_plausible(w) || !w->fp ||
+	    bpf_probe_read_user(slots, sizeof(slots), (void *)(w->fp - 8 * INTERP_SLOTS)) != 0)
+		return walk_fail(w, PROFILE_END_BAD_INTERP);
+	__u64 method = slots[INTERP_SLOTS + INTERP_METHOD];
+	/* the running frame keeps its bcp in r13; callers have it saved */
+	bcp = leaf ? w->r13 : slots[INTERP_SLOTS + INTERP_BCP];
+	if (!method || (method & 7) ||
+	    bpf_probe_read_user(&cm, sizeof(cm), (void *)(method + w->hp->method_const_method)) != 0 || !cm)
+		return walk_fail(w, PROFILE_END_BAD_INTERP);
+	bci = bcp - (cm + w->hp->const_method_size);
+	f->kind = PROFILE_FRAME_INTERP;
+	f->method = method;
+	f->cookie = (__u32)(cm >> 3);
+	f->bci = bcp >= cm + w->hp->const_method_size && bci < 0xffff ? (__u16)bci : 0xffff;
+	w->pc = slots[INTERP_SLOTS + 1];
+	w->sp = slots[INTERP_SLOTS + INTERP_SENDER_SP];
+	w->fp = slots[INTERP_SLOTS];
+	if (!w->pc)
+		w->done = true;
+}
+
+/* The leaf frame of compiled code caught in its prologue or epilogue, where
+ * the frame is not (or no longer) frame_size words: true when handled. */
+static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, __s32 complete)
+{
+	__u8 code[16];
+	if (complete > 0 && w->pc < code_begin + (__u32)complete) {
+		/* before `push rbp` the return address is at sp, after it at sp + 8 */
+		if (take_return(w, w->sp, false))
+			return true;
+		return take_return(w, w->sp + 8, true);
+	}
+	if (bpf_probe_read_user(code, sizeof(code), (void *)(w->pc - 1)) != 0)
+		return false;
+	if (code[1] == 0xc3) /* ret */
+		return take_return(w, w->sp, false);
+	bool ret_ahead = false;
+	for (int i = 2; i < 16; i++)
+		ret_ahead |= code[i] == 0xc3;
+	if (!ret_ahead)
+		return false;
+	if (code[1] == 0x5d) /* pop rbp; ... ret */
+		return take_return(w, w->sp + 8, true);
+	/* just after `pop rbp` or `leave`, or on the return's safepoint poll */
+	if (code[0] == 0x5d || code[0] == 0xc9 || (code[1] == 0x0f && code[2] == 0x87 && code[7] == 0xc3))
+		return take_return(w, w->sp, false);
+	return false;
+}
+
+static __always_inline void unwind_code(struct walk *w, struct profile_frame *f, bool leaf)
+{
+	const struct hotspot_proc *hp = w->hp;
+	__u8 *hdr = w->hdr;
+	__u32 type = 0;
+	__u64 blob = find_blob(hp, w->pc);
+	if (!blob)
+		return walk_fail(w, PROFILE_END_NO_BLOB);
+	__u32 hdr_bytes = hp->blob_header;
+	if (hdr_bytes < 64 || hdr_bytes > BLOB_HEADER)
+		hdr_bytes = BLOB_HEADER;
+	/* a blob at the end of the committed code heap may be shorter: its
+	 * CodeBlob fields come first */
+	if (bpf_probe_read_user(hdr, hdr_bytes, (void *)blob) != 0 &&
+	    (bpf_probe_read_user(hdr, 128, (void *)blob) != 0 || !(__builtin_memset(hdr + 128, 0, 128), 1)))
+		return walk_fail(w, PROFILE_END_READ);
+	__u64 name = field64(hdr, hp->blob_name);
+	if (bpf_probe_read_user(&type, sizeof(type), (void *)name) != 0)
+		return walk_fail(w, PROFILE_END_READ);
+	__u64 frame_bytes = (__u64)(field32(hdr, hp->blob_frame_size) & 0xffff) * 8;
+	__s32 complete = (__s32)field32(hdr, hp->blob_frame_complete);
+	__u64 code_begin = hp->blob_code_offsets ? blob + field32(hdr, hp->blob_code_begin) :
+						   field64(hdr, hp->blob_code_begin);
+	f->method = blob;
+	if (type == BLOB_INTERP) {
+		unwind_interp(w, f, leaf);
+		return;
+	}
+	if (type == BLOB_NMETHOD || type == BLOB_NATIVE) {
+		f->kind = type == BLOB_NMETHOD ? PROFILE_FRAME_JIT : PROFILE_FRAME_NATIVE_WRAPPER;
+		f->cookie = field32(hdr, hp->nmethod_compile_id);
+	} else {
+		f->kind = PROFILE_FRAME_STUB;
+	}
+	if (type == BLOB_VTABLE) { /* vtable and itable stubs: only the return address */
+		if (!take_return(w, w->sp, false))
+			walk_fail(w, PROFILE_END_BAD_FRAME);
+		return;
+	}
+	if (frame_bytes) {
+		if (leaf && unwind_leaf_edges(w, code_begin, complete))
+			return;
+		if (!unwind_by_size(w, frame_bytes, true))
+			walk_fail(w, PROFILE_END_BAD_FRAME);
+		return;
+	}
+	/* blobs without a frame size (StubRoutines, adapters, call_stub) keep
+	 * rbp as a frame pointer, or (adapters, leaf stubs) have only a return
+	 * address on top: rbp is then still the caller's */
+	if (leaf && unwind_by_size(w, 8, false))
+		return;
+	if (!fp_plausible(w))
+		return walk_fail(w, PROFILE_END_BAD_FRAME);
+	unwind_fp(w);
+}
+
+static long walk_step(__u32 i, void *ctx)
+{
+	struct walk *w = ctx;
+	struct profile_sample *s = w->s;
+	const struct hotspot_proc *hp = w->hp;
+	if (i >= PROFILE_MAX_USER_FRAMES)
+		return 1;
+	struct profile_frame *f = &s->user.frames[i];
+	__u64 pc = w->pc;
+	f->pc = pc;
+	f->method = 0;
+	f->cookie = 0;
+	f->bci = 0xffff;
+	f->kind = PROFILE_FRAME_NATIVE;
+	f->flags = 0;
+	w->n = i + 1;
+	if (pc >= hp->interp_low && pc < hp->interp_high)
+		unwind_interp(w, f, i == 0);
+	else if (in_code(hp, pc))
+		unwind_code(w, f, i == 0);
+	else if (i == 0 && !fp_plausible(w) && take_return(w, w->sp, false))
+		; /* a native leaf called from compiled code before it set up rbp */
+	else
+		unwind_fp(w);
+	if (!w->done && !w->pc)
+		w->done = true;
+	if (w->done)
+		return 1;
+	if (i + 1 == PROFILE_MAX_USER_FRAMES)
+		w->end = PROFILE_END_TRUNCATED;
+	return 0;
+}
+
+/* The registers of the sampled task's user mode: the sampled ones, or those
+ * saved on kernel entry when the sample hit the kernel. */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct walk *w)
+{
+	/* context fields are read whole, 8 bytes (the verifier allows no less) */
+	if ((*(volatile __u64 *)&ctx->regs.cs & 3) == 3) {
+		w->pc = ctx->regs.ip;
+		w->sp = ctx->regs.sp;
+		w->fp = ctx->regs.bp;
+		w->r13 = ctx->regs.r13;
+		return 0;
+	}
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs)
+		return -1;
+	w->pc = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->fp = BPF_CORE_READ(regs, bp);
+	w->r13 = BPF_CORE_READ(regs, r13);
+	return 0;
+}
+
 SEC("perf_event")
 int profile_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id;
+	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
+	struct cpu_scratch *cs;
 	struct profile_sample *s;
+	const struct hotspot_proc *hp;
+	__u64 size = offsetof(struct profile_sample, user);
 
 	if (pid == self_pid && self_pid)
 		return 0;
@@ -58,31 +389,55 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	count(PROFILE_STAT_SAMPLES);
 
-	s = bpf_ringbuf_reserve(&samples, sizeof(*s), 0);
-	if (!s) {
+	cs = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!cs) {
 		count(PROFILE_STAT_DROPPED);
 		return 0;
 	}
+	s = &cs->s;
 	s->ts_ns = bpf_ktime_get_ns();
 	s->cgroup_id = bpf_get_current_cgroup_id();
 	s->pid = pid;
 	s->tid = tid;
-	s->cpu = bpf_get_smp_processor_id();
-	s->pad = 0;
+	s->cpu = cpu;
+	s->nframes = 0;
+	s->walk = PROFILE_WALK_KERNEL;
+	s->walk_end = PROFILE_END_OK;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->kstack_bytes = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
 	if (s->kstack_bytes < 0 && pid != 0)
 		count(PROFILE_STAT_KSTACK_FAILED);
 	s->ustack_bytes = 0;
-	if (pid != 0) {
-		s->ustack_bytes = bpf_get_stack(ctx, s->ustack, sizeof(s->ustack), BPF_F_USER_STACK);
+	hp = pid ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
+	if (hp) {
+		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr };
+		s->walk = PROFILE_WALK_HOTSPOT;
+		if (user_regs(ctx, &w) == 0) {
+			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
+		} else {
+			w.end = PROFILE_END_READ;
+		}
+		if (w.n > PROFILE_MAX_USER_FRAMES)
+			w.n = PROFILE_MAX_USER_FRAMES;
+		s->nframes = (__u16)w.n;
+		s->walk_end = w.end;
+		s->ustack_bytes = (__s32)(w.n * 8);
+		size += (__u64)w.n * sizeof(struct profile_frame);
+	} else if (pid != 0) {
+		s->ustack_bytes = bpf_get_stack(ctx, s->user.pcs, sizeof(s->user.pcs), BPF_F_USER_STACK);
 		if (s->ustack_bytes < 0)
 			count(PROFILE_STAT_USTACK_FAILED);
+		else
+			size += (__u64)(s->ustack_bytes & (sizeof(s->user.pcs) * 2 - 1));
 	}
+	if (size > sizeof(*s))
+		size = sizeof(*s);
 	/* jflame reads the ring every 100 ms: wake it early only when the ring
 	 * fills up, not for every sample (a context switch each) */
 	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
-	bpf_ringbuf_submit(s, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if (bpf_ringbuf_output(&samples, s, size, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP :
+									      BPF_RB_NO_WAKEUP) != 0)
+		count(PROFILE_STAT_DROPPED);
 	return 0;
 }
 

@@ -1,16 +1,57 @@
 /* profile.h - types shared by profile.bpf.c and the jflame command: one sample
- * record in the ring buffer, and the indices of the loss counters. */
+ * record in the ring buffer, the per-JVM layout the HotSpot walker reads, and
+ * the indices of the loss counters. */
 #ifndef JFLAME_PROFILE_H
 #define JFLAME_PROFILE_H
 
-/* Frames kept per stack. The kernel walks at most kernel.perf_event_max_stack
- * frames (127 by default; jflame raises it to this where it may). */
-#define PROFILE_MAX_USER_FRAMES 512
+/* User frames kept per stack. Processes other than JVMs are walked by the
+ * kernel (bpf_get_stack), at most kernel.perf_event_max_stack frames (127 by
+ * default; jflame raises it to PROFILE_MAX_FP_FRAMES where it may); JVMs by
+ * the HotSpot walker, up to PROFILE_MAX_USER_FRAMES. */
+#define PROFILE_MAX_USER_FRAMES 2048
+#define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
 #define PROFILE_COMM_LEN 16
+#define PROFILE_HOTSPOT_HEAPS 4
 
-/* One sample: a fixed-size ring buffer record. Stack lengths are byte counts
- * as bpf_get_stack() returns them, or a negative errno when the read failed. */
+/* How the user stack of a sample was walked. */
+enum profile_walk {
+	PROFILE_WALK_KERNEL = 0, /* bpf_get_stack: user.pcs[] holds ustack_bytes / 8 addresses */
+	PROFILE_WALK_HOTSPOT,    /* the HotSpot walker: user.frames[] holds nframes frames */
+};
+
+/* How a HotSpot walk ended. */
+enum profile_walk_end {
+	PROFILE_END_OK = 0,      /* reached the stack's root (a zero frame pointer or return address) */
+	PROFILE_END_TRUNCATED,   /* PROFILE_MAX_USER_FRAMES frames and more to go */
+	PROFILE_END_NO_BLOB,     /* a pc in the code cache that no code blob covers */
+	PROFILE_END_BAD_FRAME,   /* a compiled frame whose return address is not code */
+	PROFILE_END_BAD_INTERP,  /* an interpreter frame that does not hold together */
+	PROFILE_END_READ,        /* memory of the stack or the code cache could not be read */
+	PROFILE_END_MAX,
+};
+
+/* What one frame of a HotSpot walk is. */
+enum profile_frame_kind {
+	PROFILE_FRAME_NATIVE = 0, /* outside the code cache (libjvm, libc, JNI): walked by frame pointer */
+	PROFILE_FRAME_INTERP,     /* the template interpreter: method = Method*, cookie = ConstMethod* >> 3, bci */
+	PROFILE_FRAME_JIT,        /* a compiled Java method: method = its nmethod, cookie = compile_id */
+	PROFILE_FRAME_NATIVE_WRAPPER, /* a JNI method's wrapper nmethod: as JIT */
+	PROFILE_FRAME_STUB,       /* other code cache blobs (stubs, adapters): method = the CodeBlob */
+};
+
+struct profile_frame {
+	__u64 pc;     /* the frame's pc: a return address for every frame but the first */
+	__u64 method; /* see profile_frame_kind */
+	__u32 cookie; /* proves `method` is still what it was when sampled */
+	__u16 bci;    /* interpreted: bytecode index (0xffff unknown) */
+	__u8 kind;    /* enum profile_frame_kind */
+	__u8 flags;
+};
+
+/* One sample. Stack lengths are byte counts as bpf_get_stack() returns them,
+ * or a negative errno when the read failed. The record in the ring buffer
+ * ends after the user frames it holds (records have variable length). */
 struct profile_sample {
 	__u64 ts_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 cgroup_id; /* of the sampled task, cgroup v2 */
@@ -18,11 +59,40 @@ struct profile_sample {
 	__u32 tid;
 	__u32 cpu;
 	__s32 kstack_bytes;
-	__s32 ustack_bytes;
-	__u32 pad;
+	__s32 ustack_bytes; /* PROFILE_WALK_KERNEL; HotSpot walks: nframes * 8 */
+	__u16 nframes;      /* PROFILE_WALK_HOTSPOT: frames in user.frames */
+	__u8 walk;          /* enum profile_walk */
+	__u8 walk_end;      /* enum profile_walk_end */
 	char comm[PROFILE_COMM_LEN];
 	__u64 kstack[PROFILE_MAX_KERNEL_FRAMES];
-	__u64 ustack[PROFILE_MAX_USER_FRAMES];
+	union {
+		__u64 pcs[PROFILE_MAX_FP_FRAMES];
+		struct profile_frame frames[PROFILE_MAX_USER_FRAMES];
+	} user;
+};
+
+/* The HotSpot layout of one JVM, found by jflame through the JVM's
+ * gHotSpotVMStructs tables and handed to the walker (map hotspot_procs, keyed
+ * by tgid). Offsets are in bytes. */
+struct hotspot_proc {
+	__u64 code_low, code_high;       /* every code heap lies in [code_low, code_high) */
+	__u64 interp_low, interp_high;   /* the template interpreter's code */
+	__u64 heap_low[PROFILE_HOTSPOT_HEAPS], heap_high[PROFILE_HOTSPOT_HEAPS];
+	__u64 heap_segmap[PROFILE_HOTSPOT_HEAPS]; /* each heap's segment map (one byte a segment) */
+	__u32 nheaps;
+	__u32 segment_shift;       /* log2(CodeCacheSegmentSize) */
+	__u32 heapblock_size;      /* sizeof(HeapBlock): the CodeBlob follows its header */
+	__u16 blob_name;           /* CodeBlob::_name (const char*) */
+	__u16 blob_frame_size;     /* CodeBlob::_frame_size (int, words) */
+	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (int, from code begin) */
+	__u16 blob_code_begin;     /* CodeBlob::_code_begin (pointer) or _code_offset (int, JDK 23+) */
+	__u16 blob_code_end;       /* CodeBlob::_code_end (pointer) or _data_offset (int, JDK 23+) */
+	__u16 nmethod_compile_id;  /* nmethod::_compile_id (int) */
+	__u16 method_const_method; /* Method::_constMethod */
+	__u16 const_method_size;   /* sizeof(ConstMethod): the bytecodes follow it */
+	__u16 blob_header;         /* bytes of a blob to read: past the last field above, at most 512 */
+	__u8 blob_code_offsets;    /* 1: code begin/end are int offsets from the blob (JDK 23+) */
+	__u8 pad[5];
 };
 
 /* Per-CPU counters in the `stats` array map. */

@@ -59,6 +59,8 @@ struct record_opts {
 	const char *event;
 	bool include_idle, verbose;
 	bool no_attach;            /* do not load the agent into JVMs that lack it */
+	bool no_inline;            /* compiled frames without their inlined callees */
+	bool no_walker;            /* JVMs' stacks by frame pointers only, as perf does */
 	const char *agent;         /* --agent, else found next to jflame */
 	const char *agent_options; /* for attached and launched JVMs */
 	int attach_timeout_ms;
@@ -85,15 +87,15 @@ struct record {
 	struct heatmap heatmap; /* the .html output: every sample with its time */
 	bool want_heatmap;
 	int max_user, max_kernel;
-	uint64_t handled, truncated, stack_errors, oom;
+	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
 	/* attaching */
 	char agent[4096];
 	struct attach_opts attach;
 	struct attach_queue *aq;       /* -a: JVMs seen without the agent get it */
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
-	struct profile_sample *deferred; /* samples of JVMs being attached to */
+	struct profile_sample **deferred; /* samples of JVMs being attached to (copies) */
 	size_t ndeferred;
-	struct profile_sample *late, *late_spare; /* samples waiting for their JIT code's name */
+	struct profile_sample **late, **late_spare; /* samples waiting for their JIT code's name */
 	size_t nlate;
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	/* launch mode */
@@ -146,7 +148,9 @@ static const char usage[] =
 	"      --include-idle      also sample the idle task\n"
 	"      --no-attach         do not load the agent into JVMs\n"
 	"      --agent PATH        the agent library (default: next to jflame)\n"
-	"      --agent-options OPTS  options for the agents jflame loads (e.g. unfold)\n"
+	"      --agent-options OPTS  options for the agents jflame loads (e.g. msig)\n"
+	"      --no-inline         compiled Java frames without their inlined callees\n"
+	"      --no-walker         walk JVM stacks by frame pointers only (as perf)\n"
 	"      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
 	"  -v, --verbose           libbpf's messages\n"
 	"  -h, --help              this text\n"
@@ -158,8 +162,10 @@ static const char usage[] =
 	"  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
 	"  jflame record -o app.svg -- java -jar app.jar\n"
 	"\n"
-	"Java frames need the JVM's agent (jflame loads it) and, for whole stacks through\n"
-	"compiled code, a JVM started with -XX:+PreserveFramePointer.\n";
+	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
+	"or without -XX:+PreserveFramePointer, interpreted methods named (_[0]);\n"
+	"compiled code is named by the JVM's agent (jflame loads it), inlined callees\n"
+	"as _[i].\n";
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -228,7 +234,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "include-idle", no_argument, NULL, 'I' },   { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },           { "no-attach", no_argument, NULL, 'N' },
 		{ "agent", required_argument, NULL, 'A' },    { "agent-options", required_argument, NULL, 'O' },
-		{ "attach-timeout", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
+		{ "attach-timeout", required_argument, NULL, 'T' }, { "no-inline", no_argument, NULL, 'L' },
+		{ "no-walker", no_argument, NULL, 'W' },      { NULL, 0, NULL, 0 },
 	};
 	int c;
 	long v;
@@ -290,6 +297,12 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			break;
 		case 'N':
 			o->no_attach = true;
+			break;
+		case 'L':
+			o->no_inline = true;
+			break;
+		case 'W':
+			o->no_walker = true;
 			break;
 		case 'A':
 			o->agent = optarg;
@@ -372,19 +385,24 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, size_t *nk, size_t *nu)
+/* wait: JIT code its agent has not named yet stays unnamed (the sample may
+ * wait for the name); else it is named from the JVM's memory where it can be. */
+static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, bool wait, size_t *nk,
+					 size_t *nu)
 {
 	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
-	int un = s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
+	int un = s->walk == PROFILE_WALK_HOTSPOT ? s->nframes : s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
 	if (kn > PROFILE_MAX_KERNEL_FRAMES)
 		kn = PROFILE_MAX_KERNEL_FRAMES;
-	if (un > PROFILE_MAX_USER_FRAMES)
-		un = PROFILE_MAX_USER_FRAMES;
+	if (un > (s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES))
+		un = s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES;
 	for (int i = 0; i < kn; i++)
 		r->frames[i] = symbolize_kernel(r->sy, s->kstack[i]);
 	/* every user frame but the leaf is a return address */
 	for (int i = 0; i < un; i++)
-		r->frames[kn + i] = symbolize_user(r->sy, (pid_t)s->pid, s->ustack[i], s->ts_ns, i > 0);
+		r->frames[kn + i] = s->walk == PROFILE_WALK_HOTSPOT ?
+					    symbolize_hotspot(r->sy, (pid_t)s->pid, &s->user.frames[i], s->ts_ns, i > 0, wait) :
+					    symbolize_user(r->sy, (pid_t)s->pid, s->user.pcs[i], s->ts_ns, i > 0);
 	*nk = (size_t)kn;
 	*nu = (size_t)un;
 	return r->frames;
@@ -400,13 +418,37 @@ static void write_stacks_sample(struct record *r, const struct profile_sample *s
 	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
 		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period,
 		r->sampler ? sampler_event(r->sampler) : "cpu-clock");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].line > 0) /* perf script -F+srcline puts the line under its frame */
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n  :%d\n", (uint64_t)f[i].addr, f[i].name, f[i].dso, f[i].line);
+		else
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
+	}
 	fputc('\n', out);
 }
 
 /* Whether the sample ran JIT code its agent has not named yet, and is young
  * enough to wait for the name; it is then kept in the late queue. */
+/* The bytes of a sample record: its header, kernel stack and user frames. */
+static size_t sample_size(const struct profile_sample *s)
+{
+	size_t n = offsetof(struct profile_sample, user);
+	if (s->walk == PROFILE_WALK_HOTSPOT)
+		n += (size_t)s->nframes * sizeof(struct profile_frame);
+	else if (s->ustack_bytes > 0)
+		n += (size_t)s->ustack_bytes;
+	return n;
+}
+
+static struct profile_sample *sample_copy(const struct profile_sample *s)
+{
+	size_t n = sample_size(s);
+	struct profile_sample *c = malloc(n);
+	if (c)
+		memcpy(c, s, n);
+	return c;
+}
+
 static bool wait_for_names(struct record *r, const struct profile_sample *s, const struct frame *user, size_t nu,
 			   uint64_t now)
 {
@@ -416,13 +458,24 @@ static bool wait_for_names(struct record *r, const struct profile_sample *s, con
 		if (!symbolizer_names_later(r->sy, (pid_t)s->pid, &user[i]))
 			continue;
 		if (!r->late)
-			r->late = malloc(MAX_LATE * sizeof(*r->late));
-		if (!r->late || r->nlate == MAX_LATE)
+			r->late = calloc(MAX_LATE, sizeof(*r->late));
+		if (!r->late || r->nlate == MAX_LATE || !(r->late[r->nlate] = sample_copy(s)))
 			return false;
-		memcpy(&r->late[r->nlate++], s, sizeof(*s));
+		r->nlate++;
 		return true;
 	}
 	return false;
+}
+
+/* The marker where a HotSpot walk ended before the stack's root. */
+static const char *walk_marker(struct record *r, const struct profile_sample *s)
+{
+	if (s->walk != PROFILE_WALK_HOTSPOT || s->walk_end == PROFILE_END_OK)
+		return NULL;
+	if (s->walk_end == PROFILE_END_TRUNCATED)
+		return "[truncated]";
+	r->unwind_failed++;
+	return "[unwind failed]";
 }
 
 /* now: a sample younger than LATE_NS whose JIT code is not named yet waits
@@ -434,8 +487,9 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	size_t nk, nu;
 	bool truncated;
 
-	const struct frame *f = sample_frames(r, s, &nk, &nu);
-	if (now && wait_for_names(r, s, f + nk, nu, now))
+	bool wait = now && s->ts_ns + LATE_NS > now;
+	const struct frame *f = sample_frames(r, s, wait, &nk, &nu);
+	if (wait && wait_for_names(r, s, f + nk, nu, now))
 		return;
 	r->handled++;
 	memcpy(comm, s->comm, PROFILE_COMM_LEN);
@@ -451,11 +505,16 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(r->sy, (pid_t)s->pid));
 	fold_add(&r->fold, root);
 	fold_add(&r->fold, thread);
-	/* A stack cut at the depth limit has lost its outermost frames. */
-	truncated = (int)nu >= r->max_user || (int)nk >= r->max_kernel;
+	/* A stack cut at the depth limit has lost its outermost frames; a walk
+	 * that could not go on is marked where its lost frames were. */
+	const char *marker = walk_marker(r, s);
+	truncated = (s->walk != PROFILE_WALK_HOTSPOT && (int)nu >= r->max_user) || (int)nk >= r->max_kernel ||
+		    (marker && marker[1] == 't');
 	if (truncated) {
 		r->truncated++;
 		fold_add(&r->fold, "[truncated]");
+	} else if (marker) {
+		fold_add(&r->fold, marker);
 	}
 	if (s->ustack_bytes < 0 && s->pid != 0) {
 		r->stack_errors++;
@@ -484,10 +543,10 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 static bool defer_sample(struct record *r, const struct profile_sample *s)
 {
 	if (!r->deferred)
-		r->deferred = malloc(MAX_DEFERRED * sizeof(*r->deferred));
-	if (!r->deferred || r->ndeferred == MAX_DEFERRED)
+		r->deferred = calloc(MAX_DEFERRED, sizeof(*r->deferred));
+	if (!r->deferred || r->ndeferred == MAX_DEFERRED || !(r->deferred[r->ndeferred] = sample_copy(s)))
 		return false;
-	memcpy(&r->deferred[r->ndeferred++], s, sizeof(*s));
+	r->ndeferred++;
 	return true;
 }
 
@@ -496,12 +555,12 @@ static void release_deferred(struct record *r, pid_t pid)
 {
 	size_t keep = 0;
 	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (pid == 0 || (pid_t)r->deferred[i].pid == pid)
-			handle_sample(r, &r->deferred[i], pid ? mono_ns() : 0);
-		else if (keep != i)
-			memcpy(&r->deferred[keep++], &r->deferred[i], sizeof(r->deferred[i]));
-		else
-			keep++;
+		if (pid == 0 || (pid_t)r->deferred[i]->pid == pid) {
+			handle_sample(r, r->deferred[i], pid ? mono_ns() : 0);
+			free(r->deferred[i]);
+		} else {
+			r->deferred[keep++] = r->deferred[i];
+		}
 	}
 	r->ndeferred = keep;
 }
@@ -511,20 +570,24 @@ static void release_deferred(struct record *r, pid_t pid)
  * goes to the other of two buffers. */
 static void release_late(struct record *r, uint64_t now)
 {
-	struct profile_sample *s = r->late;
+	struct profile_sample **s = r->late;
 	size_t n = r->nlate;
 	if (!n)
 		return;
 	r->late = r->late_spare;
 	r->late_spare = s;
 	r->nlate = 0;
-	for (size_t i = 0; i < n; i++)
-		handle_sample(r, &s[i], now);
+	for (size_t i = 0; i < n; i++) {
+		handle_sample(r, s[i], now);
+		free(s[i]);
+		s[i] = NULL;
+	}
 }
 
-static void on_sample(void *ctx, const struct profile_sample *s)
+static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 {
 	struct record *r = ctx;
+	(void)size; /* the sampler checked that s holds what its counts say */
 	pid_t pid = (pid_t)s->pid;
 	if (r->aq && pid > 0 && pid < PID_LIMIT) {
 		/* a process becomes a JVM when the java launcher has loaded libjvm.so
@@ -542,9 +605,10 @@ static void on_sample(void *ctx, const struct profile_sample *s)
 
 /* ---- attaching ------------------------------------------------------------------ */
 
+/* Frame pointers matter only to a JVM the HotSpot walker cannot walk. */
 static void warn_frame_pointers(struct record *r, pid_t pid)
 {
-	if (symbolizer_frame_pointers(r->sy, pid) != 0)
+	if (symbolizer_frame_pointers(r->sy, pid) != 0 || (!r->o.no_walker && symbolizer_can_walk(r->sy, pid)))
 		return;
 	r->fp_warnings++;
 	fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled code lose "
@@ -594,6 +658,32 @@ static void attach_targets(struct record *r)
 	}
 }
 
+/* ---- the HotSpot walker ------------------------------------------------------------ */
+
+/* JVMs' stacks go to the HotSpot walker once their layout can be read (a
+ * starting JVM's code cache after a moment): the targets of -p and launch
+ * mode, and with -a every JVM seen so far. */
+static void start_walkers(struct record *r)
+{
+	static pid_t seen[8192];
+	size_t n = r->o.all ? symbolizer_processes(r->sy, seen, 8192) : r->o.npids;
+	const pid_t *pids = r->o.all ? seen : r->o.pids;
+	struct hotspot_proc hp;
+	if (r->o.no_walker)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int rc = symbolizer_walker_info(r->sy, pids[i], &hp);
+		if (rc == 2)
+			sampler_walk_hotspot(r->sampler, pids[i], NULL);
+		if (rc != 1)
+			continue;
+		int e = sampler_walk_hotspot(r->sampler, pids[i], &hp);
+		if (e != 0)
+			fprintf(stderr, "jflame: warning: pid %d is walked by frame pointers: the BPF map of JVMs "
+				"failed: %s\n", (int)pids[i], strerror(-e));
+	}
+}
+
 /* ---- outputs -------------------------------------------------------------------- */
 
 static void describe(struct record *r, double seconds)
@@ -606,7 +696,7 @@ static void describe(struct record *r, double seconds)
 	size_t nseen;
 	const pid_t *targets;
 	size_t ntargets;
-	int on = 0, off = 0, unknown = 0;
+	int on = 0, off = 0, unknown = 0, walked = 0;
 	pid_t off_pid = 0, unknown_pid = 0;
 
 	sampler_read_stats(r->sampler, &st);
@@ -616,6 +706,7 @@ static void describe(struct record *r, double seconds)
 	rec->samples = st.samples;
 	rec->lost = st.dropped;
 	rec->truncated = r->truncated;
+	rec->unwind_failed = r->unwind_failed;
 	rec->stack_errors = r->stack_errors;
 	if (r->o.all) {
 		snprintf(rec->target, sizeof(rec->target), "all processes");
@@ -634,6 +725,10 @@ static void describe(struct record *r, double seconds)
 	for (size_t i = 0; i < ntargets; i++) {
 		if (!symbolizer_is_jvm(r->sy, targets[i]))
 			continue;
+		if (symbolizer_walks_hotspot(r->sy, targets[i])) {
+			walked++; /* frame pointers do not matter to it */
+			continue;
+		}
 		int v = symbolizer_frame_pointers(r->sy, targets[i]);
 		if (v > 0)
 			on++;
@@ -649,6 +744,8 @@ static void describe(struct record *r, double seconds)
 		snprintf(fp, fplen, "WARNING frame pointers: unknown in pid %d%s (no jflame agent): Java frames "
 			 "are not named; start it with -agentpath:libjflame-agent.so", (int)unknown_pid,
 			 unknown > 1 ? " and others" : "");
+	else if (walked)
+		snprintf(fp, fplen, "Java stacks: HotSpot walker%s", on ? "; frame pointers: on" : "");
 	else if (on)
 		snprintf(fp, fplen, "frame pointers: on");
 	else
@@ -683,9 +780,9 @@ static int write_svg(FILE *f, const struct recording *rec, char *err, size_t err
 	snprintf(title, sizeof(title), "CPU: %s", rec->target);
 	snprintf(subtitle, sizeof(subtitle),
 		 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-		 " failed stack reads; %s",
-		 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->stack_errors,
-		 rec->frame_pointers);
+		 " unwind failed, %" PRIu64 " failed stack reads; %s",
+		 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
+		 rec->stack_errors, rec->frame_pointers);
 	struct fg_options o = {
 		.title = title,
 		.subtitle = subtitle,
@@ -928,6 +1025,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		return -1;
 	r->max_user = sampler_max_user_frames(r->sampler);
 	r->max_kernel = sampler_max_kernel_frames(r->sampler);
+	r->fold.no_inline = r->o.no_inline;
+	start_walkers(r);
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
 	start = mono_ns();
@@ -938,6 +1037,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			break;
 		if (now - last_refresh >= 100000000ULL) {
 			symbolizer_refresh(r->sy);
+			start_walkers(r);
 			release_late(r, mono_ns());
 			last_refresh = now;
 			reap_child(r, false);
@@ -1052,8 +1152,8 @@ int cmd_record(int argc, char **argv)
 	if (write_outputs(&r, err, sizeof(err)) != 0)
 		goto out;
 	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-		" failed stack reads) in %.1f s; wrote", r.rec.samples, r.rec.lost, r.rec.truncated, r.rec.stack_errors,
-		r.rec.seconds);
+		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote", r.rec.samples, r.rec.lost,
+		r.rec.truncated, r.rec.unwind_failed, r.rec.stack_errors, r.rec.seconds);
 	for (size_t i = 0; i < r.o.noutputs; i++)
 		fprintf(stderr, " %s", r.o.outputs[i]);
 	fputc('\n', stderr);
@@ -1082,6 +1182,10 @@ out:
 	}
 	attach_queue_free(r.aq);
 	free(r.considered);
+	for (size_t i = 0; i < r.ndeferred; i++)
+		free(r.deferred[i]);
+	for (size_t i = 0; i < r.nlate; i++)
+		free(r.late[i]);
 	free(r.deferred);
 	free(r.late);
 	free(r.late_spare);

@@ -73,6 +73,12 @@ static bool is_perf_map(const char *p, size_t n)
 	return false;
 }
 
+/* "[interpreted]": a Java method the interpreter ran (jflame record's .stacks) */
+static bool is_interpreted(const char *p, size_t n)
+{
+	return n == 13 && memcmp(p, "[interpreted]", 13) == 0;
+}
+
 /* "/jitted-123-4.so" (perf inject --jit) */
 static bool is_jitted_so(const char *p, size_t n)
 {
@@ -162,6 +168,8 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 	const char *ann = NULL;
 	if (inlined)
 		ann = "_[i]";
+	else if (c->o.jit && is_interpreted(dso, dn))
+		ann = "_[0]";
 	else if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
 		 !has_str(dso, dn, "unknown"))
 		ann = "_[k]";
@@ -194,11 +202,13 @@ static const char *dso_annotation(struct collapse *c, const struct ps_frame *fr)
 		struct collapse_dso *d = &c->dsos[i];
 		if (d->len == dn && swar_same(d->name, dso, dn)) {
 			c->last_dso = i;
-			return d->ann == 'k' ? "_[k]" : d->ann == 'j' ? "_[j]" : NULL;
+			return d->ann == 'k' ? "_[k]" : d->ann == 'j' ? "_[j]" : d->ann == '0' ? "_[0]" : NULL;
 		}
 	}
-	if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
-	    !has_str(dso, dn, "unknown"))
+	if (c->o.jit && is_interpreted(dso, dn))
+		ann = "_[0]";
+	else if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
+		 !has_str(dso, dn, "unknown"))
 		ann = "_[k]";
 	else if (c->o.jit && (is_perf_map(dso, dn) || is_jitted_so(dso, dn)))
 		ann = "_[j]";

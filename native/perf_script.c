@@ -273,6 +273,24 @@ static void end_sample(struct parser *ps)
 	ps->nframes = 0;
 }
 
+/* "  Foo.java:42" (perf script -F+srcline): the line under a frame, "??:0" unknown. */
+static bool is_srcline(const char *p, const char *end)
+{
+	const char *colon = NULL;
+	for (const char *q = p; q < end; q++) {
+		if (is_space(*q))
+			return false;
+		if (*q == ':')
+			colon = q;
+	}
+	if (!colon || colon + 1 == end)
+		return false;
+	for (const char *q = colon + 1; q < end; q++)
+		if (!is_digit(*q))
+			return false;
+	return true;
+}
+
 static void parse_line(struct parser *ps, const char *p, size_t n)
 {
 	const char *end = p + n;
@@ -302,7 +320,7 @@ static void parse_line(struct parser *ps, const char *p, size_t n)
 		const char *q = p;
 		while (q < end && is_space(*q))
 			q++;
-		if (q < end)
+		if (q < end && !is_srcline(q, end))
 			bad_line(ps, p, n);
 	}
 }

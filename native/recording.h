@@ -31,6 +31,7 @@ struct recording {
 	int freq;
 	char event[32];
 	uint64_t samples, lost, truncated, stack_errors;
+	uint64_t unwind_failed; /* JVM stacks whose walk stopped at a frame it could not read */
 	char frame_pointers[256]; /* "frame pointers: on" or a warning */
 };
 

@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,11 +93,21 @@ static int online_cpus(bool *out, int max)
 	return n;
 }
 
+/* Records end after the user frames they hold: a record shorter than its own
+ * counts say is dropped (it cannot be, but nothing past it is read). */
 static int handle(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
-	if (size >= sizeof(struct profile_sample))
-		s->fn(s->ctx, data);
+	const struct profile_sample *ps = data;
+	size_t head = offsetof(struct profile_sample, user), need = head;
+	if (size < head)
+		return 0;
+	if (ps->walk == PROFILE_WALK_HOTSPOT)
+		need += (size_t)ps->nframes * sizeof(struct profile_frame);
+	else if (ps->ustack_bytes > 0)
+		need += (size_t)ps->ustack_bytes;
+	if (size >= need && need <= sizeof(*ps))
+		s->fn(s->ctx, ps, size);
 	return 0;
 }
 
@@ -161,10 +172,10 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 
 	/* Deeper stacks: raise kernel.perf_event_max_stack where we may. */
 	s->max_stack = read_int(MAX_STACK_SYSCTL);
-	if (s->max_stack > 0 && s->max_stack < PROFILE_MAX_USER_FRAMES &&
-	    write_int(MAX_STACK_SYSCTL, PROFILE_MAX_USER_FRAMES) == 0) {
+	if (s->max_stack > 0 && s->max_stack < PROFILE_MAX_FP_FRAMES &&
+	    write_int(MAX_STACK_SYSCTL, PROFILE_MAX_FP_FRAMES) == 0) {
 		s->old_max_stack = s->max_stack;
-		s->max_stack = PROFILE_MAX_USER_FRAMES;
+		s->max_stack = PROFILE_MAX_FP_FRAMES;
 	}
 	if (s->max_stack <= 0)
 		s->max_stack = 127;
@@ -179,6 +190,12 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->self_pid = (__u32)getpid();
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
+	/* one sample under construction per CPU, indexed by CPU number */
+	int possible = libbpf_num_possible_cpus();
+	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
+		snprintf(err, errlen, "jflame: failed to size the BPF scratch map: %s", strerror(errno));
+		goto fail;
+	}
 	if (profile_bpf__load(s->skel) != 0) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
@@ -294,7 +311,17 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 
 int sampler_max_user_frames(const struct sampler *s)
 {
-	return s->max_stack < PROFILE_MAX_USER_FRAMES ? s->max_stack : PROFILE_MAX_USER_FRAMES;
+	return s->max_stack < PROFILE_MAX_FP_FRAMES ? s->max_stack : PROFILE_MAX_FP_FRAMES;
+}
+
+int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp)
+{
+	__u32 key = (__u32)pid;
+	if (!hp)
+		return bpf_map__delete_elem(s->skel->maps.hotspot_procs, &key, sizeof(key), 0) == 0 ? 0 : -errno;
+	return bpf_map__update_elem(s->skel->maps.hotspot_procs, &key, sizeof(key), hp, sizeof(*hp), BPF_ANY) == 0 ?
+		       0 :
+		       -errno;
 }
 
 int sampler_max_kernel_frames(const struct sampler *s)

@@ -27,7 +27,9 @@ struct sampler_stats {
 	uint64_t kstack_failed, ustack_failed;
 };
 
-typedef void (*sampler_fn)(void *ctx, const struct profile_sample *s);
+/* s holds `size` bytes: the header, the kernel stack and as many user frames
+ * as the sample has (struct profile_sample's user arrays are cut there). */
+typedef void (*sampler_fn)(void *ctx, const struct profile_sample *s, size_t size);
 
 struct sampler;
 
@@ -41,8 +43,12 @@ int sampler_poll(struct sampler *s, int timeout_ms);
  * be drained with sampler_poll(s, 0) until it returns 0. */
 void sampler_stop(struct sampler *s);
 void sampler_read_stats(struct sampler *s, struct sampler_stats *st);
-/* Frames the kernel walks at most (kernel.perf_event_max_stack, capped). */
+/* Frames the kernel walks at most (kernel.perf_event_max_stack, capped): the
+ * user stacks of processes that are not walked as JVMs. */
 int sampler_max_user_frames(const struct sampler *s);
+/* Walks pid's user stacks with the HotSpot walker from now on, with layout hp
+ * (NULL: back to the kernel's frame-pointer walk). 0 or a negative errno. */
+int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp);
 int sampler_max_kernel_frames(const struct sampler *s);
 const char *sampler_event(const struct sampler *s);
 int sampler_ncpus(const struct sampler *s);

@@ -1,5 +1,6 @@
 /* stack_fold.c - folded-stack naming: frames joined by ';' with the annotations
- * of the brief (_[j] JIT, _[i] inlined, _[k] kernel), Java names as pkg/Class.method. */
+ * of the brief (_[j] JIT, _[i] inlined, _[0] interpreted, _[k] kernel), Java
+ * names as pkg/Class.method. */
 #include "stack_fold.h"
 
 #include <stdlib.h>
@@ -81,9 +82,16 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 {
 	char name[2100];
 	switch (f->kind) {
+	case FRAME_JAVA_INTERP:
+		add_java(b, f->name, strlen(f->name), "_[0]");
+		break;
 	case FRAME_JAVA: {
 		const char *p = f->name, *arrow;
 		const char *annot = "_[j]";
+		if (b->no_inline && (arrow = strstr(p, "->")) != NULL) {
+			add_java(b, p, (size_t)(arrow - p), annot); /* the compiled method itself */
+			break;
+		}
 		while ((arrow = strstr(p, "->")) != NULL) {
 			add_java(b, p, (size_t)(arrow - p), annot);
 			annot = "_[i]";

@@ -3,6 +3,7 @@
 #ifndef JFLAME_STACK_FOLD_H
 #define JFLAME_STACK_FOLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "symbolize.h"
@@ -17,12 +18,14 @@ struct fold_buf {
 	char *p;
 	size_t len, cap;
 	int oom;
+	bool no_inline; /* a compiled frame's inline chain folds to its outermost method */
 };
 
 /* Appends one frame (with its ';' separator unless first) to b. */
 void fold_add(struct fold_buf *b, const char *frame);
 /* Appends the folded frames of one symbolized frame: a Java inline chain
- * "A->B->C" gives A_[j];B_[i];C_[i]; a kernel frame name_[k]; others as named. */
+ * "A->B->C" gives A_[j];B_[i];C_[i] (A_[j] alone with no_inline); an
+ * interpreted method name_[0]; a kernel frame name_[k]; others as named. */
 void fold_add_frame(struct fold_buf *b, const struct frame *f);
 void fold_reset(struct fold_buf *b);
 void fold_free(struct fold_buf *b);

@@ -100,9 +100,9 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 	snprintf(m->name, sizeof(m->name), "CPU: %.*s", (int)sizeof(m->name) - 6, rec->target);
 	snprintf(m->comment, sizeof(m->comment),
 		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
-		 " truncated, %" PRIu64 " failed stack reads\n%s",
+		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
 		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
-		 rec->stack_errors, rec->frame_pointers);
+		 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
 	rc = 0;
 out:
 	free(s);

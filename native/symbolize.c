@@ -14,6 +14,7 @@
 #include "agent_files.h"
 #include "cgroup_id.h"
 #include "elf_syms.h"
+#include "hotspot_vm.h"
 #include "jit_syms.h"
 #include "kallsyms.h"
 #include "proc_info.h"
@@ -47,6 +48,11 @@ struct proc {
 	bool status_seen;      /* the agent's status file names this process */
 	struct tid_map *tids;
 	size_t ntids, tidcap;
+	struct hotspot_vm *hs; /* the JVM's layout and names, read from its memory */
+	int hs_state;          /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
+	int hs_tries;          /* a starting JVM's tables may not be there yet */
+	bool hs_stale;         /* the walker's layout is of a program this process no longer runs */
+	uint64_t hs_checked_ns;
 };
 
 struct symbolizer {
@@ -55,7 +61,7 @@ struct symbolizer {
 	struct elf_cache *elf;
 	struct proc **procs; /* open addressing by pid */
 	size_t cap, count;
-	const char *kernel_dso, *unknown;
+	const char *kernel_dso, *unknown, *interpreted_dso;
 };
 
 static uint64_t mono_ns(void)
@@ -79,7 +85,8 @@ struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errle
 	sy->procs = calloc(sy->cap, sizeof(*sy->procs));
 	sy->kernel_dso = str_intern(si, "[kernel.kallsyms]");
 	sy->unknown = str_intern(si, "[unknown]");
-	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown) {
+	sy->interpreted_dso = str_intern(si, "[interpreted]");
+	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown || !sy->interpreted_dso) {
 		if (sy->ks && !err[0])
 			snprintf(err, errlen, "jflame: out of memory");
 		symbolizer_free(sy);
@@ -95,6 +102,7 @@ static void proc_free(struct proc *p)
 	proc_maps_free(&p->maps);
 	free(p->map_syms);
 	jit_syms_free(p->jit);
+	hotspot_vm_free(p->hs);
 	free(p->tids);
 	free(p);
 }
@@ -213,6 +221,11 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	load_maps(sy, p);
 	jit_syms_free(p->jit);
 	p->jit = NULL;
+	hotspot_vm_free(p->hs);
+	p->hs = NULL;
+	p->hs_stale = p->hs_stale || p->hs_state == 2; /* the walker still has the old program's layout */
+	p->hs_state = 0;
+	p->hs_tries = 0;
 	p->agent_checked_ns = 0;
 	p->status_seen = false;
 	p->pfp = -1;
@@ -294,6 +307,8 @@ void symbolizer_refresh(struct symbolizer *sy)
 		check_exec(sy, p);
 		if (!p->maps_gone)
 			check_agent(sy, p);
+		if (p->hs)
+			hotspot_vm_refresh(p->hs);
 		if (p->jit) {
 			/* the agent's timed events log came after its map: switch to it */
 			if (p->status_seen && !jit_syms_has_times(p->jit)) {
@@ -376,7 +391,7 @@ struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
 	const char *module = NULL;
 	const char *name = kallsyms_lookup(sy->ks, addr, &off, &module);
 	/* kallsyms names live as long as the symbolizer */
-	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL };
+	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0 };
 	return f;
 }
 
@@ -390,7 +405,7 @@ static const char *bracketed_basename(struct symbolizer *sy, const char *path)
 
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
 {
-	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN };
+	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0 };
 	struct proc *p = get_proc(sy, pid);
 	uint64_t off;
 	if (!p)
@@ -447,6 +462,100 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 		f.kind = FRAME_UNKNOWN;
 	}
 	return f;
+}
+
+/* ---- the HotSpot walker ---------------------------------------------------------- */
+
+#define HS_RETRY_NS 100000000ULL /* a starting JVM's code cache is looked at again after 100 ms */
+#define HS_TRIES 50              /* ... for at most 5 s */
+
+static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
+{
+	char err[256];
+	if (p->hs_state != 0 || !p->is_jvm || p->maps_gone)
+		return p->hs;
+	p->hs = hotspot_vm_open(p->pid, sy->si, err, sizeof(err));
+	if (p->hs)
+		p->hs_state = 1;
+	else if (++p->hs_tries >= HS_TRIES)
+		p->hs_state = -1;
+	return p->hs;
+}
+
+bool symbolizer_can_walk(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p && proc_hotspot(sy, p) != NULL;
+}
+
+int symbolizer_walker_info(struct symbolizer *sy, pid_t pid, struct hotspot_proc *out)
+{
+	struct proc *p = get_proc(sy, pid);
+	uint64_t now = mono_ns();
+	if (p && p->hs_stale && p->hs_state != 2) {
+		p->hs_stale = false;
+		return 2;
+	}
+	if (!p || p->hs_state < 0)
+		return -1;
+	if (p->hs_state == 2 || now - p->hs_checked_ns < HS_RETRY_NS)
+		return 0;
+	p->hs_checked_ns = now;
+	if (!proc_hotspot(sy, p))
+		return p->hs_state < 0 ? -1 : 0;
+	int rc = hotspot_vm_walker_info(p->hs, out);
+	if (rc < 0 || (rc == 0 && ++p->hs_tries >= HS_TRIES))
+		p->hs_state = -1;
+	else if (rc > 0)
+		p->hs_state = 2;
+	return p->hs_state < 0 ? -1 : rc;
+}
+
+bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p && p->hs_state == 2;
+}
+
+struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns,
+			       bool caller, bool wait)
+{
+	struct proc *p = get_proc(sy, pid);
+	struct hotspot_vm *vm = p ? proc_hotspot(sy, p) : NULL;
+	const char *name = NULL;
+	struct frame f;
+	switch (pf->kind) {
+	case PROFILE_FRAME_INTERP:
+		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie) : NULL;
+		if (!name)
+			break;
+		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0 };
+		if (pf->bci != 0xffff) {
+			int line = hotspot_method_line(vm, pf->method, pf->cookie, pf->bci);
+			f.line = line > 0 ? line : 0;
+		}
+		return f;
+	case PROFILE_FRAME_JIT:
+	case PROFILE_FRAME_NATIVE_WRAPPER:
+	case PROFILE_FRAME_STUB:
+		f = symbolize_user(sy, pid, pf->pc, t_ns, caller);
+		if (f.kind != FRAME_UNKNOWN || (wait && p && p->jit) || !vm)
+			return f;
+		/* no agent, or it has not logged this code: the JVM's own structures */
+		if (pf->kind == PROFILE_FRAME_STUB) {
+			name = hotspot_blob_name(vm, pf->method);
+			if (name)
+				f.name = name, f.kind = FRAME_VMCODE;
+		} else {
+			name = hotspot_nmethod_name(vm, pf->method, pf->cookie);
+			if (name)
+				f.name = name, f.kind = FRAME_JAVA;
+		}
+		return f;
+	default:
+		break;
+	}
+	return symbolize_user(sy, pid, pf->pc, t_ns, caller);
 }
 
 void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, const char **con)

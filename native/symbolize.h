@@ -8,11 +8,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <linux/types.h>
+
+#include "profile.h"
 #include "str_intern.h"
 
 enum frame_kind {
 	FRAME_KERNEL,  /* kernel text */
 	FRAME_JAVA,    /* JIT-compiled Java: name is the agent's, maybe an A->B inline chain */
+	FRAME_JAVA_INTERP, /* interpreted Java: "Lpkg/Class;::method", read from the JVM's memory */
 	FRAME_VMCODE,  /* code the JVM generated: Interpreter, stubs, adapters */
 	FRAME_NATIVE,  /* a symbol in an ELF file */
 	FRAME_UNKNOWN, /* nothing names it: name is "[unknown]" or "[libfoo.so]" */
@@ -23,6 +27,7 @@ struct frame {
 	const char *name; /* interned; as perf would print it */
 	const char *dso;  /* interned; "[kernel.kallsyms]", "/tmp/perf-1.map", the file path, "[unknown]" */
 	enum frame_kind kind;
+	int line; /* source line (interpreted Java), 0 when not known */
 };
 
 struct symbolizer;
@@ -37,6 +42,24 @@ struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr);
  * so a call that ends a function is not taken for the next one (JIT code is
  * looked up as is: the agent's inline ranges already include return addresses). */
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller);
+
+/* A frame of the HotSpot walker (see profile.h): interpreted methods are
+ * named from the JVM's memory; compiled code by the agent's log (at the
+ * sample's time), else from the JVM's memory (no inlining); native code as
+ * symbolize_user. With wait, compiled code the agent has not logged yet is
+ * left unnamed, for the sample to wait for the agent (symbolizer_names_later). */
+struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns,
+			       bool caller, bool wait);
+
+/* The HotSpot walker's layout of JVM pid, handed out once: 1 when it became
+ * ready (fills out), 0 not (yet), -1 never (not a JVM, or not readable), 2
+ * once when the layout handed out before no longer holds (the process ran
+ * exec, or its pid is another process's now): stop walking it. */
+int symbolizer_walker_info(struct symbolizer *sy, pid_t pid, struct hotspot_proc *out);
+/* Whether pid is a JVM whose layout can be read (the walker can walk it). */
+bool symbolizer_can_walk(struct symbolizer *sy, pid_t pid);
+/* Whether pid's stacks are walked by the HotSpot walker (its layout was handed out). */
+bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid);
 
 /* "java" for pid, from /proc/PID/comm when first seen (kept after it exits). */
 const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid);

@@ -50,7 +50,7 @@ class Jvm:
     """A running JVM with the workload; stdout and stderr go to files."""
 
     def __init__(self, args, agent_opts=None, jvm_flags=(), env=None, wait_ready=True, cwd=None, prefix=(),
-                 classpath=None):
+                 classpath=None, main="jflame.examples.Workload", ready="jflame-workload: ready"):
         self.workdir = cwd or os.environ.get("JFLAME_TEST_TMP", "/tmp")
         tag = "%d-%d" % (os.getpid(), int(time.monotonic() * 1e6))
         self.out_path = os.path.join(self.workdir, "jvm-%s.out" % tag)
@@ -59,7 +59,7 @@ class Jvm:
         cmd = list(prefix) + [JAVA] + list(jvm_flags)
         if agent_opts is not None:
             cmd.append("-agentpath:%s%s" % (AGENT, "=" + agent_opts if agent_opts else ""))
-        cmd += ["-cp", classpath or JAR, "jflame.examples.Workload"] + list(args)
+        cmd += ["-cp", classpath or JAR, main] + list(args)
         full_env = dict(os.environ)
         full_env.update(JVM_ENV)
         full_env.update(env or {})
@@ -80,7 +80,7 @@ class Jvm:
                 pass
         self.prefixed = bool(prefix)
         if wait_ready:
-            self.wait_output("jflame-workload: ready", 60)
+            self.wait_output(ready, 60)
 
     def stdout(self):
         with open(self.out_path) as f:

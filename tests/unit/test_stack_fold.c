@@ -39,16 +39,21 @@ static void decode(char *s)
 	*w = '\0';
 }
 
-static int kind_of(const char *s, enum frame_kind *k)
+/* JAVA_NOINLINE: a JAVA frame folded with fold_buf.no_inline set. */
+static int kind_of(const char *s, enum frame_kind *k, bool *no_inline)
 {
 	static const struct {
 		const char *name;
 		enum frame_kind kind;
-	} kinds[] = { { "JAVA", FRAME_JAVA }, { "KERNEL", FRAME_KERNEL }, { "NATIVE", FRAME_NATIVE },
-		      { "VMCODE", FRAME_VMCODE }, { "UNKNOWN", FRAME_UNKNOWN } };
+		bool no_inline;
+	} kinds[] = { { "JAVA", FRAME_JAVA, false },     { "KERNEL", FRAME_KERNEL, false },
+		      { "NATIVE", FRAME_NATIVE, false }, { "VMCODE", FRAME_VMCODE, false },
+		      { "UNKNOWN", FRAME_UNKNOWN, false }, { "INTERP", FRAME_JAVA_INTERP, false },
+		      { "JAVA_NOINLINE", FRAME_JAVA, true } };
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(s, kinds[i].name) == 0) {
 			*k = kinds[i].kind;
+			*no_inline = kinds[i].no_inline;
 			return 0;
 		}
 	return -1;
@@ -90,7 +95,8 @@ static void test_golden(void)
 		*bar = '\0';
 		*arrow = '\0';
 		char *raw = bar + 1, *want = arrow + 4;
-		if (kind_of(line, &kind) != 0) {
+		bool no_inline;
+		if (kind_of(line, &kind, &no_inline) != 0) {
 			CHECK_MSG(0, "frames.txt:%d: unknown kind %s", lineno, line);
 			continue;
 		}
@@ -99,6 +105,7 @@ static void test_golden(void)
 		struct frame fr = { .addr = 0x1234, .name = raw, .dso = "[test]", .kind = kind };
 
 		fold_reset(&b);
+		b.no_inline = root.no_inline = no_inline;
 		fold_add_frame(&b, &fr);
 		check_buf(&b, "golden");
 		CHECK_MSG(b.p && strcmp(b.p, want) == 0, "frames.txt:%d: %s|%s folds to\n\t\t\"%s\", want\n\t\t\"%s\"",

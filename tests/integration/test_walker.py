@@ -1,0 +1,246 @@
+# test_walker.py - the HotSpot stack walker on real JVMs: whole, named stacks
+# without -XX:+PreserveFramePointer (Linux perf with the JDK's own perf map as
+# the referee), interpreted and never-compiled methods named _[0], inlined
+# callees _[i], deep recursion whole or marked [truncated], and no stale names
+# after a class is unloaded and another takes its place.
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import jvmtest
+from jvmtest import Jvm
+
+JFLAME = os.environ.get("JFLAME_BIN", "")
+HOT = "jflame-hot-worker-thread-with-a-long-name"
+UNNAMED = ("Interpreter", "[unknown]", "[unwind failed]")
+
+
+def thread_stacks(folded, pid, thread):
+    """(frames below the thread frame, count) of one thread of one process."""
+    out = []
+    for frames, count in jvmtest.read_folded(folded):
+        i = next((k for k, f in enumerate(frames) if f.startswith("[%d] " % pid)), None)
+        if i is not None and len(frames) > i + 1 and frames[i + 1].startswith(thread):
+            out.append((frames[i + 2:], count))
+    return out
+
+
+def reaches_entry(frames):
+    """The stack runs from the thread's start (libc's start_thread, or the
+    launcher's JavaMain) to Java's Thread.run."""
+    root = frames[:8]
+    return (any(f.startswith("start_thread") or f.startswith("JavaMain") for f in root) and
+            any(f.startswith("java/lang/Thread.run_[") for f in frames))
+
+
+def java_region(frames):
+    """The frames from the first Java call (call_stub) to the last Java frame."""
+    first = next((i for i, f in enumerate(frames) if "call_stub" in f), None)
+    last = max((i for i, f in enumerate(frames) if re.search(r"_\[[ji0]\]$", f)), default=None)
+    if first is None or last is None:
+        return []
+    return frames[first + 1:last + 1]
+
+
+def stacks_samples(path):
+    """A .stacks file (perf script text) as (header, frames leaf first)."""
+    samples, cur = [], None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                cur = None
+            elif not line[0].isspace():
+                cur = (line, [])
+                samples.append(cur)
+            elif cur is not None and not line.lstrip().startswith(":"):
+                cur[1].append(line.strip())
+    return samples
+
+
+class WalkerTest(unittest.TestCase):
+    def setUp(self):
+        jvmtest.check_setup()
+        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        self.tmp = tempfile.mkdtemp(prefix="jflame-walker-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def record(self, *args, timeout=180):
+        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout)
+        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
+        return r
+
+    def jvm(self, args, agent_opts=None, flags=(), stacks=False, ready=None):
+        kw = {}
+        if stacks:
+            kw = {"main": "jflame.examples.Stacks", "ready": ready or "jflame-stacks: ready"}
+        j = Jvm(args, agent_opts=agent_opts, jvm_flags=list(flags), **kw)
+        self.addCleanup(j.cleanup)
+        return j
+
+    def perf_reach(self, jvm):
+        """Linux perf's frame-pointer stacks of the hot thread, named by the
+        JDK's own perf map (jcmd Compiler.perfmap): the share that reaches
+        Thread.run. The map is removed afterwards."""
+        perf = shutil.which("perf")
+        jvmtest.require(perf, "perf not installed (scripts/deps.sh installs linux-perf)")
+        jcmd = os.path.join(jvmtest.JAVA_HOME, "bin", "jcmd")
+        data = self.out("perf.data")
+        rec = subprocess.run([perf, "record", "-q", "-F", "299", "-g", "-p", str(jvm.pid), "-o", data, "--",
+                              "sleep", "3"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        pm = subprocess.run([jcmd, str(jvm.pid), "Compiler.perfmap"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(pm.returncode, 0, pm.stdout + pm.stderr)
+        try:
+            script = subprocess.run([perf, "script", "-i", data], capture_output=True, text=True, timeout=120)
+            self.assertEqual(script.returncode, 0, script.stderr)
+        finally:
+            os.unlink(jvm.map_path)
+        hot = reach = 0
+        for block in script.stdout.split("\n\n"):
+            lines = block.strip().splitlines()
+            if not lines or not lines[0].startswith(HOT[:15]):
+                continue
+            hot += 1
+            text = "\n".join(lines[1:])
+            if "Thread.run" in text and "start_thread" in text:
+                reach += 1
+        self.assertGreater(hot, 50, "perf saw too few samples of the hot thread")
+        return reach / hot
+
+    def test_whole_named_stacks_without_frame_pointers_after_attach(self):
+        jvm = self.jvm(["hot", "120000"])  # no agent, no -XX:+PreserveFramePointer
+        perf_share = self.perf_reach(jvm)
+        folded = self.out("cpu.folded")
+        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", self.out("cpu.svg"))
+        self.assertIn("loaded the agent", r.stderr)
+        # the walker does not need the flag: no advice to restart with it
+        self.assertNotIn("PreserveFramePointer", r.stderr)
+        stacks = thread_stacks(folded, jvm.pid, HOT)
+        total = sum(c for _, c in stacks)
+        self.assertGreater(total, 150, "too few samples of the hot thread")
+        whole = sum(c for f, c in stacks if reaches_entry(f) and not any(x in UNNAMED for x in java_region(f)))
+        share = whole / total
+        print("\nhot thread stacks reaching Thread.run and start_thread, every Java frame named: "
+              "jflame %.1f%% (%d/%d); perf + Compiler.perfmap %.1f%%" % (100 * share, whole, total,
+                                                                          100 * perf_share))
+        self.assertGreaterEqual(share, 0.95, [f for f, _ in stacks if not reaches_entry(f)][:3])
+        self.assertTrue(any("jflame/examples/Workload.spin_[j]" in f for f, _ in stacks))
+        with open(self.out("cpu.svg")) as f:
+            svg = f.read()
+        self.assertIn("HotSpot walker", svg)
+        self.assertNotIn("restart it with -XX:+PreserveFramePointer", svg)
+
+    def test_xint_names_interpreted_frames(self):
+        jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"])
+        folded = self.out("xint.folded")
+        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded)
+        stacks = thread_stacks(folded, jvm.pid, HOT)
+        total = sum(c for _, c in stacks)
+        self.assertGreater(total, 150)
+        named = unnamed = 0
+        for frames, c in stacks:
+            for f in java_region(frames):
+                if f.endswith("_[0]"):
+                    named += c
+                elif f == "Interpreter":
+                    unnamed += c
+        self.assertGreater(named, 0)
+        print("\n-Xint: %d interpreted frames named, %d not" % (named, unnamed))
+        self.assertGreaterEqual(named / (named + unnamed), 0.99)
+        spin = sum(c for f, c in stacks if "jflame/examples/Workload.spin_[0]" in f)
+        self.assertGreaterEqual(spin / total, 0.8)
+        self.assertGreaterEqual(sum(c for f, c in stacks if reaches_entry(f)) / total, 0.95)
+
+    def test_huge_method_is_interpreted_and_named(self):
+        jvm = self.jvm(["huge", "120000"], agent_opts="", stacks=True)
+        folded = self.out("huge.folded")
+        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded)
+        stacks = thread_stacks(folded, jvm.pid, "jflame-huge-method")
+        total = sum(c for _, c in stacks)
+        self.assertGreater(total, 150)
+        huge = sum(c for f, c in stacks if "jflame/examples/Stacks.huge_[0]" in f)
+        self.assertGreaterEqual(huge / total, 0.9, [f for f, _ in stacks][:3])
+        self.assertFalse(any("Stacks.huge_[j]" in f for f, _ in stacks), "the huge method was compiled")
+
+    def deep(self, depth):
+        jvm = self.jvm(["deep", str(depth), "120000"], agent_opts="", stacks=True,
+                       flags=["-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,jflame.examples.Stacks::descend"])
+        folded = self.out("deep.folded")
+        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", self.out("deep.svg"))
+        stacks = [(f, c) for f, c in thread_stacks(folded, jvm.pid, "jflame-deep-%d" % depth)
+                  if any(x.startswith("jflame/examples/Stacks.bottom_[") for x in f)]
+        total = sum(c for _, c in stacks)
+        self.assertGreater(total, 100, "too few samples at the bottom of the recursion")
+        return r, stacks, total
+
+    def test_1500_deep_recursion_recorded_whole(self):
+        _, stacks, total = self.deep(1500)
+        whole = sum(c for f, c in stacks if reaches_entry(f) and "[truncated]" not in f and
+                    sum(1 for x in f if x.startswith("jflame/examples/Stacks.descend_[")) >= 1500)
+        self.assertGreaterEqual(whole / total, 0.95, [len(f) for f, _ in stacks][:5])
+
+    def test_3000_deep_recursion_marked_truncated(self):
+        r, stacks, total = self.deep(3000)
+        cut = sum(c for f, c in stacks if f and f[0] == "[truncated]")
+        self.assertGreaterEqual(cut / total, 0.95, [f[:2] for f, _ in stacks][:5])
+        m = re.search(r"(\d+) truncated", r.stderr)
+        self.assertTrue(m and int(m.group(1)) >= cut, r.stderr)
+        with open(self.out("deep.svg")) as f:
+            svg = f.read()
+        m = re.search(r"(\d+) truncated", svg)
+        self.assertTrue(m and int(m.group(1)) >= cut)
+
+    def inlined(self, jvm):
+        folded = self.out("inline.folded")
+        self.record("-p", str(jvm.pid), "-d", "3", "-o", folded)
+        stacks = thread_stacks(folded, jvm.pid, HOT)
+        pairs = sum(c for f, c in stacks
+                    if any(a == "jflame/examples/Workload.spin_[j]" and b == "jflame/examples/Workload.mix_[i]"
+                           for a, b in zip(f, f[1:])))
+        self.assertGreater(pairs, 0, [f for f, _ in stacks][:3])
+        folded2 = self.out("noinline.folded")
+        self.record("-p", str(jvm.pid), "-d", "2", "-o", folded2, "--no-inline")
+        self.assertFalse(any(x.endswith("_[i]") for f, _ in thread_stacks(folded2, jvm.pid, HOT) for x in f))
+
+    def test_inlined_callee_by_default_at_startup(self):
+        self.inlined(self.jvm(["hot", "120000"], agent_opts=""))
+
+    def test_inlined_callee_by_default_after_attach(self):
+        self.inlined(self.jvm(["hot", "120000"]))
+
+    def test_unloaded_class_name_never_reused(self):
+        jvm = self.jvm(["tenants", "2500", "Old1,New2,Old3"], flags=["-Xint"], stacks=True,
+                       ready="jflame-stacks: ready Old1")
+        stacks = self.out("tenants.stacks")
+        self.record("-p", str(jvm.pid), "-o", stacks, timeout=120)  # until the JVM exits
+        out = jvm.stdout()
+        for tag in ("Old1", "New2"):
+            self.assertRegex(out, r"unloaded %s true" % tag, "the class was not unloaded: the test proves nothing")
+        starts = {m.group(1): int(m.group(2)) / 1e9 for m in re.finditer(r"ready (\w+) (\d+)", out)}
+        ends = {m.group(1): int(m.group(3)) / 1e9 for m in re.finditer(r"unloaded (\w+) (\w+) (\d+)", out)}
+        seen = {"Old1": 0, "New2": 0, "Old3": 0}
+        for header, frames in stacks_samples(stacks):
+            if not header.startswith("jflame-tenants"):
+                continue
+            t = float(re.search(r" (\d+\.\d+): ", header).group(1))
+            text = "\n".join(frames)
+            for tag in seen:
+                if "Tenant%s;::run%s" % (tag, tag) in text:
+                    seen[tag] += 1
+                    # a tenant's name only while it ran
+                    self.assertTrue(starts[tag] - 0.05 <= t <= ends[tag] + 0.05,
+                                    "a sample at %.3f s names Tenant%s, which ran %.3f..%.3f s" %
+                                    (t, tag, starts[tag], ends[tag]))
+        for tag, n in seen.items():
+            self.assertGreater(n, 20, "too few samples name Tenant%s: %r" % (tag, seen))
+
+
+if __name__ == "__main__":
+    jvmtest.main()
