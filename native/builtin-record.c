@@ -1035,7 +1035,17 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		double secs = (double)(now - start) / 1e9;
 		if (r->o.duration > 0 && secs >= r->o.duration)
 			break;
-		if (now - last_refresh >= 100000000ULL) {
+		attach_queue_poll(r->aq, 0);
+		if (now - last_progress >= 250000000ULL) {
+			progress(r, secs, tty);
+			last_progress = now;
+		}
+		/* the samples of the last 100 ms are read after the targets were
+		 * looked at (agents' logs, class unloading): names they get are
+		 * the ones their code had when they were taken */
+		int got = sampler_wait(r->sampler, 100);
+		now = mono_ns();
+		if (got >= 0 && now - last_refresh >= 100000000ULL) {
 			symbolizer_refresh(r->sy);
 			start_walkers(r);
 			release_late(r, mono_ns());
@@ -1044,12 +1054,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
 				break;
 		}
-		attach_queue_poll(r->aq, 0);
-		if (now - last_progress >= 250000000ULL) {
-			progress(r, secs, tty);
-			last_progress = now;
-		}
-		int got = sampler_poll(r->sampler, 100);
+		if (got >= 0)
+			got = sampler_poll(r->sampler, 0);
 		if (got < 0 && got != -EINTR) {
 			snprintf(err, errlen, "jflame: failed to read samples: %s", strerror(-got));
 			return -1;

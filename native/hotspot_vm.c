@@ -24,11 +24,18 @@
 #define MAX_SYMBOL 65535       /* a Symbol's length is a u2 */
 #define MAX_NAME 256           /* type, field and blob names */
 #define NO_COUNTER_FLUSH_NS 1000000000ULL
+#define CLOSED_KEEP_NS 5000000000ULL /* closed names serve samples this much older */
+#define OPEN ((uint64_t)-1)
 
+/* A Method*'s name, for samples taken in [from_ns, until_ns) (CLOCK_MONOTONIC):
+ * a class's memory may be another class's after it is unloaded, so entries
+ * are closed when the JVM reports unloading, and kept a while for the samples
+ * taken before it. */
 struct name_entry {
 	uint64_t key;    /* Method* (0: empty) */
 	uint32_t cookie; /* ConstMethod* >> 3 it was named from */
 	const char *name;
+	uint64_t from_ns, until_ns;
 };
 
 struct hotspot_vm {
@@ -47,9 +54,12 @@ struct hotspot_vm {
 	/* names */
 	struct name_entry *names;
 	size_t nnames, cap;
-	int64_t unloaded;
+	int64_t unloaded;     /* java.cls.unloadedClasses when last read */
 	bool have_counter;
-	uint64_t flushed_ns;
+	uint64_t checked_ns;  /* when the count was last seen unchanged */
+	/* the last unloading happened in [window_ns, open_from_ns): samples from
+	 * then cannot be told from the classes that replaced the unloaded ones */
+	uint64_t window_ns, open_from_ns;
 };
 
 static uint64_t mono_ns(void)
@@ -428,7 +438,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 		goto fail;
 	}
 	vm->have_counter = hsperf_read_long(pid, vm->nspid, "java.cls.unloadedClasses", &vm->unloaded) == 0;
-	vm->flushed_ns = mono_ns();
+	vm->checked_ns = mono_ns();
 	proc_maps_free(&pm);
 	return vm;
 fail:
@@ -526,10 +536,50 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 
 /* ---- names ------------------------------------------------------------------------ */
 
-static void names_flush(struct hotspot_vm *vm)
+static size_t slot_of(const struct hotspot_vm *vm, uint64_t key)
 {
-	memset(vm->names, 0, vm->cap * sizeof(*vm->names));
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 32) & (vm->cap - 1);
+}
+
+static void names_insert(struct hotspot_vm *vm, const struct name_entry *e)
+{
+	size_t i = slot_of(vm, e->key);
+	while (vm->names[i].key)
+		i = (i + 1) & (vm->cap - 1);
+	vm->names[i] = *e;
+	vm->nnames++;
+}
+
+/* Rebuilds the table into cap slots without the entries closed before
+ * drop_before (0 keeps all). */
+static int names_rebuild(struct hotspot_vm *vm, size_t cap, uint64_t drop_before)
+{
+	struct name_entry *old = vm->names, *n = calloc(cap, sizeof(*n));
+	size_t oldcap = vm->cap;
+	if (!n)
+		return -1;
+	vm->names = n;
+	vm->cap = cap;
 	vm->nnames = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key && old[i].until_ns >= drop_before)
+			names_insert(vm, &old[i]);
+	free(old);
+	return 0;
+}
+
+/* Names read until now hold up to `until` (the last time the JVM was seen
+ * with the old count); names read from now on, for samples from now on. */
+static void names_close(struct hotspot_vm *vm, uint64_t until, uint64_t now)
+{
+	for (size_t i = 0; i < vm->cap; i++)
+		if (vm->names[i].key && vm->names[i].until_ns == OPEN)
+			vm->names[i].until_ns = until;
+	vm->window_ns = until;
+	vm->open_from_ns = now;
+	if (now > CLOSED_KEEP_NS)
+		names_rebuild(vm, vm->cap, now - CLOSED_KEEP_NS);
 }
 
 void hotspot_vm_refresh(struct hotspot_vm *vm)
@@ -539,58 +589,37 @@ void hotspot_vm_refresh(struct hotspot_vm *vm)
 	if (vm->have_counter) {
 		if (hsperf_read_long(vm->pid, vm->nspid, "java.cls.unloadedClasses", &unloaded) == 0) {
 			if (unloaded != vm->unloaded)
-				names_flush(vm);
+				names_close(vm, vm->checked_ns, now);
 			vm->unloaded = unloaded;
+			vm->checked_ns = now;
 			return;
 		}
-		vm->have_counter = false; /* gone: fall back to flushing by time */
+		vm->have_counter = false; /* gone: close names every second instead */
 	}
-	if (vm->pid && now - vm->flushed_ns >= NO_COUNTER_FLUSH_NS) {
-		names_flush(vm);
-		vm->flushed_ns = now;
+	if (vm->pid && now - vm->checked_ns >= NO_COUNTER_FLUSH_NS) {
+		names_close(vm, now, now);
+		vm->checked_ns = now;
 	}
 }
 
-static size_t slot_of(const struct hotspot_vm *vm, uint64_t key)
+/* The name of key for a sample taken at t_ns: the entry whose time range
+ * holds it, else the one that ends at t_ns (`until` with t_ns OPEN: the open one). */
+static struct name_entry *names_find(struct hotspot_vm *vm, uint64_t key, uint64_t t_ns, uint64_t until)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 32) & (vm->cap - 1);
-}
-
-static struct name_entry *names_find(struct hotspot_vm *vm, uint64_t key)
-{
-	for (size_t i = slot_of(vm, key);; i = (i + 1) & (vm->cap - 1)) {
-		if (vm->names[i].key == key)
-			return &vm->names[i];
-		if (!vm->names[i].key)
-			return NULL;
+	for (size_t i = slot_of(vm, key); vm->names[i].key; i = (i + 1) & (vm->cap - 1)) {
+		struct name_entry *e = &vm->names[i];
+		if (e->key == key && (until ? e->until_ns == until : e->from_ns <= t_ns && t_ns < e->until_ns))
+			return e;
 	}
+	return NULL;
 }
 
 static void names_put(struct hotspot_vm *vm, uint64_t key, uint32_t cookie, const char *name)
 {
-	if ((vm->nnames + 1) * 2 > vm->cap) {
-		struct name_entry *old = vm->names;
-		size_t oldcap = vm->cap;
-		struct name_entry *n = calloc(oldcap * 2, sizeof(*n));
-		if (!n) {
-			names_flush(vm); /* no room to grow: start over */
-		} else {
-			vm->names = n;
-			vm->cap = oldcap * 2;
-			vm->nnames = 0;
-			for (size_t i = 0; i < oldcap; i++)
-				if (old[i].key)
-					names_put(vm, old[i].key, old[i].cookie, old[i].name);
-			free(old);
-		}
-	}
-	size_t i = slot_of(vm, key);
-	while (vm->names[i].key && vm->names[i].key != key)
-		i = (i + 1) & (vm->cap - 1);
-	if (!vm->names[i].key)
-		vm->nnames++;
-	vm->names[i] = (struct name_entry){ key, cookie, name };
+	if ((vm->nnames + 1) * 2 > vm->cap && names_rebuild(vm, vm->cap * 2, 0) != 0)
+		return;
+	struct name_entry e = { key, cookie, name, vm->open_from_ns, OPEN };
+	names_insert(vm, &e);
 }
 
 /* A Symbol's text appended to out (bounded): 0, or -1 when unreadable. */
@@ -628,7 +657,7 @@ static void hidden_class_dot(char *klass, size_t from, size_t to)
 		}
 }
 
-const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie)
+const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
 {
 	char name[2 * MAX_NAME + 1024];
 	uint64_t cm, cp, holder, pool_sym;
@@ -636,7 +665,7 @@ const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t
 	size_t pos = 0;
 	if (!method || (method & 7))
 		return NULL;
-	struct name_entry *e = names_find(vm, method);
+	struct name_entry *e = names_find(vm, method, t_ns, 0);
 	if (e && (!cookie || e->cookie == cookie))
 		return e->name;
 	cm = rd_u64(vm, method + (uint64_t)vm->l.method_const_method);
@@ -659,9 +688,23 @@ const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t
 		return NULL;
 	name[pos < sizeof(name) ? pos : sizeof(name) - 1] = '\0';
 	const char *s = str_intern(vm->si, name);
-	if (s)
-		names_put(vm, method, (uint32_t)(cm >> 3), s);
-	return s;
+	if (!s)
+		return NULL;
+	if (t_ns >= vm->open_from_ns) { /* what memory holds now names samples from then on */
+		e = names_find(vm, method, t_ns, OPEN);
+		if (e)
+			e->cookie = (uint32_t)(cm >> 3), e->name = s;
+		else
+			names_put(vm, method, (uint32_t)(cm >> 3), s);
+		return s;
+	}
+	/* a sample from around the last unloading: named only when the method
+	 * had this very name before it too (its class may have been replaced) */
+	if (t_ns >= vm->window_ns) {
+		e = names_find(vm, method, t_ns, vm->window_ns);
+		return e && e->name == s ? s : NULL;
+	}
+	return s; /* older: what memory holds now, uncached */
 }
 
 /* One UNSIGNED5 number (HotSpot's CompressedReadStream): x is 1 from JDK 21
@@ -729,13 +772,13 @@ int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie,
 	return best > 0 ? best : -1;
 }
 
-const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id)
+const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns)
 {
 	int32_t id = 0;
 	if (!nmethod || vm->l.nm_compile_id < 0 || vm->l.nm_method < 0 ||
 	    rd(vm, nmethod + (uint64_t)vm->l.nm_compile_id, &id, 4) != 0 || (uint32_t)id != compile_id)
 		return NULL;
-	return hotspot_method_name(vm, rd_u64(vm, nmethod + (uint64_t)vm->l.nm_method), 0);
+	return hotspot_method_name(vm, rd_u64(vm, nmethod + (uint64_t)vm->l.nm_method), 0, t_ns);
 }
 
 const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob)

@@ -44,21 +44,24 @@ void hotspot_vm_free(struct hotspot_vm *vm);
  * interpreter not set up: call again later), -1 never (unsupported). */
 int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out);
 
-/* Every ~100 ms: when the JVM has unloaded classes since (hsperfdata's
- * java.cls.unloadedClasses; without hsperfdata, once a second), cached names
- * are dropped: a class's memory may now be another's. */
+/* Every ~100 ms, and right before samples are read: when the JVM has unloaded
+ * classes since the last call (hsperfdata's java.cls.unloadedClasses; without
+ * hsperfdata, every second), the names cached so far are closed: they serve
+ * only samples taken before the last call, since a class's memory may now be
+ * another's. */
 void hotspot_vm_refresh(struct hotspot_vm *vm);
 
-/* "Lpkg/Class;::method" (the agent's default naming), interned, of a Method*;
- * NULL when unreadable, or when cookie (ConstMethod* >> 3 as the walker read
- * it; 0: not checked) is not what the Method holds now. */
-const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie);
+/* "Lpkg/Class;::method" (the agent's default naming), interned, of a Method*
+ * a sample taken at t_ns (CLOCK_MONOTONIC) ran; NULL when unreadable, or when
+ * cookie (ConstMethod* >> 3 as the walker read it; 0: not checked) is not
+ * what the Method holds now. */
+const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns);
 /* The source line of bytecode index bci of that method (its compressed line
  * number table), -1 when not known. */
 int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci);
 /* The method an nmethod was compiled from (nmethod::_method), NULL unless the
  * nmethod's _compile_id is compile_id. */
-const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id);
+const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns);
 /* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned. */
 const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -259,6 +260,13 @@ oom:
 fail:
 	sampler_close(s);
 	return NULL;
+}
+
+int sampler_wait(struct sampler *s, int timeout_ms)
+{
+	struct epoll_event ev;
+	int n = epoll_wait(ring_buffer__epoll_fd(s->rb), &ev, 1, timeout_ms);
+	return n < 0 ? -errno : n;
 }
 
 int sampler_poll(struct sampler *s, int timeout_ms)

@@ -36,6 +36,10 @@ struct sampler;
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
+/* Waits up to timeout_ms, less when the ring fills up, without reading it:
+ * the caller can look at the targets (their class unloading) before the
+ * samples taken meanwhile are read. >= 0, or a negative errno. */
+int sampler_wait(struct sampler *s, int timeout_ms);
 /* Waits up to timeout_ms (less when the ring fills up) and hands every sample
  * that came to fn. Samples handled, or a negative errno. */
 int sampler_poll(struct sampler *s, int timeout_ms);

@@ -526,7 +526,7 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 	struct frame f;
 	switch (pf->kind) {
 	case PROFILE_FRAME_INTERP:
-		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie) : NULL;
+		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie, t_ns) : NULL;
 		if (!name)
 			break;
 		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0 };
@@ -547,7 +547,7 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 			if (name)
 				f.name = name, f.kind = FRAME_VMCODE;
 		} else {
-			name = hotspot_nmethod_name(vm, pf->method, pf->cookie);
+			name = hotspot_nmethod_name(vm, pf->method, pf->cookie, t_ns);
 			if (name)
 				f.name = name, f.kind = FRAME_JAVA;
 		}

@@ -171,7 +171,8 @@ class WalkerTest(unittest.TestCase):
 
     def deep(self, depth):
         jvm = self.jvm(["deep", str(depth), "120000"], agent_opts="", stacks=True,
-                       flags=["-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,jflame.examples.Stacks::descend"])
+                       flags=["-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,jflame.examples.Stacks::descend",
+                              "-XX:CompileCommand=dontinline,jflame.examples.Stacks::bottom"])
         folded = self.out("deep.folded")
         r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", self.out("deep.svg"))
         stacks = [(f, c) for f, c in thread_stacks(folded, jvm.pid, "jflame-deep-%d" % depth)
