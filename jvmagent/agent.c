@@ -61,6 +61,7 @@ static struct agent {
 	struct code_table code;
 	struct sbuf map_out, events_out; /* lines not yet written */
 	int pfp;
+	int dns; /* DebugNonSafepoints: 1 on, 0 off, -1 unknown */
 	uint64_t prologues_fp, prologues_no_fp, prologues_unknown, prologues_skipped;
 	uint64_t compiled_loads, compiled_unloads, dynamic_code, map_lines, map_bytes;
 	uint64_t threads_unnamed, write_errors;
@@ -72,6 +73,7 @@ static struct agent {
 	.map_fd = -1,
 	.events_fd = -1,
 	.pfp = -1,
+	.dns = -1,
 	.state = "starting",
 };
 
@@ -183,6 +185,7 @@ static char *render_status_locked(size_t *len)
 		.started_ns = g.started_ns,
 		.updated_ns = now_ns(),
 		.preserve_frame_pointer = g.pfp,
+		.debug_non_safepoints = g.dns,
 		.prologues_fp = g.prologues_fp,
 		.prologues_no_fp = g.prologues_no_fp,
 		.prologues_unknown = g.prologues_unknown,
@@ -710,12 +713,29 @@ static void check_frame_pointer(void)
 	g.status_dirty = true;
 	pthread_mutex_unlock(&g.lock);
 	if (pfp == 0)
-		agent_log("warning: PreserveFramePointer is off: compiled Java code uses rbp as a general "
-			  "register, so native stack walkers (jflame, perf) lose the Java frames below it; "
-			  "restart the JVM with -XX:+PreserveFramePointer (typically 0-3%% CPU)");
+		info("PreserveFramePointer is off: compiled Java code uses rbp as a general register, so "
+		     "frame-pointer stack walkers (perf, bcc) lose the Java frames below it; jflame walks "
+		     "HotSpot's frames itself and does not need it");
 	else if (pfp < 0)
 		info("could not read PreserveFramePointer from the JVM; the prologue counts in %s tell "
 		     "whether compiled code keeps frame pointers", g.status_path);
+}
+
+/* Inline chains between safepoints are recorded only with DebugNonSafepoints:
+ * turned on through the flag table (code compiled from now on has them). */
+static void enable_debug_non_safepoints(void)
+{
+	int on = -1;
+	if (vm_structs_init() == 0 && vm_structs_set_bool_flag("DebugNonSafepoints") == 0)
+		on = vm_structs_bool_flag("DebugNonSafepoints");
+	pthread_mutex_lock(&g.lock);
+	g.dns = on;
+	g.status_dirty = true;
+	pthread_mutex_unlock(&g.lock);
+	if (on != 1)
+		agent_log("warning: could not turn on DebugNonSafepoints in this JVM: inlined frames are placed "
+			  "at the nearest safepoint; start it with -XX:+UnlockDiagnosticVMOptions "
+			  "-XX:+DebugNonSafepoints");
 }
 
 /* The live phase has begun (VMInit, or at once on attach). */
@@ -882,6 +902,8 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 		}
 	}
 	g.loaded = true;
+	if (g.opts.unfold)
+		enable_debug_non_safepoints();
 	write_status();
 	info("writing %s (options '%s'); status in %s", g.map_path, g.opts_text, g.status_path);
 	return JNI_OK;

@@ -1,5 +1,6 @@
 /* agent_options.c - parses the agent's comma-separated key[=value] options.
- * Every option is a flag; an unknown key or a value on a flag is an error. */
+ * Every option is a flag; an unknown key or a value on a flag is an error.
+ * Inline chains are unfolded by default: `nounfold` turns that off. */
 #include "agent_options.h"
 
 #include <stdio.h>
@@ -13,7 +14,8 @@ struct option_def {
 
 #define FLAG(k, field, h) { k, offsetof(struct agent_options, field), h }
 static const struct option_def defs[] = {
-	FLAG("unfold", unfold, "split compiled methods into inlined ranges named outer->inner"),
+	FLAG("unfold", unfold, "split compiled methods into inlined ranges named outer->inner (the default)"),
+	FLAG("nounfold", nounfold, "one map line per compiled method, inlined callees not shown"),
 	FLAG("msig", msig, "append the method signature: Lpkg/Class;::method(I)V"),
 	FLAG("dottedclass", dottedclass, "name classes pkg.Class instead of Lpkg/Class;"),
 	FLAG("sourcepos", sourcepos, "append the source position: ...::method(Class.java:42)"),
@@ -46,8 +48,10 @@ static bool *flag_of(struct agent_options *o, const struct option_def *d)
 int agent_options_parse(const char *text, struct agent_options *opts, char *err, size_t errlen)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->unfold = true;
 	if (!text)
 		return 0;
+	opts->unfold = false; /* set again below: the default unless nounfold */
 	const char *p = text;
 	while (*p) {
 		const char *end = strchr(p, ',');
@@ -67,7 +71,8 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 				d = &defs[i];
 		}
 		if (!d) {
-			snprintf(err, errlen, "unknown option '%s'; valid options: unfold, msig, dottedclass, sourcepos, quiet, help",
+			snprintf(err, errlen, "unknown option '%s'; valid options: unfold, nounfold, msig, dottedclass, sourcepos, "
+				 "quiet, help",
 				 printable(p, keylen, quoted, sizeof(quoted)));
 			return -1;
 		}
@@ -85,6 +90,11 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 			return -1;
 		}
 	}
+	if (opts->unfold && opts->nounfold) {
+		snprintf(err, errlen, "options 'unfold' and 'nounfold' contradict each other; give one");
+		return -1;
+	}
+	opts->unfold = !opts->nounfold;
 	return 0;
 }
 
@@ -95,7 +105,13 @@ void agent_options_format(const struct agent_options *opts, char *buf, size_t le
 		return;
 	buf[0] = '\0';
 	for (size_t i = 0; i < NDEFS; i++) {
-		if (!*flag_of((struct agent_options *)opts, &defs[i]))
+		/* unfold is the default: only its absence is written, as nounfold */
+		bool on = *flag_of((struct agent_options *)opts, &defs[i]);
+		if (defs[i].offset == offsetof(struct agent_options, unfold))
+			continue;
+		if (defs[i].offset == offsetof(struct agent_options, nounfold))
+			on = !opts->unfold;
+		if (!on)
 			continue;
 		int n = snprintf(buf + pos, len - pos, "%s%s", pos ? "," : "", defs[i].key);
 		if (n < 0 || (size_t)n >= len - pos)

@@ -52,6 +52,8 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 		  st->state, st->options, st->jvm ? st->jvm : "", st->map_path, st->events_path);
 	pos = add(buf, len, pos, "started_ns=%" PRIu64 "\nupdated_ns=%" PRIu64 "\n", st->started_ns, st->updated_ns);
 	pos = add(buf, len, pos, "preserve_frame_pointer=%s\n", pfp);
+	pos = add(buf, len, pos, "debug_non_safepoints=%s\n", st->debug_non_safepoints > 0 ? "on" :
+					 st->debug_non_safepoints == 0 ? "off" : "unknown");
 	pos = add(buf, len, pos,
 		  "prologues_with_fp=%" PRIu64 "\nprologues_without_fp=%" PRIu64 "\nprologues_unknown=%" PRIu64
 		  "\nprologues_skipped=%" PRIu64 "\n",

@@ -132,21 +132,38 @@ int vm_structs_init(void)
 	return 0;
 }
 
-int vm_structs_bool_flag(const char *name)
+/* The address of a flag's value in HotSpot's flag table, NULL when not there. */
+static unsigned char *flag_value(const char *name)
 {
 	if (ready <= 0 || off_flag_name < 0 || off_flag_addr < 0 || flag_size <= 0 || !flag_array_addr ||
 	    !flag_count_addr || !*flag_array_addr)
-		return -1;
+		return NULL;
 	const char *flags = *flag_array_addr;
 	size_t count = *flag_count_addr;
 	for (size_t i = 0; i < count; i++) {
 		const char *f = flags + i * (size_t)flag_size;
 		const char *fname = *(const char *const *)(f + off_flag_name);
-		const char *addr = *(const char *const *)(f + off_flag_addr);
+		unsigned char *addr = *(unsigned char *const *)(f + off_flag_addr);
 		if (fname && addr && strcmp(fname, name) == 0)
-			return *(const unsigned char *)addr ? 1 : 0;
+			return addr;
 	}
-	return -1;
+	return NULL;
+}
+
+int vm_structs_bool_flag(const char *name)
+{
+	const unsigned char *v = flag_value(name);
+	return v ? (*v ? 1 : 0) : -1;
+}
+
+int vm_structs_set_bool_flag(const char *name)
+{
+	unsigned char *v = flag_value(name);
+	if (!v)
+		return -1;
+	if (!*v)
+		*(volatile unsigned char *)v = 1;
+	return 0;
 }
 
 pid_t vm_structs_thread_tid(uintptr_t java_thread)

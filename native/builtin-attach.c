@@ -161,8 +161,10 @@ int cmd_attach(int argc, char **argv)
 			fprintf(stderr, " (%llu entries)", (unsigned long long)st.map_lines);
 		fputc('\n', stderr);
 		if (have && st.frame_pointers == 0)
-			fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled "
-				"code lose their callers; restart it with -XX:+PreserveFramePointer\n", (int)o.pid);
+			fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: perf and other frame-pointer "
+				"walkers lose the callers of JIT-compiled code (jflame record walks HotSpot's frames "
+				"and does not need it); for those, restart it with -XX:+PreserveFramePointer\n",
+				(int)o.pid);
 	}
 	return 0;
 fail:

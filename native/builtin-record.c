@@ -311,8 +311,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			struct agent_options ao;
 			char err[256];
 			if (agent_options_parse(optarg, &ao, err, sizeof(err)) != 0 || ao.help) {
-				fprintf(stderr, "jflame: bad --agent-options: %s\n", ao.help ? "help lists: unfold, msig, "
-					"dottedclass, sourcepos, quiet" : err);
+				fprintf(stderr, "jflame: bad --agent-options: %s\n", ao.help ? "help lists: unfold, nounfold, "
+					"msig, dottedclass, sourcepos, quiet" : err);
 				return -1;
 			}
 			o->agent_options = optarg;

@@ -31,14 +31,16 @@ static __attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt
 	abort();
 }
 
-static const char *const names[] = { "unfold", "msig", "dottedclass", "sourcepos", "quiet", "help" };
+static const char *const names[] = { "unfold", "msig", "dottedclass", "sourcepos", "quiet", "help", "nounfold" };
+#define NNAMES 7
 
 static bool *field(struct agent_options *o, int i)
 {
-	bool *f[] = { &o->unfold, &o->msig, &o->dottedclass, &o->sourcepos, &o->quiet, &o->help };
+	bool *f[] = { &o->unfold, &o->msig, &o->dottedclass, &o->sourcepos, &o->quiet, &o->help, &o->nounfold };
 	return f[i];
 }
 
+/* The same flags in effect (nounfold is how unfold is turned off). */
 static int same(struct agent_options *a, struct agent_options *b)
 {
 	for (int i = 0; i < 6; i++)
@@ -48,25 +50,33 @@ static int same(struct agent_options *a, struct agent_options *b)
 }
 
 /* The documented grammar, independently: single-comma-separated known flags
- * without values. Returns 0 and sets want, or -1. */
+ * without values; unfold unless nounfold, and not both. Returns 0 and sets
+ * want, or -1. */
 static int reference(const char *text, struct agent_options *want)
 {
+	bool unfold_given = false;
 	memset(want, 0, sizeof(*want));
+	want->unfold = true;
 	if (!*text)
 		return 0;
 	for (const char *p = text;;) {
 		size_t len = strcspn(p, ",");
 		int found = -1;
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < NNAMES; i++)
 			if (strlen(names[i]) == len && memcmp(names[i], p, len) == 0)
 				found = i;
 		if (found < 0)
 			return -1;
 		*field(want, found) = true;
+		unfold_given |= found == 0;
 		if (!p[len])
-			return 0;
+			break;
 		p += len + 1;
 	}
+	if (unfold_given && want->nounfold)
+		return -1;
+	want->unfold = !want->nounfold;
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

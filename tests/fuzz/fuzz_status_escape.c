@@ -96,7 +96,8 @@ static void check_render(const char *s, size_t len_sel)
 	struct agent_status st = {
 		.version = "0.1.0", .mode = "agentpath", .state = "running", .options = "", .jvm = NULL,
 		.map_path = "/tmp/perf-1.map", .events_path = "/tmp/jflame-1.events", .pid = 1,
-		.preserve_frame_pointer = (int)(len_sel % 3) - 1, .threads = threads, .nthreads = 3, .error = s,
+		.preserve_frame_pointer = (int)(len_sel % 3) - 1,
+		.debug_non_safepoints = (int)(len_sel / 3 % 3) - 1, .threads = threads, .nthreads = 3, .error = s,
 	};
 	size_t need = agent_status_render(&st, NULL, 0);
 	char *full = malloc(need + 1);
@@ -106,8 +107,8 @@ static void check_render(const char *s, size_t len_sel)
 		fail("render size %zu but wrote %zu", need, strlen(full));
 	for (const char *p = full; *p; p++)
 		lines += *p == '\n';
-	if (lines != 26 + 3)
-		fail("%zu lines, want 29", lines);
+	if (lines != 27 + 3)
+		fail("%zu lines, want 30", lines);
 	size_t len = 1 + len_sel % (need + 1);
 	char *buf = malloc(len);
 	if (agent_status_render(&st, buf, len) != need || !memchr(buf, '\0', len) ||

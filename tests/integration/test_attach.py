@@ -31,7 +31,7 @@ class AttachTest(unittest.TestCase):
         self.assertTrue(any(n == SPIN or n.startswith(SPIN + "->") for n in names))
         self.assertIn("Interpreter", names)
         self.assertEqual(st["mode"], "attach")
-        self.assertEqual(st["options"], "unfold")
+        self.assertEqual(st["options"], "")  # unfold is the default: nothing to write
         self.assertTrue(any("->" in n for n in names))
         # threads that started before the attach are named with their tids
         threads = {k: v for k, v in st.items() if k.startswith("thread.")}

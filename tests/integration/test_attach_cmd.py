@@ -93,12 +93,12 @@ class AttachCommandTest(AttachCase):
 
     def test_second_attach_says_already_there(self):
         jvm = self.warm_jvm()
-        r1 = self.jflame("attach", str(jvm.pid), "unfold")
+        r1 = self.jflame("attach", str(jvm.pid), "unfold,msig")
         self.assertEqual(r1.returncode, 0, r1.stderr)
         lines = len(jvm.map_entries())
         r2 = self.jflame("attach", str(jvm.pid))
         self.assertEqual(r2.returncode, 0, r2.stderr)
-        self.assertIn("already loaded in pid %d (options 'unfold')" % jvm.pid, r2.stderr)
+        self.assertIn("already loaded in pid %d (options 'msig')" % jvm.pid, r2.stderr)
         self.assertGreaterEqual(len(jvm.map_entries()), lines)
         self.assertEqual(jvm.status()["state"], "running")
         self.assertTrue(jvm.alive())

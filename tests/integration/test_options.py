@@ -1,5 +1,6 @@
-# test_options.py - the agent's options: msig, dottedclass, sourcepos and unfold name
-# methods as documented; bad options stop the JVM at startup with one line; help.
+# test_options.py - the agent's options: msig, dottedclass, sourcepos and (un)folded
+# inline chains name methods as documented (chains unfolded by default, nounfold
+# turns them off); bad options stop the JVM at startup with one line; help.
 import os
 import re
 import subprocess
@@ -15,31 +16,31 @@ class NamingTest(unittest.TestCase):
     def setUp(self):
         jvmtest.check_setup()
 
-    def names(self, opts):
+    def names(self, opts, canonical=None):
         jvm = Jvm(["hot", "2000"], agent_opts=opts, wait_ready=False)
         self.addCleanup(jvm.cleanup)
         self.assertEqual(jvm.wait(), 0, jvm.stderr())
-        self.assertEqual(jvm.status()["options"], opts)
+        self.assertEqual(jvm.status()["options"], opts if canonical is None else canonical)
         return [e[2] for e in jvm.map_entries()]
 
-    def test_default_names(self):
-        names = self.names("")
+    def test_nounfold_names(self):
+        names = self.names("nounfold")
         self.assertIn("L%s;::spin" % HOT_CLASS, names)
         self.assertIn("L%s;::mix" % HOT_CLASS, names)
         self.assertFalse(any("->" in n for n in names))
 
     def test_msig(self):
-        names = self.names("msig")
+        names = self.names("nounfold,msig")
         self.assertIn("L%s;::spin(I)J" % HOT_CLASS, names)
         self.assertIn("L%s;::mix(I)I" % HOT_CLASS, names)
 
     def test_dottedclass(self):
-        names = self.names("dottedclass")
+        names = self.names("nounfold,dottedclass")
         self.assertIn("jflame.examples.Workload::spin", names)
         self.assertFalse(any(n.startswith("L" + HOT_CLASS) for n in names))
 
     def test_sourcepos(self):
-        names = self.names("sourcepos")
+        names = self.names("nounfold,sourcepos")
         spin = [n for n in names if n.startswith("L%s;::spin(" % HOT_CLASS)]
         self.assertTrue(spin, names[:20])
         self.assertRegex(spin[0], r"::spin\(Workload\.java:\d+\)$")
@@ -49,8 +50,8 @@ class NamingTest(unittest.TestCase):
         # the line is the first line of spin's body
         self.assertIn("long acc = 0;", src[line - 1])
 
-    def test_unfold_chains(self):
-        names = self.names("unfold")
+    def test_unfold_chains_by_default(self):
+        names = self.names("")
         chains = [n for n in names if "->" in n]
         self.assertTrue(any(c.startswith("L%s;::spin->" % HOT_CLASS) for c in chains), chains[:20])
         # outermost first: the inlined callees of spin come after it
@@ -62,7 +63,7 @@ class NamingTest(unittest.TestCase):
                 self.assertRegex(part, r"^L[^;]+;::[^:]+$")
 
     def test_combined(self):
-        names = self.names("unfold,msig,dottedclass")
+        names = self.names("unfold,msig,dottedclass", "msig,dottedclass")
         self.assertTrue(any(n.startswith("jflame.examples.Workload::spin(I)J->") for n in names))
 
 
@@ -82,7 +83,7 @@ class BadOptionTest(unittest.TestCase):
         err = jvm.stderr()
         lines = [l for l in err.splitlines() if l.startswith("jflame-agent:")]
         self.assertEqual(lines, ["jflame-agent: unknown option 'colour'; valid options: "
-                                 "unfold, msig, dottedclass, sourcepos, quiet, help"])
+                                 "unfold, nounfold, msig, dottedclass, sourcepos, quiet, help"])
         self.assertNotIn("jflame-workload", jvm.stdout())
 
     def test_value_on_flag_refused(self):
@@ -100,7 +101,7 @@ class BadOptionTest(unittest.TestCase):
         r = subprocess.run([jvmtest.JAVA, "-agentpath:%s=help" % jvmtest.AGENT, "-version"],
                            capture_output=True, text=True, timeout=60, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
-        for opt in ("unfold", "msig", "dottedclass", "sourcepos", "quiet", "help"):
+        for opt in ("unfold", "nounfold", "msig", "dottedclass", "sourcepos", "quiet", "help"):
             self.assertRegex(r.stderr, r"(?m)^  %s " % opt)
         self.assertNotIn("openjdk version", r.stderr)
 

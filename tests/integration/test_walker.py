@@ -216,6 +216,24 @@ class WalkerTest(unittest.TestCase):
     def test_inlined_callee_by_default_after_attach(self):
         self.inlined(self.jvm(["hot", "120000"]))
 
+    def test_attach_turns_on_debug_non_safepoints(self):
+        jvm = self.jvm(["hot", "120000"])  # started without the flag
+        jcmd = os.path.join(jvmtest.JAVA_HOME, "bin", "jcmd")
+
+        def flag():
+            r = subprocess.run([jcmd, str(jvm.pid), "VM.flags", "-all"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            m = re.search(r"\bbool DebugNonSafepoints\s+= (\w+)", r.stdout)
+            self.assertTrue(m, r.stdout[:2000])
+            return m.group(1)
+
+        self.assertEqual(flag(), "false")
+        r = subprocess.run([JFLAME, "attach", str(jvm.pid)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(flag(), "true")  # the JDK's own jcmd is the referee
+        self.assertEqual(jvm.wait_status(lambda s: "debug_non_safepoints" in s)["debug_non_safepoints"], "on")
+        self.assertNotIn("could not turn on DebugNonSafepoints", jvm.stderr())
+
     def test_unloaded_class_name_never_reused(self):
         jvm = self.jvm(["tenants", "2500", "Old1,New2,Old3"], flags=["-Xint"], stacks=True,
                        ready="jflame-stacks: ready Old1")

@@ -16,16 +16,20 @@ struct parse_case {
 static const struct parse_case cases[] = {
 	{ NULL, "", NULL },
 	{ "", "", NULL },
-	{ "unfold", "unfold", NULL },
+	{ "unfold", "", NULL }, /* the default */
+	{ "nounfold", "nounfold", NULL },
+	{ "msig,nounfold", "nounfold,msig", NULL },
+	{ "unfold,nounfold", NULL, "options 'unfold' and 'nounfold' contradict" },
+	{ "nounfold=1", NULL, "option 'nounfold' takes no value" },
 	{ "msig", "msig", NULL },
 	{ "dottedclass", "dottedclass", NULL },
 	{ "sourcepos", "sourcepos", NULL },
 	{ "quiet", "quiet", NULL },
 	{ "help", "help", NULL },
-	{ "msig,unfold", "unfold,msig", NULL },
+	{ "msig,unfold", "msig", NULL },
 	{ "sourcepos,dottedclass", "dottedclass,sourcepos", NULL },
-	{ "unfold,unfold", "unfold", NULL },
-	{ "help,quiet,sourcepos,dottedclass,msig,unfold", "unfold,msig,dottedclass,sourcepos,quiet,help", NULL },
+	{ "unfold,unfold", "", NULL },
+	{ "help,quiet,sourcepos,dottedclass,msig,unfold", "msig,dottedclass,sourcepos,quiet,help", NULL },
 	{ "quiet,help", "quiet,help", NULL },
 	/* unknown options are named */
 	{ "bogus", NULL, "unknown option 'bogus'" },
@@ -83,15 +87,16 @@ static void test_defaults(void)
 	struct agent_options o;
 	char err[64] = "";
 
+	/* inline chains are unfolded by default; every other flag is off */
 	memset(&o, 0xff, sizeof(o));
 	CHECK_EQ_INT(agent_options_parse(NULL, &o, err, sizeof(err)), 0);
-	CHECK(!o.unfold && !o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
+	CHECK(o.unfold && !o.nounfold && !o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
 	memset(&o, 0xff, sizeof(o));
 	CHECK_EQ_INT(agent_options_parse("", &o, err, sizeof(err)), 0);
-	CHECK(!o.unfold && !o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
+	CHECK(o.unfold && !o.nounfold && !o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
 	/* a parse starts from the defaults, not from what the struct held */
 	CHECK_EQ_INT(agent_options_parse("msig", &o, err, sizeof(err)), 0);
-	CHECK(!o.unfold && o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
+	CHECK(o.unfold && o.msig && !o.dottedclass && !o.sourcepos && !o.quiet && !o.help);
 }
 
 static void test_fields(void)
@@ -100,11 +105,11 @@ static void test_fields(void)
 	char err[64] = "";
 
 	CHECK_EQ_INT(agent_options_parse("help", &o, err, sizeof(err)), 0);
-	CHECK(o.help && !o.unfold && !o.quiet);
+	CHECK(o.help && o.unfold && !o.quiet);
 	CHECK_EQ_INT(agent_options_parse("unfold,dottedclass", &o, err, sizeof(err)), 0);
 	CHECK(o.unfold && o.dottedclass && !o.msig && !o.sourcepos);
-	CHECK_EQ_INT(agent_options_parse("sourcepos,quiet", &o, err, sizeof(err)), 0);
-	CHECK(o.sourcepos && o.quiet && !o.unfold && !o.help);
+	CHECK_EQ_INT(agent_options_parse("sourcepos,quiet,nounfold", &o, err, sizeof(err)), 0);
+	CHECK(o.sourcepos && o.quiet && !o.unfold && o.nounfold && !o.help);
 }
 
 static void test_long_unknown(void)
@@ -161,9 +166,9 @@ static void test_round_trip(void)
 /* Formatting into a short buffer gives a NUL-terminated prefix, nothing past len. */
 static void test_format_truncation(void)
 {
-	struct agent_options o = { .unfold = true, .msig = true, .dottedclass = true, .sourcepos = true,
+	struct agent_options o = { .unfold = false, .msig = true, .dottedclass = true, .sourcepos = true,
 				   .quiet = true, .help = true };
-	const char *full = "unfold,msig,dottedclass,sourcepos,quiet,help";
+	const char *full = "nounfold,msig,dottedclass,sourcepos,quiet,help";
 	char buf[64];
 
 	memset(buf, '#', sizeof(buf));
@@ -181,7 +186,7 @@ static void test_format_truncation(void)
 
 static void test_help(void)
 {
-	static const char *names[] = { "unfold", "msig", "dottedclass", "sourcepos", "quiet", "help" };
+	static const char *names[] = { "unfold", "nounfold", "msig", "dottedclass", "sourcepos", "quiet", "help" };
 	const char *h = agent_options_help();
 	char needle[32];
 	int lines = 0;
@@ -191,7 +196,7 @@ static void test_help(void)
 		return;
 	for (const char *p = h; *p; p++)
 		lines += *p == '\n';
-	CHECK_EQ_INT(lines, 7); /* a header and one line per option */
+	CHECK_EQ_INT(lines, 8); /* a header and one line per option */
 	CHECK(h[strlen(h) - 1] == '\n');
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(needle, sizeof(needle), "\n  %s ", names[i]);
