@@ -214,10 +214,16 @@ class WalkerTest(unittest.TestCase):
         self.inlined(self.jvm(["hot", "120000"], agent_opts=""))
 
     def test_inlined_callee_by_default_after_attach(self):
-        self.inlined(self.jvm(["hot", "120000"]))
+        # attached before the hot code is compiled: code compiled after an
+        # attach has exact inline chains (the agent turned DebugNonSafepoints on)
+        jvm = self.jvm(["idle-then-hot", "3000", "120000"], stacks=True, ready="jflame-stacks: ready idle")
+        r = subprocess.run([JFLAME, "attach", str(jvm.pid)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        jvm.wait_output("jflame-workload: ready", 60)
+        self.inlined(jvm)
 
     def test_attach_turns_on_debug_non_safepoints(self):
-        jvm = self.jvm(["hot", "120000"])  # started without the flag
+        jvm = self.jvm(["hot", "120000"], flags=["-XX:+UnlockDiagnosticVMOptions"])  # DebugNonSafepoints off
         jcmd = os.path.join(jvmtest.JAVA_HOME, "bin", "jcmd")
 
         def flag():
@@ -227,7 +233,7 @@ class WalkerTest(unittest.TestCase):
             self.assertTrue(m, r.stdout[:2000])
             return m.group(1)
 
-        self.assertEqual(flag(), "false")
+        self.assertEqual(flag(), "false")  # VM.flags -all lists it: diagnostic flags unlocked
         r = subprocess.run([JFLAME, "attach", str(jvm.pid)], capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(flag(), "true")  # the JDK's own jcmd is the referee

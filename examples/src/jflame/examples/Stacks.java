@@ -858,8 +858,15 @@ public final class Stacks {
             case "deep" -> deep(Integer.parseInt(args[1]), Long.parseLong(args[2]));
             case "huge" -> hugeLoop(Long.parseLong(args[1]));
             case "tenants" -> tenants(Long.parseLong(args[1]), args[2].split(","));
+            case "idle-then-hot" -> {
+                // nothing compiled yet: an agent attached now sees Workload.spin compiled
+                ready("idle");
+                Thread.sleep(Long.parseLong(args[1]));
+                Workload.hot(Long.parseLong(args[2]));
+            }
             default -> {
-                System.err.println("usage: Stacks deep DEPTH MILLIS | huge MILLIS | tenants MILLIS TAG,TAG...");
+                System.err.println("usage: Stacks deep DEPTH MILLIS | huge MILLIS | tenants MILLIS TAG,TAG... | "
+                        + "idle-then-hot IDLE_MILLIS HOT_MILLIS");
                 System.exit(2);
             }
         }
