@@ -1026,9 +1026,9 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->max_user = sampler_max_user_frames(r->sampler);
 	r->max_kernel = sampler_max_kernel_frames(r->sampler);
 	r->fold.no_inline = r->o.no_inline;
-	start_walkers(r);
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
+	start_walkers(r); /* a launched command has run exec by now */
 	start = mono_ns();
 	while (!stop_requested) {
 		uint64_t now = mono_ns();

@@ -646,15 +646,24 @@ static int symbol_append(const struct hotspot_vm *vm, uint64_t sym, char *out, s
 	return 0;
 }
 
-/* A hidden class's name "pkg/Foo$$Lambda$14/0x0000000800c01234" reads
- * "pkg/Foo$$Lambda$14.0x0000000800c01234", as JVMTI (and so the agent) gives it. */
+/* A hidden class's name "pkg/Foo$$Lambda$14+0x0000000800c01234" (its Symbol)
+ * reads "pkg/Foo$$Lambda$14.0x0000000800c01234", as JVMTI (and so the agent)
+ * gives it. */
 static void hidden_class_dot(char *klass, size_t from, size_t to)
 {
 	for (size_t i = to; i > from + 2; i--)
-		if (klass[i - 1] == '/' && klass[i] == '0' && klass[i + 1] == 'x') {
-			klass[i - 1] = '.';
+		if (klass[i - 2] == '+' && klass[i - 1] == '0' && i < to && klass[i] == 'x') {
+			klass[i - 2] = '.';
 			return;
 		}
+}
+
+/* Whether unloading was seen in [last_seen, now): names cached so far hold
+ * for samples taken before last_seen; names read from now on for samples
+ * from now on; samples between are named only when both agree. */
+void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, uint64_t now_ns)
+{
+	names_close(vm, last_seen_ns, now_ns);
 }
 
 const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)

@@ -51,6 +51,13 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out);
  * another's. */
 void hotspot_vm_refresh(struct hotspot_vm *vm);
 
+/* The JVM unloaded classes in [last_seen_ns, now_ns) (CLOCK_MONOTONIC):
+ * names cached so far serve samples taken before last_seen_ns; names read
+ * from now on serve samples from now_ns; a sample between the two gets a
+ * name only when the method had the same one before (hotspot_vm_refresh calls
+ * it; tests may too). */
+void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, uint64_t now_ns);
+
 /* "Lpkg/Class;::method" (the agent's default naming), interned, of a Method*
  * a sample taken at t_ns (CLOCK_MONOTONIC) ran; NULL when unreadable, or when
  * cookie (ConstMethod* >> 3 as the walker read it; 0: not checked) is not

@@ -17,15 +17,17 @@ from jvmtest import Jvm, read_folded
 JFLAME = os.environ.get("JFLAME_BIN", "")
 CPUHOG = os.environ.get("JFLAME_CPUHOG", "")
 HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
-SUMMARY = re.compile(r"jflame: (\d+) samples \((\d+) lost, (\d+) truncated, (\d+) failed stack reads\) in ([\d.]+) s; wrote")
+SUMMARY = re.compile(r"jflame: (\d+) samples \((\d+) lost, (\d+) truncated, (\d+) unwind failed, (\d+) failed stack "
+                     r"reads\) in ([\d.]+) s; wrote")
 
 
 def summary(stderr):
     m = SUMMARY.search(stderr)
     if not m:
         raise AssertionError("no summary line in jflame's output:\n" + stderr)
-    samples, lost, truncated, failed = (int(m.group(i)) for i in range(1, 5))
-    return dict(samples=samples, lost=lost, truncated=truncated, failed=failed, seconds=float(m.group(5)))
+    samples, lost, truncated, unwind_failed, failed = (int(m.group(i)) for i in range(1, 6))
+    return dict(samples=samples, lost=lost, truncated=truncated, unwind_failed=unwind_failed, failed=failed,
+                seconds=float(m.group(6)))
 
 
 class RecordCase(unittest.TestCase):
