@@ -696,7 +696,7 @@ static void describe(struct record *r, double seconds)
 	size_t nseen;
 	const pid_t *targets;
 	size_t ntargets;
-	int on = 0, off = 0, unknown = 0, walked = 0;
+	int on = 0, off = 0, unknown = 0, walked = 0, walked_on = 0, walked_off = 0;
 	pid_t off_pid = 0, unknown_pid = 0;
 
 	sampler_read_stats(r->sampler, &st);
@@ -725,11 +725,13 @@ static void describe(struct record *r, double seconds)
 	for (size_t i = 0; i < ntargets; i++) {
 		if (!symbolizer_is_jvm(r->sy, targets[i]))
 			continue;
+		int v = symbolizer_frame_pointers(r->sy, targets[i]);
 		if (symbolizer_walks_hotspot(r->sy, targets[i])) {
 			walked++; /* frame pointers do not matter to it */
+			walked_on += v > 0;
+			walked_off += v == 0;
 			continue;
 		}
-		int v = symbolizer_frame_pointers(r->sy, targets[i]);
 		if (v > 0)
 			on++;
 		else if (v == 0)
@@ -745,7 +747,9 @@ static void describe(struct record *r, double seconds)
 			 "are not named; start it with -agentpath:libjflame-agent.so", (int)unknown_pid,
 			 unknown > 1 ? " and others" : "");
 	else if (walked)
-		snprintf(fp, fplen, "Java stacks: HotSpot walker%s", on ? "; frame pointers: on" : "");
+		snprintf(fp, fplen, "Java stacks: HotSpot walker%s", walked_on || on ? (walked_off ? "; frame pointers: "
+			 "on in some JVMs (not needed)" : "; frame pointers: on") : walked_off ? "; frame pointers: off "
+			 "(not needed)" : "");
 	else if (on)
 		snprintf(fp, fplen, "frame pointers: on");
 	else
