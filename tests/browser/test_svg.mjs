@@ -149,6 +149,37 @@ await run({
     await page.close();
   },
 
+  async long_subtitle_fits_the_width() {
+    // a recording's subtitle with the frame-pointer warning: wider than 1200 px on one line
+    const sub = "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind failed, 0 failed stack " +
+      "reads; WARNING frame pointers: off in pid 4242 and others: Java frames below compiled code are lost; " +
+      "restart it with -XX:+PreserveFramePointer";
+    for (const [width, bold] of [[1200, true], [600, true], [1200, false]]) {
+      const out = join(dir, `sub-${width}-${bold}.svg`);
+      jflameOk(["svg", "--subtitle", bold ? sub : sub.replace("WARNING frame pointers: off", "note"),
+        "--width", String(width), "-o", out, folded]);
+      const page = await newPage();
+      await page.goto(pathToFileURL(out).href);
+      await page.waitForSelector("#frames > g");
+      const boxes = await page.$$eval("#subtitle tspan", (ts) => ts.map((t) => {
+        const b = t.getBBox();
+        return { x: b.x, w: b.width, y: b.y, h: b.height, text: t.textContent };
+      }));
+      assert.ok(boxes.length >= 2, `wrapped into lines: ${JSON.stringify(boxes)}`);
+      for (const b of boxes) assert.ok(b.x >= 0 && b.x + b.w <= width, `a line runs off the ${width} px graph: ${JSON.stringify(b)}`);
+      // every word is still there, in order, and lines do not overlap
+      assert.equal(boxes.map((b) => b.text).join(" ").replace(/ +/g, " "),
+        (bold ? sub : sub.replace("WARNING frame pointers: off", "note")).replace(/ +/g, " "));
+      for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i].y >= boxes[i - 1].y + boxes[i - 1].h - 1);
+      // the graph starts below the last line
+      const top = await page.$$eval("#frames > g rect", (rs) => Math.min(...rs.map((r) => r.getBBox().y)));
+      const last = boxes[boxes.length - 1];
+      assert.ok(top >= last.y + last.h, `frames (${top}) under the subtitle (${last.y + last.h})`);
+      clean(page);
+      await page.close();
+    }
+  },
+
   async url_restores_zoom_and_search() {
     const page = await open();
     await groupOf(page, "b").locator("rect").click();
