@@ -619,8 +619,13 @@ static void report_attach(struct record *r, pid_t pid, enum attach_outcome outco
 			  const char *msg)
 {
 	if (outcome == ATTACH_FAILED) {
-		fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid,
-			strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
+		if (!r->o.no_walker && symbolizer_can_walk(r->sy, pid))
+			fprintf(stderr, "jflame: warning: no agent in pid %d, so compiled Java frames are named from the "
+				"JVM's memory, without inlined callees: %s\n", (int)pid,
+				strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
+		else
+			fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid,
+				strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
 		return;
 	}
 	symbolizer_recheck_agent(r->sy, pid);

@@ -137,6 +137,22 @@ class WalkerTest(unittest.TestCase):
         self.assertIn("HotSpot walker", svg)
         self.assertNotIn("restart it with -XX:+PreserveFramePointer", svg)
 
+    def test_whole_named_stacks_without_any_agent(self):
+        # attach disabled: compiled frames are named from the JVM's own nmethods
+        jvm = self.jvm(["hot", "120000"], flags=["-XX:+DisableAttachMechanism"])
+        folded = self.out("noagent.folded")
+        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded)
+        self.assertFalse(os.path.exists(jvm.map_path), "an agent was loaded")
+        # the attach failed, and jflame says what that costs
+        self.assertIn("no agent in pid %d, so compiled Java frames are named from the JVM's memory" % jvm.pid, r.stderr)
+        stacks = thread_stacks(folded, jvm.pid, HOT[:15])  # no agent: the kernel's 15-character comm
+        total = sum(c for _, c in stacks)
+        self.assertGreater(total, 150)
+        whole = sum(c for f, c in stacks if reaches_entry(f) and not any(x in UNNAMED for x in java_region(f)))
+        self.assertGreaterEqual(whole / total, 0.95, [f for f, _ in stacks][:3])
+        spin = sum(c for f, c in stacks if "jflame/examples/Workload.spin_[j]" in f)
+        self.assertGreaterEqual(spin / total, 0.8, [f for f, _ in stacks][:3])
+
     def test_xint_names_interpreted_frames(self):
         jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"])
         folded = self.out("xint.folded")
