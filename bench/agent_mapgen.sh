@@ -49,7 +49,7 @@ configs = {
     "heavy/none": (heavy, None),
     "heavy/listener": (heavy, "LISTENER"),
     "heavy/agent": (heavy, ""),
-    "heavy/unfold": (heavy, "=unfold"),
+    "heavy/nounfold": (heavy, "=nounfold"),  # heavy/agent unfolds inline chains (the default)
     "light/none": (light, None),
     "light/agent": (light, ""),
 }
@@ -244,7 +244,7 @@ try:
     out.append("")
     out.append("agent CPU cost (cpu = user+sys of the whole JVM; delta = with - without):")
     verdicts = []
-    for w, wo in (("heavy/agent", "heavy/none"), ("heavy/unfold", "heavy/none"), ("light/agent", "light/none"),
+    for w, wo in (("heavy/agent", "heavy/none"), ("heavy/nounfold", "heavy/none"), ("light/agent", "light/none"),
                   ("heavy/listener", "heavy/none"), ("heavy/agent", "heavy/listener")):
         dm, (pm, lo, hi) = delta(w, wo)
         n = c.get(w, c["heavy/agent"])["methods"]
@@ -265,15 +265,15 @@ try:
                f"[95% CI {mlo:+.2f}, {mhi:+.2f}]")
 
     print()
-    print("perf record -e task-clock -g of one heavy/none, heavy/agent and heavy/unfold run ...", flush=True)
+    print("perf record -e task-clock -g of one heavy/none, heavy/agent and heavy/nounfold run ...", flush=True)
     prof = {}
-    for name in ("heavy/none", "heavy/agent", "heavy/unfold"):
+    for name in ("heavy/none", "heavy/agent", "heavy/nounfold"):
         prof[name] = perf_profile(name)
     perf_us = {}
     out.append("")
     out.append("perf (task-clock samples, frame-pointer call chains; one run each):")
     base = prof["heavy/none"]
-    for name in ("heavy/agent", "heavy/unfold"):
+    for name in ("heavy/agent", "heavy/nounfold"):
         p = prof[name]
         if isinstance(p, str) or isinstance(base, str):
             out.append(f"  {name:<13} skipped: {p if isinstance(p, str) else base}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# agent_startup.sh [RUNS]: wall time of a short JVM workload without the agent, with it, and with =unfold,
+# agent_startup.sh [RUNS]: wall time of a short JVM workload without the agent, with it, and with =nounfold,
 # interleaved in rotating order on the same machine; prints medians, ratios and the "at most 3% slower" verdict.
 set -euo pipefail
 
@@ -33,7 +33,7 @@ java, agent, jar, runs, work, jvm_opts = sys.argv[1:]
 runs = int(runs)
 extra = shlex.split(jvm_opts)
 TARGET = 1.03
-configs = [("none", None), ("agent", ""), ("agent=unfold", "=unfold")]
+configs = [("none", None), ("agent", ""), ("agent=nounfold", "=nounfold")]  # agent: inline chains unfolded (default)
 created = set()
 
 
@@ -78,7 +78,7 @@ try:
     load0 = open("/proc/loadavg").read().split()[0]
     print(f"agent_startup: {version}; {os.cpu_count()} CPUs; load {load0}")
     print(f"workload: java {' '.join(extra + ['-cp', 'jflame-examples.jar', 'jflame.examples.Workload'] + work.split())}")
-    print(f"{runs} rounds of none / agent / agent=unfold, order rotated each round; wall = monotonic clock "
+    print(f"{runs} rounds of none / agent (inlining on) / agent=nounfold, order rotated each round; wall = monotonic clock "
           f"around fork..wait4, cpu = user+sys of the JVM (wait4 rusage)")
     for _, opt in configs:  # warm-up: page cache, CDS archive; not counted
         run(opt)

@@ -419,8 +419,9 @@ static void write_stacks_sample(struct record *r, const struct profile_sample *s
 		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period,
 		r->sampler ? sampler_event(r->sampler) : "cpu-clock");
 	for (size_t i = 0; i < n; i++) {
-		if (f[i].line > 0) /* perf script -F+srcline puts the line under its frame */
-			fprintf(out, "\t%16" PRIx64 " %s (%s)\n  :%d\n", (uint64_t)f[i].addr, f[i].name, f[i].dso, f[i].line);
+		if (f[i].line > 0) /* perf script -F+srcline puts "file:line" under its frame */
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n  %s:%d\n", (uint64_t)f[i].addr, f[i].name, f[i].dso,
+				f[i].file ? f[i].file : "??", f[i].line);
 		else
 			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
 	}

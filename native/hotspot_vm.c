@@ -35,7 +35,16 @@ struct name_entry {
 	uint64_t key;    /* Method* (0: empty) */
 	uint32_t cookie; /* ConstMethod* >> 3 it was named from */
 	const char *name;
+	const char *source; /* "Foo.java", NULL when the class has none */
 	uint64_t from_ns, until_ns;
+};
+
+#define LINE_CACHE 4096 /* direct-mapped */
+
+struct line_entry {
+	uint64_t method;
+	uint32_t cookie, gen;
+	int32_t bci, line;
 };
 
 struct hotspot_vm {
@@ -54,6 +63,13 @@ struct hotspot_vm {
 	/* names */
 	struct name_entry *names;
 	size_t nnames, cap;
+	/* nmethod -> the name of its method, for the compile id it had: ids are
+	 * never reused, so an entry never goes stale */
+	struct name_entry *nms;
+	size_t nnms, nmcap;
+	/* (Method*, bci) -> source line, for the class unloadings seen so far */
+	struct line_entry *lines;
+	uint32_t unload_gen;
 	int64_t unloaded;     /* java.cls.unloadedClasses when last read */
 	bool have_counter;
 	uint64_t checked_ns;  /* when the count was last seen unchanged */
@@ -192,7 +208,7 @@ enum field {
 	F_HEAP_MEMORY, F_HEAP_SEGMAP, F_HEAP_LOG2, F_VS_LOW, F_VS_HIGH, F_GA_LEN, F_GA_DATA, F_SQ_BUF, F_SQ_LIMIT,
 	F_BLOB_NAME, F_BLOB_FRAME_SIZE, F_BLOB_COMPLETE, F_BLOB_CODE_BEGIN, F_BLOB_CODE_END, F_BLOB_CODE_OFFSET,
 	F_BLOB_DATA_OFFSET, F_NM_COMPILE_ID, F_NM_METHOD, F_METHOD_CM, F_CM_CONSTANTS, F_CM_NAME, F_CM_CODE_SIZE,
-	F_CM_FLAGS, F_CM_FLAGS2, F_CP_HOLDER, F_KLASS_NAME, F_SYM_LENGTH, F_SYM_LENREF, F_SYM_BODY,
+	F_CM_FLAGS, F_CM_FLAGS2, F_CP_HOLDER, F_CP_SOURCE, F_KLASS_NAME, F_SYM_LENGTH, F_SYM_LENREF, F_SYM_BODY,
 	T_HEAPBLOCK, T_CONSTMETHOD, T_CONSTANTPOOL, NFIELDS
 };
 enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, NSTATICS };
@@ -228,6 +244,7 @@ static const struct {
 	{ "ConstMethod", "_flags", F_CM_FLAGS },
 	{ "ConstMethod", "_flags._flags", F_CM_FLAGS2 },
 	{ "ConstantPool", "_pool_holder", F_CP_HOLDER },
+	{ "ConstantPool", "_source_file_name_index", F_CP_SOURCE },
 	{ "Klass", "_name", F_KLASS_NAME },
 	{ "Symbol", "_length", F_SYM_LENGTH },
 	{ "Symbol", "_length_and_refcount", F_SYM_LENREF },
@@ -327,6 +344,7 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t)
 	l->cm_flags_size = t->f[F_CM_FLAGS2] >= 0 ? 4 : 2;
 	l->cm_size = t->f[T_CONSTMETHOD];
 	l->cp_pool_holder = t->f[F_CP_HOLDER];
+	l->cp_source_file = t->f[F_CP_SOURCE];
 	l->cp_size = t->f[T_CONSTANTPOOL];
 	l->klass_name = t->f[F_KLASS_NAME];
 	/* JDK 12+: the length is the high half of _length_and_refcount */
@@ -380,6 +398,16 @@ static struct hotspot_vm *vm_alloc(struct str_intern *si)
 		return NULL;
 	}
 	vm->unloaded = -1;
+	vm->nmcap = 256;
+	vm->nms = calloc(vm->nmcap, sizeof(*vm->nms));
+	vm->lines = calloc(LINE_CACHE, sizeof(*vm->lines));
+	if (!vm->nms || !vm->lines) {
+		free(vm->names);
+		free(vm->nms);
+		free(vm->lines);
+		free(vm);
+		return NULL;
+	}
 	return vm;
 }
 
@@ -464,6 +492,8 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 	if (!vm)
 		return;
 	free(vm->names);
+	free(vm->nms);
+	free(vm->lines);
 	free(vm);
 }
 
@@ -578,6 +608,7 @@ static void names_close(struct hotspot_vm *vm, uint64_t until, uint64_t now)
 			vm->names[i].until_ns = until;
 	vm->window_ns = until;
 	vm->open_from_ns = now;
+	vm->unload_gen++; /* cached line numbers may be of replaced classes */
 	if (now > CLOSED_KEEP_NS)
 		names_rebuild(vm, vm->cap, now - CLOSED_KEEP_NS);
 }
@@ -614,11 +645,11 @@ static struct name_entry *names_find(struct hotspot_vm *vm, uint64_t key, uint64
 	return NULL;
 }
 
-static void names_put(struct hotspot_vm *vm, uint64_t key, uint32_t cookie, const char *name)
+static void names_put(struct hotspot_vm *vm, uint64_t key, uint32_t cookie, const char *name, const char *source)
 {
 	if ((vm->nnames + 1) * 2 > vm->cap && names_rebuild(vm, vm->cap * 2, 0) != 0)
 		return;
-	struct name_entry e = { key, cookie, name, vm->open_from_ns, OPEN };
+	struct name_entry e = { key, cookie, name, source, vm->open_from_ns, OPEN };
 	names_insert(vm, &e);
 }
 
@@ -666,6 +697,28 @@ void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, u
 	names_close(vm, last_seen_ns, now_ns);
 }
 
+/* The source file a class's constant pool names (its SourceFile attribute). */
+static const char *source_file(struct hotspot_vm *vm, uint64_t cp)
+{
+	char file[MAX_NAME];
+	uint16_t index = 0;
+	size_t pos = 0;
+	if (vm->l.cp_source_file < 0 || rd(vm, cp + (uint64_t)vm->l.cp_source_file, &index, 2) != 0 || !index)
+		return NULL;
+	uint64_t sym = rd_u64(vm, cp + (uint64_t)vm->l.cp_size + 8 * (uint64_t)index) & ~1ULL;
+	if (symbol_append(vm, sym, file, sizeof(file), &pos) != 0)
+		return NULL;
+	return str_intern(vm->si, file);
+}
+
+const char *hotspot_method_source(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
+{
+	if (!hotspot_method_name(vm, method, cookie, t_ns))
+		return NULL;
+	struct name_entry *e = names_find(vm, method, t_ns, 0);
+	return e && (!cookie || e->cookie == cookie) ? e->source : NULL;
+}
+
 const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
 {
 	char name[2 * MAX_NAME + 1024];
@@ -700,11 +753,12 @@ const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t
 	if (!s)
 		return NULL;
 	if (t_ns >= vm->open_from_ns) { /* what memory holds now names samples from then on */
+		const char *source = source_file(vm, cp);
 		e = names_find(vm, method, t_ns, OPEN);
 		if (e)
-			e->cookie = (uint32_t)(cm >> 3), e->name = s;
+			e->cookie = (uint32_t)(cm >> 3), e->name = s, e->source = source;
 		else
-			names_put(vm, method, (uint32_t)(cm >> 3), s);
+			names_put(vm, method, (uint32_t)(cm >> 3), s, source);
 		return s;
 	}
 	/* a sample from around the last unloading: named only when the method
@@ -733,7 +787,20 @@ static int read_u5(const unsigned char *p, size_t n, size_t *at, unsigned x, uin
 	return 0;
 }
 
+static int method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci);
+
 int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci)
+{
+	size_t i = (size_t)(((method ^ ((uint64_t)(uint32_t)bci << 40)) * 0x9e3779b97f4a7c15ULL) >> 52) & (LINE_CACHE - 1);
+	struct line_entry *e = &vm->lines[i];
+	if (method && e->method == method && e->bci == bci && e->cookie == cookie && e->gen == vm->unload_gen)
+		return e->line;
+	int line = method_line(vm, method, cookie, bci);
+	*e = (struct line_entry){ method, cookie, vm->unload_gen, bci, line };
+	return line;
+}
+
+static int method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci)
 {
 	unsigned char t[4096];
 	uint64_t cm;
@@ -781,13 +848,48 @@ int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie,
 	return best > 0 ? best : -1;
 }
 
+static size_t nm_slot(const struct hotspot_vm *vm, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (vm->nmcap - 1);
+}
+
+static void nms_put(struct hotspot_vm *vm, uint64_t key, uint32_t compile_id, const char *name)
+{
+	if ((vm->nnms + 1) * 2 > vm->nmcap) {
+		struct name_entry *old = vm->nms, *n = calloc(vm->nmcap * 2, sizeof(*n));
+		size_t oldcap = vm->nmcap;
+		if (!n)
+			return;
+		vm->nms = n;
+		vm->nmcap = oldcap * 2;
+		vm->nnms = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				nms_put(vm, old[i].key, old[i].cookie, old[i].name);
+		free(old);
+	}
+	size_t i = nm_slot(vm, key);
+	while (vm->nms[i].key && vm->nms[i].key != key)
+		i = (i + 1) & (vm->nmcap - 1);
+	if (!vm->nms[i].key)
+		vm->nnms++;
+	vm->nms[i] = (struct name_entry){ .key = key, .cookie = compile_id, .name = name };
+}
+
 const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns)
 {
 	int32_t id = 0;
-	if (!nmethod || vm->l.nm_compile_id < 0 || vm->l.nm_method < 0 ||
-	    rd(vm, nmethod + (uint64_t)vm->l.nm_compile_id, &id, 4) != 0 || (uint32_t)id != compile_id)
+	if (!nmethod || vm->l.nm_compile_id < 0 || vm->l.nm_method < 0)
 		return NULL;
-	return hotspot_method_name(vm, rd_u64(vm, nmethod + (uint64_t)vm->l.nm_method), 0, t_ns);
+	for (size_t i = nm_slot(vm, nmethod); vm->nms[i].key; i = (i + 1) & (vm->nmcap - 1))
+		if (vm->nms[i].key == nmethod && vm->nms[i].cookie == compile_id)
+			return vm->nms[i].name;
+	if (rd(vm, nmethod + (uint64_t)vm->l.nm_compile_id, &id, 4) != 0 || (uint32_t)id != compile_id)
+		return NULL;
+	const char *name = hotspot_method_name(vm, rd_u64(vm, nmethod + (uint64_t)vm->l.nm_method), 0, t_ns);
+	if (name)
+		nms_put(vm, nmethod, compile_id, name);
+	return name;
 }
 
 const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob)

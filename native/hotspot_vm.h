@@ -21,7 +21,7 @@ struct hotspot_layout {
 	int jdk;                 /* major version (17, 25, ...); 0 unknown */
 	long method_const_method; /* Method::_constMethod */
 	long cm_constants, cm_name_index, cm_code_size, cm_flags, cm_flags_size, cm_size;
-	long cp_pool_holder, cp_size;
+	long cp_pool_holder, cp_size, cp_source_file;
 	long klass_name;
 	long symbol_length, symbol_body;
 	long blob_name;
@@ -63,6 +63,9 @@ void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, u
  * cookie (ConstMethod* >> 3 as the walker read it; 0: not checked) is not
  * what the Method holds now. */
 const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns);
+/* The source file of that method's class ("Foo.java"), interned, NULL when
+ * not known. */
+const char *hotspot_method_source(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns);
 /* The source line of bytecode index bci of that method (its compressed line
  * number table), -1 when not known. */
 int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci);

@@ -391,7 +391,7 @@ struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
 	const char *module = NULL;
 	const char *name = kallsyms_lookup(sy->ks, addr, &off, &module);
 	/* kallsyms names live as long as the symbolizer */
-	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0 };
+	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0, NULL };
 	return f;
 }
 
@@ -405,7 +405,7 @@ static const char *bracketed_basename(struct symbolizer *sy, const char *path)
 
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
 {
-	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0 };
+	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0, NULL };
 	struct proc *p = get_proc(sy, pid);
 	uint64_t off;
 	if (!p)
@@ -529,10 +529,11 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie, t_ns) : NULL;
 		if (!name)
 			break;
-		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0 };
+		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0, NULL };
 		if (pf->bci != 0xffff) {
 			int line = hotspot_method_line(vm, pf->method, pf->cookie, pf->bci);
 			f.line = line > 0 ? line : 0;
+			f.file = f.line ? hotspot_method_source(vm, pf->method, pf->cookie, t_ns) : NULL;
 		}
 		return f;
 	case PROFILE_FRAME_JIT:

@@ -27,7 +27,8 @@ struct frame {
 	const char *name; /* interned; as perf would print it */
 	const char *dso;  /* interned; "[kernel.kallsyms]", "/tmp/perf-1.map", the file path, "[unknown]" */
 	enum frame_kind kind;
-	int line; /* source line (interpreted Java), 0 when not known */
+	int line;         /* source line (interpreted Java), 0 when not known */
+	const char *file; /* its source file, NULL when not known */
 };
 
 struct symbolizer;

@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.nm_method = h[13],
 		.nm_compile_id = h[14],
 		.cm_flags_size = h[15] & 1 ? 4 : 2,
+		.cp_source_file = h[15] >> 1,
 	};
 	struct str_intern *si = str_intern_new();
 	struct hotspot_vm *vm = si ? hotspot_vm_new(&l, image_read, &im, si) : NULL;
@@ -90,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *a = hotspot_method_name(vm, method, 0, 1);
 	check_name(a, true);
 	check_name(hotspot_method_name(vm, method, cookie, 2), true);
+	check_name(hotspot_method_source(vm, method, 0, 2), false);
 	/* a second look is served from the cache: the same name */
 	if (a && hotspot_method_name(vm, method, 0, 3) != a)
 		abort();

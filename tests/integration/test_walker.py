@@ -56,7 +56,7 @@ def stacks_samples(path):
             elif not line[0].isspace():
                 cur = (line, [])
                 samples.append(cur)
-            elif cur is not None and not line.lstrip().startswith(":"):
+            elif cur is not None and not re.match(r"^\s+\S*:\d+$", line):  # not a srcline
                 cur[1].append(line.strip())
     return samples
 
@@ -79,9 +79,11 @@ class WalkerTest(unittest.TestCase):
     def jvm(self, args, agent_opts=None, flags=(), stacks=False, ready=None):
         kw = {}
         if stacks:
-            kw = {"main": "jflame.examples.Stacks", "ready": ready or "jflame-stacks: ready"}
-        j = Jvm(args, agent_opts=agent_opts, jvm_flags=list(flags), **kw)
+            kw = {"main": "jflame.examples.Stacks"}
+        j = Jvm(args, agent_opts=agent_opts, jvm_flags=list(flags), wait_ready=False, **kw)
         self.addCleanup(j.cleanup)
+        # an interpreted (-Xint) warm-up on a loaded machine takes a while
+        j.wait_output(ready or ("jflame-stacks: ready" if stacks else "jflame-workload: ready"), 240)
         return j
 
     def perf_reach(self, jvm):
@@ -155,8 +157,19 @@ class WalkerTest(unittest.TestCase):
 
     def test_xint_names_interpreted_frames(self):
         jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"])
-        folded = self.out("xint.folded")
-        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded)
+        folded, stacks_out = self.out("xint.folded"), self.out("xint.stacks")
+        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", stacks_out)
+        # .stacks carries each interpreted frame's source line, as perf script -F+srcline does
+        with open(os.path.join(jvmtest.SOURCE_DIR, "examples/src/jflame/examples/Workload.java")) as f:
+            src = f.read().splitlines()
+        first = next(i for i, l in enumerate(src, 1) if "static long spin(int rounds)" in l)
+        last = next(i for i, l in enumerate(src, 1) if i > first and l == "    }")
+        with open(stacks_out) as f:
+            text = f.read()
+        spin_lines = [int(n) for n in re.findall(r"Ljflame/examples/Workload;::spin \(\[interpreted\]\)\n  Workload\.java:(\d+)",
+                                                 text)]
+        self.assertGreater(len(spin_lines), 50)
+        self.assertTrue(all(first < n < last for n in spin_lines), (first, last, sorted(set(spin_lines))))
         stacks = thread_stacks(folded, jvm.pid, HOT)
         total = sum(c for _, c in stacks)
         self.assertGreater(total, 150)

@@ -41,7 +41,8 @@ static void put_symbol(struct image *im, uint64_t off, const char *s)
 
 static const struct hotspot_layout layout = {
 	.jdk = 17, .method_const_method = 8, .cm_constants = 8, .cm_name_index = 16, .cm_code_size = 18,
-	.cm_flags = 20, .cm_flags_size = 2, .cm_size = 48, .cp_pool_holder = 16, .cp_size = 64, .klass_name = 16,
+	.cm_flags = 20, .cm_flags_size = 2, .cm_size = 48, .cp_pool_holder = 16, .cp_size = 64, .cp_source_file = 24,
+	.klass_name = 16,
 	.symbol_length = 4, .symbol_body = 6, .blob_name = 8, .nm_method = 16, .nm_compile_id = 24,
 };
 
@@ -60,6 +61,9 @@ static void build(struct image *im, const char *klass, const char *method)
 	static const uint8_t lines[] = { 0x07, 0x13, 0x00 };
 	memcpy(im->m + 0x134, lines, sizeof(lines));
 	put64(im, 0x210, BASE + 0x300);
+	put16(im, 0x218, 3); /* the SourceFile attribute: pool entry 3 */
+	put64(im, 0x258, BASE + 0x480);
+	put_symbol(im, 0x480, "Bar.java");
 	put64(im, 0x250, (BASE + 0x400) | 1); /* a pool entry's low bit is a tag */
 	put64(im, 0x310, BASE + 0x500);
 	put_symbol(im, 0x400, method);
@@ -80,6 +84,7 @@ static void test_names(void)
 
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 1), "Lfoo/Bar;::baz");
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, cookie, 1), "Lfoo/Bar;::baz");
+	CHECK_EQ_STR(hotspot_method_source(vm, BASE, cookie, 1), "Bar.java");
 	CHECK(hotspot_method_name(vm, BASE, cookie + 1, 1) == NULL); /* not what was sampled */
 	CHECK(hotspot_method_name(vm, BASE + 4, 0, 1) == NULL);     /* not aligned */
 	CHECK(hotspot_method_name(vm, BASE + 0x2000, 0, 1) == NULL); /* unreadable */
@@ -90,9 +95,9 @@ static void test_names(void)
 	CHECK_EQ_STR(hotspot_nmethod_name(vm, BASE + 0x600, 42, 1), "Lfoo/Bar;::baz");
 	CHECK(hotspot_nmethod_name(vm, BASE + 0x600, 41, 1) == NULL); /* another compilation */
 	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "nmethod");
-	/* without a line table */
+	/* without a line table (bci 3 was not looked up before: lines are cached) */
 	put16(&im, 0x114, 0);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 2), -1);
+	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 3), -1);
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }
