@@ -53,12 +53,30 @@ struct {
 	__type(value, struct hotspot_proc);
 } hotspot_procs SEC(".maps");
 
-/* One sample under construction per CPU, and the code blob header being
- * looked at (too large for the BPF stack and for a per-CPU map's value);
- * jflame sets max_entries to the number of CPUs. */
+/* What a return address into the code cache told the walker last time: its
+ * blob and how to unwind it. Entries older than BLOB_CACHE_NS are looked up
+ * again (a freed blob's memory may hold another blob by then); a frame whose
+ * cached size gives no return address into the code is looked up again too. */
+#define BLOB_CACHE 4096 /* direct-mapped, per CPU */
+#define BLOB_CACHE_NS 200000000ULL
+
+enum cached_kind { CACHED_SIZE = 1, CACHED_FP, CACHED_RA };
+
+struct blob_cache_entry {
+	__u64 pc, blob, ts_ns;
+	__u32 tgid, frame_bytes, cookie;
+	__u8 frame_kind; /* enum profile_frame_kind */
+	__u8 how;        /* enum cached_kind */
+	__u16 pad;
+};
+
+/* One sample under construction per CPU, the code blob header being looked
+ * at, and the blob cache (too large for the BPF stack and for a per-CPU
+ * map's value); jflame sets max_entries to the number of CPUs. */
 struct cpu_scratch {
 	struct profile_sample s;
 	__u8 hdr[BLOB_HEADER];
+	struct blob_cache_entry cache[BLOB_CACHE];
 };
 
 struct {
@@ -87,6 +105,9 @@ struct walk {
 	struct profile_sample *s;
 	const struct hotspot_proc *hp;
 	__u8 *hdr;
+	struct blob_cache_entry *cache;
+	__u64 now;
+	__u32 tgid;
 	__u64 pc, sp, fp, r13;
 	__u32 n;
 	__u8 end;
@@ -166,6 +187,16 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 {
 	__u64 stack[RA_SEARCH_SLOTS + 1];
 	__u64 at = w->sp + frame_bytes - 8;
+	/* the return address where the frame size says, most of the time */
+	if (bpf_probe_read_user(stack, 16, (void *)(at - 8)) != 0)
+		return false;
+	if (in_code(w->hp, stack[1])) {
+		w->pc = stack[1];
+		w->sp = at + 8;
+		if (fp_saved)
+			w->fp = stack[0];
+		return true;
+	}
 	if (bpf_probe_read_user(stack, sizeof(stack), (void *)(at - 8)) != 0)
 		return false;
 	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
@@ -260,11 +291,52 @@ static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, 
 	return false;
 }
 
+static __always_inline struct blob_cache_entry *cache_slot(struct walk *w, __u64 pc)
+{
+	return &w->cache[((pc * 0x9e3779b97f4a7c15ULL) >> 52) & (BLOB_CACHE - 1)];
+}
+
+/* A caller's frame unwound as its return address's blob was last time. */
+static __always_inline bool unwind_cached(struct walk *w, struct profile_frame *f)
+{
+	struct blob_cache_entry *c = cache_slot(w, w->pc);
+	if (c->pc != w->pc || c->tgid != w->tgid || w->now - c->ts_ns > BLOB_CACHE_NS)
+		return false;
+	f->kind = c->frame_kind;
+	f->method = c->blob;
+	f->cookie = c->cookie;
+	if (c->how == CACHED_SIZE)
+		return unwind_by_size(w, c->frame_bytes, true);
+	if (c->how == CACHED_RA)
+		return take_return(w, w->sp, false);
+	if (!fp_plausible(w))
+		return false;
+	unwind_fp(w);
+	return true;
+}
+
+static __always_inline void cache_put(struct walk *w, const struct profile_frame *f, __u64 pc, __u32 frame_bytes,
+				      __u8 how)
+{
+	struct blob_cache_entry *c = cache_slot(w, pc);
+	c->pc = pc;
+	c->blob = f->method;
+	c->ts_ns = w->now;
+	c->tgid = w->tgid;
+	c->frame_bytes = frame_bytes;
+	c->cookie = f->cookie;
+	c->frame_kind = f->kind;
+	c->how = how;
+}
+
 static __always_inline void unwind_code(struct walk *w, struct profile_frame *f, bool leaf)
 {
 	const struct hotspot_proc *hp = w->hp;
 	__u8 *hdr = w->hdr;
 	__u32 type = 0;
+	__u64 pc = w->pc;
+	if (!leaf && unwind_cached(w, f))
+		return;
 	__u64 blob = find_blob(hp, w->pc);
 	if (!blob)
 		return walk_fail(w, PROFILE_END_NO_BLOB);
@@ -297,6 +369,8 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	if (type == BLOB_VTABLE) { /* vtable and itable stubs: only the return address */
 		if (!take_return(w, w->sp, false))
 			walk_fail(w, PROFILE_END_BAD_FRAME);
+		else if (!leaf)
+			cache_put(w, f, pc, 0, CACHED_RA);
 		return;
 	}
 	if (frame_bytes) {
@@ -304,6 +378,8 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 			return;
 		if (!unwind_by_size(w, frame_bytes, true))
 			walk_fail(w, PROFILE_END_BAD_FRAME);
+		else if (!leaf)
+			cache_put(w, f, pc, (__u32)frame_bytes, CACHED_SIZE);
 		return;
 	}
 	/* blobs without a frame size (StubRoutines, adapters, call_stub) keep
@@ -314,6 +390,8 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	if (!fp_plausible(w))
 		return walk_fail(w, PROFILE_END_BAD_FRAME);
 	unwind_fp(w);
+	if (!leaf)
+		cache_put(w, f, pc, 0, CACHED_FP);
 }
 
 static long walk_step(__u32 i, void *ctx)
@@ -410,7 +488,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	s->ustack_bytes = 0;
 	hp = pid ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
 	if (hp) {
-		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr };
+		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
 		s->walk = PROFILE_WALK_HOTSPOT;
 		if (user_regs(ctx, &w) == 0) {
 			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
