@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # agent_mapgen.sh [ROUNDS]: JIT-heavy runs (-Xcomp, C1 only) with and without the agent, interleaved; prints methods
-# written, map bytes, methods/s, the agent's CPU cost per compiled method (target < 2 us) and its perf sample share.
+# written, map bytes, methods/s, the agent's CPU cost per compiled method (target < 2 us) and its perf sample share,
+# and inline chains (the default) against =nounfold: bytes and CPU per compiled method.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-agent=$root/build/jvmagent/libjflame-agent.so
-jar=$root/build/examples/jflame-examples.jar
+build=${BUILD:-$root/build}          # the build tree to take the agent and the examples jar from
+agent=$build/jvmagent/libjflame-agent.so
+jar=$build/examples/jflame-examples.jar
 java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 rounds=${1:-11}
 heavy_opts=${HEAVY_OPTS:--Xcomp -XX:TieredStopAtLevel=1}   # compiles every method the workload runs
@@ -35,7 +37,7 @@ cc -O2 -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
 PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$rounds" "$heavy_opts" "$light_opts" "$work" "$listener_dir/liblistener.so" <<'PY'
 import math, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, median_ci, status_of
+from benchlib import cleanup, events_size, median_ci, status_of
 
 java, agent, jar, rounds, heavy_opts, light_opts, work, listener = sys.argv[1:]
 rounds = int(rounds)
@@ -86,6 +88,8 @@ def run(name):
         wall = (time.monotonic_ns() - t0) / 1e9
         p.returncode = os.waitstatus_to_exitcode(wstatus)
         st = status_of(p.pid) if opt not in (None, "LISTENER") else None
+        if st is not None:
+            st["events_bytes"] = str(events_size(p.pid))
         cleanup(p.pid)
         if p.returncode != 0:
             out.seek(0)
@@ -263,6 +267,19 @@ try:
     mm, mlo, mhi = median_ci(marg)
     out.append(f"  marginal      (delta heavy - delta light) / ({extra_m:.0f} extra methods) = {mm:+.2f} us/method "
                f"[95% CI {mlo:+.2f}, {mhi:+.2f}]")
+
+    # Inline chains on (heavy/agent, the default) against off (heavy/nounfold), per compiled method.
+    out.append("")
+    out.append("inlining on (heavy/agent, the default) vs off (heavy/nounfold), per compiled method:")
+    for name in ("heavy/agent", "heavy/nounfold"):
+        per = lambda key: med(int(s[key]) / int(s["compiled_loads"]) for s in sts[name])
+        out.append(f"  {name:<15} {med(int(s['compiled_loads']) for s in sts[name]):6.0f} compiled: "
+                   f"map {per('map_bytes'):6.1f} B ({per('map_lines'):.2f} lines), "
+                   f"events log {per('events_bytes'):6.1f} B (stubs' lines included)")
+    _, (im, ilo, ihi) = delta("heavy/agent", "heavy/nounfold")
+    ncomp = c["heavy/agent"]["compiled"]
+    out.append(f"  CPU on - off per round {1e3 * im:+.1f} ms [95% CI {1e3 * ilo:+.1f}, {1e3 * ihi:+.1f}] = "
+               f"{1e6 * im / ncomp:+.2f} us per compiled method [{1e6 * ilo / ncomp:+.2f}, {1e6 * ihi / ncomp:+.2f}]")
 
     print()
     print("perf record -e task-clock -g of one heavy/none, heavy/agent and heavy/nounfold run ...", flush=True)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# agent_startup.sh [RUNS]: wall time of a short JVM workload without the agent, with it, and with =nounfold,
-# interleaved in rotating order on the same machine; prints medians, ratios and the "at most 3% slower" verdict.
+# agent_startup.sh [RUNS]: wall time of a short JVM workload without the agent, with it (inline chains, the default)
+# and with =nounfold, interleaved in rotating order on the same machine; prints medians, ratios, the "at most 3%
+# slower" verdict, and inlining on against off (time and bytes per compiled method).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-agent=$root/build/jvmagent/libjflame-agent.so
-jar=$root/build/examples/jflame-examples.jar
+build=${BUILD:-$root/build}          # the build tree to take the agent and the examples jar from
+agent=$build/jvmagent/libjflame-agent.so
+jar=$build/examples/jflame-examples.jar
 java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 runs=${1:-15}
 work=${WORK:-startup 300}          # Workload mode and argument
@@ -27,7 +29,7 @@ fi
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$runs" "$work" "$jvm_opts" <<'PY'
 import math, os, shlex, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, median_ci, status_of
+from benchlib import cleanup, events_size, median_ci, status_of
 
 java, agent, jar, runs, work, jvm_opts = sys.argv[1:]
 runs = int(runs)
@@ -53,6 +55,8 @@ def run(opt):
         wall = (time.monotonic_ns() - t0) / 1e9
         p.returncode = os.waitstatus_to_exitcode(wstatus)
         st = status_of(p.pid) if opt is not None else None
+        if st is not None:
+            st["events_bytes"] = str(events_size(p.pid))
         cleanup(p.pid)
         if p.returncode != 0:
             out.seek(0)
@@ -86,6 +90,7 @@ try:
     wall = {name: [] for name, _ in configs}
     cpu = {name: [] for name, _ in configs}
     methods = {name: [] for name, _ in configs}
+    sts = {name: [] for name, _ in configs}
     for r in range(runs):
         order = configs[r % 3:] + configs[:r % 3]
         for name, opt in order:
@@ -94,6 +99,7 @@ try:
             cpu[name].append(c)
             if st:
                 methods[name].append(int(st["compiled_loads"]) + int(st["dynamic_code"]))
+                sts[name].append(st)
         print(f"round {r + 1:2d}: " + "  ".join(
             f"{name} {wall[name][-1]:.3f}s/{cpu[name][-1]:.3f}cpu" for name, _ in configs), flush=True)
 
@@ -126,6 +132,19 @@ try:
                      f"{f'{pm:.3f} [{lo:.3f}, {hi:.3f}]':>26} {cm:7.3f}s {cm / base_c:9.3f} {meth:>7}  {verdict}")
     lines.append("ratio = median(with)/median(none); pair-ratio = median over rounds of with/none in the same round; "
                  "verdict uses the pair-ratio median and its CI")
+    # inlining on (the default) against off: same rounds, same machine state
+    on, off = "agent", "agent=nounfold"
+    wm, wlo, whi = median_ci([a / b for a, b in zip(wall[on], wall[off])])
+    cm, clo, chi = median_ci([a / b for a, b in zip(cpu[on], cpu[off])])
+    lines.append(f"inlining on/off ({on} / {off}, per round): wall {wm:.3f} [95% CI {wlo:.3f}, {whi:.3f}], "
+                 f"cpu {cm:.3f} [{clo:.3f}, {chi:.3f}]")
+    for name in (on, off):
+        comp = statistics.median(int(s["compiled_loads"]) for s in sts[name])
+        mb = statistics.median(int(s["map_bytes"]) / int(s["compiled_loads"]) for s in sts[name])
+        eb = statistics.median(int(s["events_bytes"]) / int(s["compiled_loads"]) for s in sts[name])
+        ml = statistics.median(int(s["map_lines"]) / int(s["compiled_loads"]) for s in sts[name])
+        lines.append(f"  {name:<15} {comp:6.0f} compiled methods; per compiled method: map {mb:6.1f} B "
+                     f"({ml:.2f} lines), events log {eb:6.1f} B (stubs' lines included)")
     print()
     print("\n".join(lines))
 finally:

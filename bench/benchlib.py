@@ -14,6 +14,14 @@ def cleanup(pid):
             pass
 
 
+def events_size(pid):
+    """Bytes of the agent's events log for one JVM, 0 when there is none."""
+    try:
+        return os.path.getsize(f"/tmp/jflame-{pid}.events")
+    except FileNotFoundError:
+        return 0
+
+
 def status_of(pid):
     """The agent's status file as a dict, or None when there is none."""
     st = {}

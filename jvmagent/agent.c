@@ -722,20 +722,24 @@ static void check_frame_pointer(void)
 }
 
 /* Inline chains between safepoints are recorded only with DebugNonSafepoints:
- * turned on through the flag table (code compiled from now on has them). */
-static void enable_debug_non_safepoints(void)
+ * with unfold it is turned on through the flag table (code compiled from then
+ * on has exact chains), as async-profiler does; with nounfold only read. */
+static void check_debug_non_safepoints(bool turn_on)
 {
-	int on = -1;
-	if (vm_structs_init() == 0 && vm_structs_set_bool_flag("DebugNonSafepoints") == 0)
-		on = vm_structs_bool_flag("DebugNonSafepoints");
+	int was = vm_structs_init() == 0 ? vm_structs_bool_flag("DebugNonSafepoints") : -1, now = was;
+	if (turn_on && was == 0 && vm_structs_set_bool_flag("DebugNonSafepoints") == 0)
+		now = vm_structs_bool_flag("DebugNonSafepoints");
 	pthread_mutex_lock(&g.lock);
-	g.dns = on;
+	g.dns = now;
 	g.status_dirty = true;
 	pthread_mutex_unlock(&g.lock);
-	if (on != 1)
-		agent_log("warning: could not turn on DebugNonSafepoints in this JVM: inlined frames are placed "
+	if (turn_on && now != 1)
+		agent_log("warning: could not turn on DebugNonSafepoints in this JVM (%s): inlined frames are placed "
 			  "at the nearest safepoint; start it with -XX:+UnlockDiagnosticVMOptions "
-			  "-XX:+DebugNonSafepoints");
+			  "-XX:+DebugNonSafepoints",
+			  was < 0 ? "flag table not found" : "the flag did not change");
+	else if (turn_on && was == 0)
+		info("turned on DebugNonSafepoints: inlined frames are placed exactly in code compiled from now on");
 }
 
 /* The live phase has begun (VMInit, or at once on attach). */
@@ -902,8 +906,7 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 		}
 	}
 	g.loaded = true;
-	if (g.opts.unfold)
-		enable_debug_non_safepoints();
+	check_debug_non_safepoints(g.opts.unfold);
 	write_status();
 	info("writing %s (options '%s'); status in %s", g.map_path, g.opts_text, g.status_path);
 	return JNI_OK;

@@ -14,8 +14,10 @@ struct option_def {
 
 #define FLAG(k, field, h) { k, offsetof(struct agent_options, field), h }
 static const struct option_def defs[] = {
-	FLAG("unfold", unfold, "split compiled methods into inlined ranges named outer->inner (the default)"),
-	FLAG("nounfold", nounfold, "one map line per compiled method, inlined callees not shown"),
+	FLAG("unfold", unfold, "split compiled methods into inlined ranges named outer->inner and turn on "
+			       "DebugNonSafepoints (the default)"),
+	FLAG("nounfold", nounfold, "one map line per compiled method, inlined callees not shown, DebugNonSafepoints "
+				   "left as it is"),
 	FLAG("msig", msig, "append the method signature: Lpkg/Class;::method(I)V"),
 	FLAG("dottedclass", dottedclass, "name classes pkg.Class instead of Lpkg/Class;"),
 	FLAG("sourcepos", sourcepos, "append the source position: ...::method(Class.java:42)"),

@@ -1297,45 +1297,60 @@ static bool subtitle_warns(const char *s)
 	return has_prefix(s, "WARNING") || strstr(s, "frame pointers: off");
 }
 
-#define SUBTITLE_LINES 8
 #define SUBTITLE_LEADING 1.25 /* line height, in font sizes */
 
-struct text_span {
-	const char *p;
-	size_t n;
-};
-
-/* Breaks the subtitle into lines that fit width (glyphs estimated as
- * flamegraph.pl does, wider for the bold warning): whole "; "-separated parts
- * where they fit, else at spaces. Returns the number of lines. */
-static size_t subtitle_lines(const char *s, double width, double fontsize, bool bold, struct text_span *out)
+/* How many characters of the subtitle fit on a line of width: glyphs
+ * estimated as flamegraph.pl does (FONTWIDTH), with a margin, more for the
+ * bold warning. */
+static size_t subtitle_room(double width, double fontsize, bool bold)
 {
-	size_t max = (size_t)(width / (fontsize * (bold ? FONTWIDTH + 0.09 : FONTWIDTH + 0.03)));
-	size_t n = 0, len = strlen(s);
-	if (max < 8)
-		max = 8;
-	while (len > 0 && n < SUBTITLE_LINES) {
-		size_t take = len;
-		if (utf8_chars(s, len) > max && n + 1 < SUBTITLE_LINES) {
-			/* the last "; " that fits, else the last space, else a hard cut */
-			size_t cut = 0, space = 0;
-			for (size_t i = 1; i < len && utf8_chars(s, i) <= max; i++) {
-				if (s[i] == ' ' && s[i - 1] == ';')
-					cut = i;
-				if (s[i] == ' ')
-					space = i;
-			}
-			take = cut ? cut : space ? space : max;
-			while (take < len && (s[take] & 0xc0) == 0x80)
-				take++; /* not inside a UTF-8 character */
+	double chars = width / (fontsize * (bold ? FONTWIDTH + 0.09 : FONTWIDTH + 0.03));
+	return chars > 8 ? (size_t)chars : 8;
+}
+
+/* The length in bytes of the subtitle's next line of at most room characters:
+ * up to the last "; " that fits (whole parts), else the last space, else a cut
+ * between two characters. Never 0 when len is not. */
+static size_t subtitle_line(const char *s, size_t len, size_t room)
+{
+	size_t i = 0, chars = 0, part = 0, space = 0;
+	while (i < len) {
+		uint32_t cp;
+		if (i > 0 && s[i] == ' ') {
+			space = i;
+			if (s[i - 1] == ';')
+				part = i;
 		}
-		out[n++] = (struct text_span){ s, take };
-		s += take;
-		len -= take;
-		while (len > 0 && *s == ' ')
-			s++, len--;
+		if (chars == room)
+			return part ? part : space ? space : i;
+		i += utf8_next((const unsigned char *)s + i, len - i, &cp);
+		chars++;
 	}
-	return n;
+	return len;
+}
+
+/* Steps to the subtitle's next line: its text in *line and *n; false at the end. */
+static bool subtitle_next(const char **s, size_t *len, size_t room, const char **line, size_t *n)
+{
+	while (*len > 0 && **s == ' ')
+		(*s)++, (*len)--;
+	if (*len == 0)
+		return false;
+	*line = *s;
+	*n = subtitle_line(*s, *len, room);
+	*s += *n;
+	*len -= *n;
+	return true;
+}
+
+/* The number of lines the subtitle takes at this width (1 when it fits). */
+static size_t subtitle_count(const char *s, double width, double fontsize)
+{
+	size_t room = subtitle_room(width, fontsize, subtitle_warns(s)), len = strlen(s), n = 0, k;
+	const char *line;
+	while (subtitle_next(&s, &len, room, &line, &k))
+		n++;
+	return n ? n : 1;
 }
 
 static void draw_text(struct out *o, const char *id, double x, double y, const char *extra, const char *text)
@@ -1421,30 +1436,29 @@ static void draw_page(struct draw *d, double legend_y, const struct legend_item 
 	out_num(o, H);
 	out_str(o, "\" fill=\"url(#background)\"/>\n");
 	draw_text(o, "title", W / 2, fs * 2, NULL, title);
-	if (op->subtitle) {
+	if (op->subtitle && subtitle_count(op->subtitle, W - 2 * XPAD, fs) <= 1) {
+		draw_text(o, "subtitle", W / 2, fs * 4, subtitle_warns(op->subtitle) ? "class=\"warning\"" : NULL,
+			  op->subtitle);
+	} else if (op->subtitle) {
+		/* one <text>, a line per <tspan>, so that it fits the graph's width */
 		bool warns = subtitle_warns(op->subtitle);
-		struct text_span lines[SUBTITLE_LINES];
-		size_t n = subtitle_lines(op->subtitle, W - 2 * XPAD, fs, warns, lines);
-		if (n <= 1) {
-			draw_text(o, "subtitle", W / 2, fs * 4, warns ? "class=\"warning\"" : NULL, op->subtitle);
-		} else {
-			/* one <text>, a line per <tspan>, so it fits the graph's width */
-			out_str(o, "<text id=\"subtitle\" x=\"");
+		size_t room = subtitle_room(W - 2 * XPAD, fs, warns), len = strlen(op->subtitle), n, i = 0;
+		const char *s = op->subtitle, *line;
+		out_str(o, "<text id=\"subtitle\" x=\"");
+		out_num(o, W / 2);
+		out_str(o, "\" y=\"");
+		out_num(o, fs * 4);
+		out_str(o, warns ? "\" class=\"warning\">" : "\">");
+		while (subtitle_next(&s, &len, room, &line, &n)) {
+			out_str(o, "<tspan x=\"");
 			out_num(o, W / 2);
-			out_str(o, "\" y=\"");
-			out_num(o, fs * 4);
-			out_str(o, warns ? "\" class=\"warning\">" : "\">");
-			for (size_t i = 0; i < n; i++) {
-				out_str(o, "<tspan x=\"");
-				out_num(o, W / 2);
-				out_str(o, "\" dy=\"");
-				out_num(o, i ? fs * SUBTITLE_LEADING : 0);
-				out_str(o, "\">");
-				out_xml_n(o, lines[i].p, lines[i].n, SIZE_MAX);
-				out_str(o, "</tspan>");
-			}
-			out_str(o, "</text>\n");
+			out_str(o, "\" dy=\"");
+			out_num(o, i++ ? fs * SUBTITLE_LEADING : 0);
+			out_str(o, "\">");
+			out_xml_n(o, line, n, SIZE_MAX);
+			out_str(o, "</tspan>");
 		}
+		out_str(o, "</text>\n");
 	}
 	draw_text(o, "details", XPAD, H - ypad2 / 2, NULL, " ");
 	draw_text(o, "unzoom", XPAD, fs * 2, "class=\"hide\"", "Reset Zoom");
@@ -1535,11 +1549,9 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 	nitems = legend_items(&d, items);
 	ypad1 = d.fontsize * 3;
 	ypad3 = 0;
-	if (op->subtitle) {
-		struct text_span lines[SUBTITLE_LINES];
-		size_t n = subtitle_lines(op->subtitle, d.width - 2 * XPAD, d.fontsize, subtitle_warns(op->subtitle), lines);
-		ypad3 = d.fontsize * 2 + (double)(n > 1 ? n - 1 : 0) * d.fontsize * SUBTITLE_LEADING;
-	}
+	if (op->subtitle)
+		ypad3 = d.fontsize * 2 + (double)(subtitle_count(op->subtitle, d.width - 2 * XPAD, d.fontsize) - 1) *
+						 d.fontsize * SUBTITLE_LEADING;
 	legend_y = ypad1 + ypad3;
 	if (nitems)
 		legend_h = draw_legend(&d, items, nitems, -1) * (d.fontsize + 6) + 6;

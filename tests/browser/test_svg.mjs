@@ -154,10 +154,11 @@ await run({
     const sub = "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind failed, 0 failed stack " +
       "reads; WARNING frame pointers: off in pid 4242 and others: Java frames below compiled code are lost; " +
       "restart it with -XX:+PreserveFramePointer";
-    for (const [width, bold] of [[1200, true], [600, true], [1200, false]]) {
-      const out = join(dir, `sub-${width}-${bold}.svg`);
-      jflameOk(["svg", "--subtitle", bold ? sub : sub.replace("WARNING frame pointers: off", "note"),
-        "--width", String(width), "-o", out, folded]);
+    // [width, warning style, copies of the text]: six copies take more than eight lines
+    for (const [width, bold, copies] of [[1200, true, 1], [600, true, 1], [1200, false, 1], [1200, true, 6]]) {
+      const text = Array(copies).fill(bold ? sub : sub.replace("WARNING frame pointers: off", "note")).join("; ");
+      const out = join(dir, `sub-${width}-${bold}-${copies}.svg`);
+      jflameOk(["svg", "--subtitle", text, "--width", String(width), "-o", out, folded]);
       const page = await newPage();
       await page.goto(pathToFileURL(out).href);
       await page.waitForSelector("#frames > g");
@@ -168,8 +169,11 @@ await run({
       assert.ok(boxes.length >= 2, `wrapped into lines: ${JSON.stringify(boxes)}`);
       for (const b of boxes) assert.ok(b.x >= 0 && b.x + b.w <= width, `a line runs off the ${width} px graph: ${JSON.stringify(b)}`);
       // every word is still there, in order, and lines do not overlap
-      assert.equal(boxes.map((b) => b.text).join(" ").replace(/ +/g, " "),
-        (bold ? sub : sub.replace("WARNING frame pointers: off", "note")).replace(/ +/g, " "));
+      assert.equal(boxes.map((b) => b.text).join(" ").replace(/ +/g, " "), text.replace(/ +/g, " "));
+      if (copies > 1) assert.ok(boxes.length > 8, `${boxes.length} lines`);
+      // the warning's style on every line
+      const fills = await page.$$eval("#subtitle tspan", (ts) => ts.map((t) => getComputedStyle(t).fill));
+      for (const f of fills) assert.equal(f, bold ? "rgb(200, 0, 0)" : "rgb(60, 60, 60)");
       for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i].y >= boxes[i - 1].y + boxes[i - 1].h - 1);
       // the graph starts below the last line
       const top = await page.$$eval("#frames > g rect", (rs) => Math.min(...rs.map((r) => r.getBBox().y)));

@@ -219,6 +219,18 @@ def exec_ranges(pid):
     return ranges
 
 
+def vm_flag(pid, name, timeout=60):
+    """A -XX flag's value as the JDK's own `jcmd PID VM.flags -all` prints it,
+    e.g. "true"; None when not listed (a diagnostic flag is listed only when the
+    JVM runs with -XX:+UnlockDiagnosticVMOptions)."""
+    jcmd = os.path.join(JAVA_HOME, "bin", "jcmd")
+    r = subprocess.run([jcmd, str(pid), "VM.flags", "-all"], capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError("jcmd %d VM.flags -all failed: %s" % (pid, (r.stdout + r.stderr).strip()))
+    m = re.search(r"(?m)^\s*\S+\s+%s\s+= (\S+)" % re.escape(name), r.stdout)
+    return m.group(1) if m else None
+
+
 def jattach(pid, *args, timeout=30):
     exe = "/usr/bin/jattach"
     require(os.access(exe, os.X_OK), "jattach not installed (scripts/deps.sh installs it)")

@@ -20,6 +20,7 @@ class NamingTest(unittest.TestCase):
         jvm = Jvm(["hot", "2000"], agent_opts=opts, wait_ready=False)
         self.addCleanup(jvm.cleanup)
         self.assertEqual(jvm.wait(), 0, jvm.stderr())
+        self.last = jvm
         self.assertEqual(jvm.status()["options"], opts if canonical is None else canonical)
         return [e[2] for e in jvm.map_entries()]
 
@@ -28,6 +29,9 @@ class NamingTest(unittest.TestCase):
         self.assertIn("L%s;::spin" % HOT_CLASS, names)
         self.assertIn("L%s;::mix" % HOT_CLASS, names)
         self.assertFalse(any("->" in n for n in names))
+        # nounfold leaves DebugNonSafepoints as it was (off), and says so in the status
+        self.assertEqual(self.last.status()["debug_non_safepoints"], "off")
+        self.assertNotIn("DebugNonSafepoints", self.last.stderr())
 
     def test_msig(self):
         names = self.names("nounfold,msig")
@@ -52,6 +56,7 @@ class NamingTest(unittest.TestCase):
 
     def test_unfold_chains_by_default(self):
         names = self.names("")
+        self.assertEqual(self.last.status()["debug_non_safepoints"], "on")
         chains = [n for n in names if "->" in n]
         self.assertTrue(any(c.startswith("L%s;::spin->" % HOT_CLASS) for c in chains), chains[:20])
         # outermost first: the inlined callees of spin come after it
@@ -63,6 +68,7 @@ class NamingTest(unittest.TestCase):
                 self.assertRegex(part, r"^L[^;]+;::[^:]+$")
 
     def test_combined(self):
+        # unfold, the default, is still accepted and changes nothing
         names = self.names("unfold,msig,dottedclass", "msig,dottedclass")
         self.assertTrue(any(n.startswith("jflame.examples.Workload::spin(I)J->") for n in names))
 
@@ -91,6 +97,12 @@ class BadOptionTest(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertIn("jflame-agent: option 'unfold' takes no value", jvm.stderr())
 
+    def test_unfold_and_nounfold_refused(self):
+        jvm, rc = self.start("unfold,nounfold")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("jflame-agent: options 'unfold' and 'nounfold' contradict each other; give one",
+                      jvm.stderr())
+
     def test_empty_option_refused(self):
         jvm, rc = self.start("msig,,unfold")
         self.assertNotEqual(rc, 0)
@@ -110,6 +122,8 @@ class BadOptionTest(unittest.TestCase):
         self.addCleanup(jvm.cleanup)
         self.assertEqual(jvm.wait(), 0)
         self.assertNotIn("jflame-agent: writing", jvm.stderr())
+        self.assertNotIn("turned on DebugNonSafepoints", jvm.stderr())  # informational
+        self.assertEqual(jvm.status()["debug_non_safepoints"], "on")
         self.assertGreater(len(jvm.map_entries()), 10)
 
 

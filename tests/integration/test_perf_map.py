@@ -1,5 +1,6 @@
 # test_perf_map.py - the agent loaded at startup writes a perf map naming the hot
-# methods, ranges that don't overlap and lie in executable memory, a status file and events.
+# methods and, by default, their inline chains, ranges that don't overlap and lie
+# in executable memory, a status file and events; it turns on DebugNonSafepoints.
 import os
 import unittest
 
@@ -23,7 +24,9 @@ class PerfMapTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         jvmtest.check_setup()
-        cls.jvm = Jvm(["hot", "6000"], agent_opts="", jvm_flags=["-XX:+PreserveFramePointer"])
+        # diagnostic flags unlocked so that jcmd VM.flags -all lists DebugNonSafepoints (still off)
+        cls.jvm = Jvm(["hot", "6000"], agent_opts="",
+                      jvm_flags=["-XX:+PreserveFramePointer", "-XX:+UnlockDiagnosticVMOptions"])
         # status is rewritten every second; wait until it has counted the hot methods
         cls.status = cls.jvm.wait_status(lambda s: s.get("state") == "running" and int(s["compiled_loads"]) > 10)
         cls.entries = cls.jvm.map_entries()
@@ -38,6 +41,23 @@ class PerfMapTest(unittest.TestCase):
         for hot in HOT:
             self.assertIn(hot, names)
         self.assertTrue(any(n.startswith("Ljflame/examples/") for n in names))
+
+    def test_inline_chains_by_default(self):
+        # the agent's default: a callee C2 inlines into spin has its own range, outer->inner
+        names = {e[2] for e in self.entries}
+        chains = sorted(n for n in names if "->" in n)
+        self.assertTrue({"Ljflame/examples/Workload;::spin->Ljflame/examples/Workload;::mix",
+                         "Ljflame/examples/Workload;::spin->Ljflame/examples/HotMath;::scramble"} & names,
+                        chains[:20])
+        self.assertEqual(self.status["options"], "")
+
+    def test_debug_non_safepoints_turned_on(self):
+        # started without -XX:+DebugNonSafepoints: the agent turned it on at
+        # Agent_OnLoad; the JDK's own jcmd is the referee
+        self.assertEqual(self.status["debug_non_safepoints"], "on")
+        self.assertEqual(jvmtest.vm_flag(self.jvm.pid, "DebugNonSafepoints"), "true")
+        self.assertIn("jflame-agent: turned on DebugNonSafepoints", self.jvm.stderr())
+        self.assertNotIn("could not turn on DebugNonSafepoints", self.jvm.stderr())
 
     def test_vm_code_named(self):
         names = {e[2] for e in self.entries}

@@ -1,5 +1,6 @@
 # test_perf_referee.py - Linux perf as the referee: `perf record -g` + `perf script`
-# resolve the hot thread's JIT samples to the names in our map, never [unknown].
+# resolve the hot thread's JIT samples to the names in our map, never [unknown],
+# inline chains (outer->inner) by default and none with nounfold.
 import os
 import shutil
 import subprocess
@@ -69,15 +70,16 @@ class PerfRefereeTest(unittest.TestCase):
         self.assertGreater(jit_frames, 0)
         self.assertEqual(unknown, 0, "%d of %d JIT frames are [unknown]" % (unknown, jit_frames))
 
-    def test_perf_resolves_jit_frames(self):
+    def test_perf_resolves_unfolded_chains_by_default(self):
         samples, entries = self.run_perf("")
-        self.check(samples, entries, "Ljflame/examples/Workload;::spin")
-
-    def test_perf_resolves_unfolded_chains(self):
-        samples, entries = self.run_perf("unfold")
         self.check(samples, entries, "Ljflame/examples/Workload;::spin")
         chains = {sym for _, frames in samples for _, sym, _ in frames if "->" in sym}
         self.assertTrue(any("Workload;::spin->" in c for c in chains), sorted(chains)[:10])
+
+    def test_perf_resolves_jit_frames_nounfold(self):
+        samples, entries = self.run_perf("nounfold")
+        self.check(samples, entries, "Ljflame/examples/Workload;::spin")
+        self.assertFalse(any("->" in sym for _, frames in samples for _, sym, _ in frames))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,30 @@ RGB = re.compile(r"^rgb\(([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})\)$")
 EPS = 0.0015
 
 
+def check_subtitle(root, ids, width):
+    """The subtitle's lines fit the page at flamegraph.pl's width estimate
+    (0.59 of the font size a character) and the frames start below the last."""
+    sub = ids.get("subtitle")
+    if sub is None:
+        return []
+    m = re.search(r"fontsize: ([0-9.]+)", "".join(s.text or "" for s in root.findall(SVG + "script")))
+    fontsize = float(m.group(1)) if m else 12.0
+    tspans = sub.findall(SVG + "tspan")
+    lines = [(float(t.get("x")), float(t.get("dy")), t.text or "") for t in tspans]
+    if not tspans:
+        lines = [(float(sub.get("x")), 0.0, sub.text or "")]
+    problems, y = [], float(sub.get("y"))
+    for x, dy, text in lines:
+        y += dy
+        w = len(text) * fontsize * 0.59
+        if x - w / 2 < 0 or x + w / 2 > width:
+            problems.append("subtitle line %r (%.0f px) runs off the %g px page" % (text, w, width))
+    tops = [float(g[1].get("y")) for g in ids["frames"] if len(g) > 1 and g[1].get("y")]
+    if tops and min(tops) < y:
+        problems.append("frames start at %g, above the subtitle's last line at %g" % (min(tops), y))
+    return problems
+
+
 def check_file(path):
     """Returns a list of problems with one SVG."""
     problems = []
@@ -46,6 +70,7 @@ def check_file(path):
     if problems:
         return problems
 
+    problems += check_subtitle(root, ids, width)
     frames = []
     for g in ids["frames"]:
         kids = list(g)

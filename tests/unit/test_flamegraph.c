@@ -917,6 +917,124 @@ static void test_options(void)
 	svg_free(&s);
 }
 
+/* The subtitle's lines: the text of each <tspan> of #subtitle, unescaped; how many. */
+static size_t subtitle_parse(const char *svg, char lines[][512], size_t max, bool *warning)
+{
+	const char *p = find(svg, "<text id=\"subtitle\""), *end = p ? find(p, "</text>") : NULL;
+	size_t n = 0;
+	*warning = p && end && find(p, "class=\"warning\"") && find(p, "class=\"warning\"") < find(p, ">");
+	while (p && end && n < max && (p = find(p, "<tspan")) && p < end) {
+		const char *t = strchr(p, '>') + 1, *te = find(t, "</tspan>");
+		unescape(t, (size_t)(te - t), lines[n++], 512);
+		p = te;
+	}
+	return n;
+}
+
+/* UTF-8 characters in s */
+static size_t chars_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Appends sep and s to buf, cut at its size. */
+static void join_line(char *buf, size_t size, const char *sep, const char *s)
+{
+	size_t at = strlen(buf);
+	for (const char *p = sep; *p && at + 1 < size; p++)
+		buf[at++] = *p;
+	for (const char *p = s; *p && at + 1 < size; p++)
+		buf[at++] = *p;
+	buf[at] = '\0';
+}
+
+static void test_subtitle_wraps(void)
+{
+	static const char *warn = "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind failed, "
+				  "0 failed stack reads; WARNING frame pointers: off in pid 4242 and others: Java "
+				  "frames below compiled code are lost; restart it with -XX:+PreserveFramePointer "
+				  "<and & \"more\">";
+	struct fg_stack st[] = { { "main;a", 3, 0 }, { "main;b", 7, 0 } };
+	struct fg_options o = { .subtitle = "30 s at 99 Hz, 100 samples" };
+	static char lines[64][512];
+	char joined[4096], label[64];
+	struct svg s = { 0 };
+	struct frame *v;
+	size_t n, k;
+	bool warning;
+	double root_y;
+
+	/* fits: one line, no <tspan>, where it always was */
+	svg_draw(&s, "subtitle_short", st, 2, &o);
+	CHECK_HAS_STR(s.p, "<text id=\"subtitle\" x=\"600\" y=\"48\">30 s at 99 Hz, 100 samples</text>");
+	CHECK(subtitle_parse(s.p, lines, 64, &warning) == 0);
+	n = frames_parse(s.p, &v);
+	root_y = FRAME(v, n, "all")->y;
+	free(v);
+	svg_free(&s);
+
+	/* the recording's warning, too wide for one line at 1200 px, and
+	 * narrower: every line fits the width at flamegraph.pl's estimate (0.59
+	 * of the font size a character); nothing lost, still the warning's style,
+	 * and the graph moved down by the extra lines */
+	for (int width = 1200; width >= 300; width /= 2) {
+		o.width = width;
+		o.subtitle = warn;
+		snprintf(label, sizeof(label), "subtitle_wraps_%d", width);
+		svg_draw(&s, label, st, 2, &o);
+		CHECK_EQ_INT(s.ret, 0);
+		k = subtitle_parse(s.p, lines, 64, &warning);
+		CHECK_MSG(k >= 2, "%d px: %zu lines", width, k);
+		CHECK(warning);
+		CHECK_HAS_STR(s.p, "<text id=\"subtitle\" x=\"");
+		joined[0] = '\0';
+		for (size_t i = 0; i < k; i++) {
+			double w = (double)chars_of(lines[i]) * 12 * 0.59;
+			CHECK_MSG(w <= width - 2 * 10.0, "%d px, line %zu is %.0f px: %s", width, i, w, lines[i]);
+			CHECK_MSG(lines[i][0] != ' ' && lines[i][strlen(lines[i]) - 1] != ' ', "%s", lines[i]);
+			join_line(joined, sizeof(joined), i ? " " : "", lines[i]);
+		}
+		CHECK_EQ_STR(joined, warn);
+		if (width == 1200) /* whole "; " parts where they fit */
+			CHECK_EQ_STR(lines[0], "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind "
+					       "failed, 0 failed stack reads;");
+		n = frames_parse(s.p, &v);
+		CHECK_MSG(near(FRAME(v, n, "all")->y, root_y + (double)(k - 1) * 12 * 1.25, 0.001), "%d px: %g, %zu lines",
+			  width, FRAME(v, n, "all")->y, k);
+		free(v);
+		svg_free(&s);
+	}
+
+	/* a word longer than a line is cut between characters, never inside one;
+	 * as many lines as it takes */
+	{
+		char word[2400];
+		size_t len = 0;
+		for (int i = 0; i < 1000; i++) {
+			memcpy(word + len, i % 2 ? "\xc3\xa9" : "x", i % 2 ? 2 : 1);
+			len += i % 2 ? 2 : 1;
+		}
+		word[len] = '\0';
+		o.width = 300;
+		o.subtitle = word;
+		svg_draw(&s, "subtitle_long_word", st, 2, &o);
+		k = subtitle_parse(s.p, lines, 64, &warning);
+		CHECK_MSG(k > 8, "%zu lines", k);
+		CHECK(!warning);
+		joined[0] = '\0';
+		for (size_t i = 0; i < k; i++) {
+			CHECK_MSG(chars_of(lines[i]) * 12 * 0.59 <= 300 - 20, "%s", lines[i]);
+			CHECK(((unsigned char)lines[i][0] & 0xc0) != 0x80);
+			join_line(joined, sizeof(joined), "", lines[i]);
+		}
+		CHECK_EQ_STR(joined, word);
+		svg_free(&s);
+	}
+}
+
 static void test_errors(void)
 {
 	struct fg_stack zero[] = { { "main;a", 0, 0 }, { "main;b", 0, 7 } };
@@ -1101,6 +1219,7 @@ int main(int argc, char **argv)
 	test_differential();
 	test_layouts();
 	test_options();
+	test_subtitle_wraps();
 	test_errors();
 	test_random();
 	return check_report("flamegraph");
