@@ -352,7 +352,9 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	if (bpf_probe_read_user(&type, sizeof(type), (void *)name) != 0)
 		return walk_fail(w, PROFILE_END_READ);
 	__u64 frame_bytes = (__u64)(field32(hdr, hp->blob_frame_size) & 0xffff) * 8;
-	__s32 complete = (__s32)field32(hdr, hp->blob_frame_complete);
+	/* an int up to JDK 22, an int16_t from JDK 23: its low half, sign-extended,
+	 * is right for both (offsets are far below 32 KiB; -1 is "never") */
+	__s32 complete = (__s16)(field32(hdr, hp->blob_frame_complete) & 0xffff);
 	__u64 code_begin = hp->blob_code_offsets ? blob + field32(hdr, hp->blob_code_begin) :
 						   field64(hdr, hp->blob_code_begin);
 	f->method = blob;
