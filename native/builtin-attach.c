@@ -38,7 +38,8 @@ static const char usage[] =
 	"Loading it twice is harmless: the second time says it is already there.\n"
 	"\n"
 	"  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
-	"                           (unfold, msig, dottedclass, sourcepos, quiet; 'help' lists them)\n"
+	"                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"
+	"                           lists them; inline chains are unfolded by default)\n"
 	"  -t, --timeout SECONDS    wait this long for the JVM to answer (default 5)\n"
 	"      --agent PATH         the agent library (default: found next to jflame,\n"
 	"                           or $JFLAME_AGENT)\n"
@@ -47,7 +48,7 @@ static const char usage[] =
 	"\n"
 	"Examples:\n"
 	"  jflame attach 4242\n"
-	"  jflame attach 4242 unfold\n"
+	"  jflame attach 4242 msig,sourcepos\n"
 	"  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
 
 static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
