@@ -1,32 +1,18 @@
-/* hotspot_vm.h - one HotSpot JVM seen from outside: its layout from the
- * gHotSpotVMStructs tables in its memory, for the eBPF walker, and the names
- * of its methods (Method*, nmethods, code blobs) read from that memory. */
+/* hotspot_vm.h - one HotSpot JVM seen from outside: the walker's layout from the
+ * gHotSpotVMStructs tables in its memory, and its methods' names from that memory. */
 #ifndef JFLAME_HOTSPOT_VM_H
 #define JFLAME_HOTSPOT_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <linux/types.h>
 
+#include "hotspot_names.h" /* hotspot_read_fn, struct hotspot_layout */
 #include "profile.h"
 #include "str_intern.h"
-
-/* Reads len bytes at addr of the JVM: 0 when all were read, else -1. */
-typedef int (*hotspot_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
-
-/* Field offsets and sizes the names need (bytes; -1 when the JVM has none). */
-struct hotspot_layout {
-	int jdk;                 /* major version (17, 25, ...); 0 unknown */
-	long method_const_method; /* Method::_constMethod */
-	long cm_constants, cm_name_index, cm_code_size, cm_flags, cm_flags_size, cm_size;
-	long cp_pool_holder, cp_size, cp_source_file;
-	long klass_name;
-	long symbol_length, symbol_body;
-	long blob_name;
-	long nm_method, nm_compile_id;
-};
 
 struct hotspot_vm;
 
@@ -34,15 +20,44 @@ struct hotspot_vm;
  * process_vm_readv. NULL with one line in err when pid has no libjvm.so or
  * its tables cannot be read (yet: a JVM still starting). */
 struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, size_t errlen);
-/* A vm over any memory with a given layout (tests, the fuzzer); no walker
- * layout, no class-unloading counter. */
+
+/* libjvm's exported variables the tables are found through, in this order
+ * (hotspot_vm_from_tables takes their addresses). */
+enum hotspot_symbol {
+	HOTSPOT_SYM_STRUCTS,        /* gHotSpotVMStructs: VMStructEntry* */
+	HOTSPOT_SYM_STRUCT_STRIDE,  /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
+	HOTSPOT_SYM_STRUCT_TYPE,    /* gHotSpotVMStructEntryTypeNameOffset */
+	HOTSPOT_SYM_STRUCT_FIELD,   /* gHotSpotVMStructEntryFieldNameOffset */
+	HOTSPOT_SYM_STRUCT_TSTRING, /* gHotSpotVMStructEntryTypeStringOffset */
+	HOTSPOT_SYM_STRUCT_STATIC,  /* gHotSpotVMStructEntryIsStaticOffset */
+	HOTSPOT_SYM_STRUCT_OFFSET,  /* gHotSpotVMStructEntryOffsetOffset */
+	HOTSPOT_SYM_STRUCT_ADDRESS, /* gHotSpotVMStructEntryAddressOffset */
+	HOTSPOT_SYM_TYPES,          /* gHotSpotVMTypes: VMTypeEntry* */
+	HOTSPOT_SYM_TYPE_STRIDE,    /* gHotSpotVMTypeEntryArrayStride */
+	HOTSPOT_SYM_TYPE_TYPE,      /* gHotSpotVMTypeEntryTypeNameOffset */
+	HOTSPOT_SYM_TYPE_SIZE,      /* gHotSpotVMTypeEntrySizeOffset */
+	HOTSPOT_NSYMS
+};
+
+/* A vm over any memory whose tables are found through the variables at
+ * sym[HOTSPOT_NSYMS] (tests, the fuzzer): as hotspot_vm_open without a
+ * process (no class-unloading counter). */
+struct hotspot_vm *hotspot_vm_from_tables(const uint64_t sym[HOTSPOT_NSYMS], hotspot_read_fn read, void *ctx,
+					  struct str_intern *si, char *err, size_t errlen);
+/* A vm over any memory with a given layout (tests, the fuzzer): names only,
+ * no walker layout, no class-unloading counter. */
 struct hotspot_vm *hotspot_vm_new(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
 				  struct str_intern *si);
 void hotspot_vm_free(struct hotspot_vm *vm);
 
 /* The walker's layout: 1 filled, 0 not yet (the code cache or the
- * interpreter not set up: call again later), -1 never (unsupported). */
+ * interpreter not set up: call again later), -1 never (unsupported: a
+ * needed field missing or past what struct hotspot_proc can hold). */
 int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out);
+
+/* Bytes of CodeBlob::_frame_complete_offset: 4 (int) up to JDK 22, 2
+ * (int16_t, sign-extended: -1 is "never safe") from JDK 23; 0 unknown. */
+int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm);
 
 /* Every ~100 ms, and right before samples are read: when the JVM has unloaded
  * classes since the last call (hsperfdata's java.cls.unloadedClasses; without
@@ -77,5 +92,18 @@ const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob);
 
 /* The layout the names use (for tests). */
 const struct hotspot_layout *hotspot_vm_layout(const struct hotspot_vm *vm);
+
+/* One entry of the JVM's tables: a field (gHotSpotVMStructs: type, field,
+ * type_string, offset or, when is_static, address) or a type
+ * (gHotSpotVMTypes: type, size). */
+struct hotspot_entry {
+	const char *type, *field, *type_string; /* field and type_string NULL for a type */
+	bool is_static;
+	uint64_t value; /* the offset, the static field's address, or the type's size */
+};
+typedef void (*hotspot_entry_fn)(void *ctx, const struct hotspot_entry *e);
+/* Calls fn for every entry of both tables, read anew (for tests and tools):
+ * 0, or -1 when they cannot be read (a vm made by hotspot_vm_new has none). */
+int hotspot_vm_entries(struct hotspot_vm *vm, hotspot_entry_fn fn, void *ctx);
 
 #endif

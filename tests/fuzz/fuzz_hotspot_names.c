@@ -1,7 +1,6 @@
-/* fuzz_hotspot_names.c - libFuzzer target for the Method* -> name reader over
- * garbage memory: a layout and a memory image from the input, every naming
- * function called; names must stay printable, bounded and well formed. */
-/* module: native/hotspot_vm.c native/str_intern.c native/hsperf.c native/proc_info.c native/proc_maps.c */
+/* fuzz_hotspot_names.c - libFuzzer target for reading a JVM over garbage memory: tables
+ * and walker layout, or a given layout, then every naming function. */
+/* module: native/hotspot_vm.c native/hotspot_names.c native/elf_lookup.c native/str_intern.c native/hsperf.c native/proc_info.c native/proc_maps.c */
 #include "hotspot_vm.h"
 
 #include <stdbool.h>
@@ -10,7 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BASE 0x10000ULL /* where the image is "mapped" */
+/* Input: a 32-byte header, then the memory image, "mapped" at BASE.
+ *   h[0] bit 0: JDK 25 (else 17) for a given layout; bit 1: table mode, the
+ *     layout read from tables found through the 12 variables at the image's
+ *     start (enum hotspot_symbol order; tests/unit/test_hotspot_tables.c
+ *     writes such seeds)
+ *   h[1..15]: a given layout's offsets (layout mode)
+ *   h[16..17] Method* - BASE, h[18..21] cookie, h[22..23] bci,
+ *   h[24..25] nmethod - BASE, h[26..29] compile id, h[30..31] blob - BASE */
+#define BASE 0x10000ULL
 #define HEADER 32
 
 struct image {
@@ -49,9 +56,36 @@ static void check_name(const char *name, bool method)
 	if (n == 0 || n > 4096)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)name[i] < 0x20)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
 			abort();
 	if (method && (name[0] != 'L' || !strstr(name, ";::")))
+		abort();
+}
+
+static void check_entry(void *ctx, const struct hotspot_entry *e)
+{
+	(void)ctx;
+	if (!e->type || strlen(e->type) >= 256 || (e->field && strlen(e->field) >= 256) ||
+	    (e->field && (!e->type_string || strlen(e->type_string) >= 256)))
+		abort();
+}
+
+static void check_walker(struct hotspot_vm *vm)
+{
+	struct hotspot_proc hp;
+	int rc = hotspot_vm_walker_info(vm, &hp);
+	if (rc < -1 || rc > 1)
+		abort();
+	if (rc == 1 && (hp.nheaps == 0 || hp.nheaps > PROFILE_HOTSPOT_HEAPS || hp.blob_header > 512 ||
+			hp.blob_header < 64 || hp.segment_shift < 4 || hp.segment_shift > 16 ||
+			hp.code_high <= hp.code_low || hp.interp_high <= hp.interp_low ||
+			hp.interp_low < hp.code_low || hp.interp_high > hp.code_high))
+		abort();
+	for (__u32 i = 0; rc == 1 && i < hp.nheaps; i++)
+		if (hp.heap_high[i] <= hp.heap_low[i] || hp.heap_low[i] < hp.code_low || hp.heap_high[i] > hp.code_high)
+			abort();
+	int size = hotspot_vm_frame_complete_size(vm);
+	if (size != 0 && size != 2 && size != 4)
 		abort();
 }
 
@@ -61,32 +95,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const uint8_t *h = data;
 	struct image im = { data + HEADER, size - HEADER, 0 };
-	struct hotspot_layout l = {
-		.jdk = h[0] & 1 ? 25 : 17,
-		.method_const_method = h[1],
-		.cm_constants = h[2],
-		.cm_name_index = h[3],
-		.cm_code_size = h[4],
-		.cm_flags = h[5],
-		.cm_size = h[6],
-		.cp_pool_holder = h[7],
-		.cp_size = h[8],
-		.klass_name = h[9],
-		.symbol_length = h[10],
-		.symbol_body = h[11],
-		.blob_name = h[12],
-		.nm_method = h[13],
-		.nm_compile_id = h[14],
-		.cm_flags_size = h[15] & 1 ? 4 : 2,
-		.cp_source_file = h[15] >> 1,
-	};
 	struct str_intern *si = str_intern_new();
-	struct hotspot_vm *vm = si ? hotspot_vm_new(&l, image_read, &im, si) : NULL;
-	if (!vm)
+	struct hotspot_vm *vm = NULL;
+	bool tables = h[0] & 2;
+	if (!si)
 		abort();
+	if (tables) {
+		uint64_t sym[HOTSPOT_NSYMS];
+		char err[256] = "";
+		for (int k = 0; k < HOTSPOT_NSYMS; k++)
+			sym[k] = BASE + 8 * (uint64_t)k;
+		vm = hotspot_vm_from_tables(sym, image_read, &im, si, err, sizeof(err));
+		if (!vm && (strncmp(err, "jflame: ", 8) != 0 || strchr(err, '\n')))
+			abort(); /* one line saying why */
+		if (!vm)
+			goto out;
+		check_walker(vm);
+		if (hotspot_vm_entries(vm, check_entry, NULL) != 0)
+			abort(); /* read once, the same memory reads again */
+	} else {
+		struct hotspot_layout l = {
+			.jdk = h[0] & 1 ? 25 : 17,
+			.method_const_method = h[1],
+			.cm_constants = h[2],
+			.cm_name_index = h[3],
+			.cm_code_size = h[4],
+			.cm_flags = h[5],
+			.cm_size = h[6],
+			.cp_pool_holder = h[7],
+			.cp_size = h[8],
+			.klass_name = h[9],
+			.symbol_length = h[10],
+			.symbol_body = h[11],
+			.blob_name = h[12],
+			.nm_method = h[13],
+			.nm_compile_id = h[14],
+			.cm_flags_size = h[15] & 1 ? 4 : 2,
+			.cp_source_file = h[15] >> 2,
+			.cm_method_size = h[15] & 2 ? 24 : -1,
+		};
+		if (!(vm = hotspot_vm_new(&l, image_read, &im, si)))
+			abort();
+	}
 	uint64_t method = BASE + le16(h + 16), nmethod = BASE + le16(h + 24), blob = BASE + le16(h + 30);
 	uint32_t cookie = le32(h + 18), compile_id = le32(h + 26);
 	int bci = le16(h + 22);
+	size_t before = im.reads;
 
 	const char *a = hotspot_method_name(vm, method, 0, 1);
 	check_name(a, true);
@@ -96,15 +150,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a && hotspot_method_name(vm, method, 0, 3) != a)
 		abort();
 	int line = hotspot_method_line(vm, method, 0, bci);
-	if (line == 0 || line < -1)
+	if (line == 0 || line < -1 || line != hotspot_method_line(vm, method, 0, bci))
 		abort();
 	check_name(hotspot_nmethod_name(vm, nmethod, compile_id, 4), true);
 	check_name(hotspot_blob_name(vm, blob), false);
 	hotspot_vm_refresh(vm);
-	check_name(hotspot_method_name(vm, method, 0, 5), true);
-	/* garbage never makes the reader wander: a bounded number of reads */
-	if (im.reads > 64 + 2 * 1024)
+	hotspot_vm_classes_unloaded(vm, 6, 7);
+	check_name(hotspot_method_name(vm, method, 0, 5), true); /* around the unloading */
+	check_name(hotspot_method_name(vm, method, 0, 8), true);
+	/* garbage never makes the reader wander: a bounded number of reads
+	 * (a symbol is read in at most 128 pieces) */
+	if (im.reads - before > 64 + 8 * 3 * 128)
 		abort();
+out:
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 	return 0;

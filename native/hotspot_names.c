@@ -1,0 +1,484 @@
+/* hotspot_names.c - names of a HotSpot JVM's methods (Method*, nmethods, code
+ * blobs) and their line numbers, read from its memory through any reader. */
+#include "hotspot_names.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAME 256                 /* code blob and source file names */
+#define MAX_CLASS 2048               /* class names longer than this are cut */
+#define MAX_METHOD_NAME (MAX_CLASS + 1024)
+#define MAX_LINE_TABLE 65536         /* bytes of a line number table read at most */
+#define MAX_CACHED (1u << 18)        /* entries of a name cache before it starts over */
+#define CLOSED_KEEP_NS 5000000000ULL /* closed names serve samples this much older */
+#define OPEN ((uint64_t)-1)
+#define LINE_CACHE 4096              /* direct-mapped */
+
+/* A Method*'s name, for samples taken in [from_ns, until_ns) (CLOCK_MONOTONIC):
+ * a class's memory may be another class's after it is unloaded, so entries
+ * are closed when the JVM reports unloading, and kept a while for the samples
+ * taken before it. In the nmethod cache, cookie is the compile id. */
+struct name_entry {
+	uint64_t key; /* Method* or nmethod (0: empty) */
+	uint32_t cookie; /* ConstMethod* >> 3 it was named from */
+	const char *name;
+	const char *source; /* "Foo.java", NULL when the class has none */
+	uint64_t from_ns, until_ns;
+};
+
+struct line_entry {
+	uint64_t method;
+	uint32_t cookie, gen;
+	int32_t bci, line;
+};
+
+struct hotspot_names {
+	struct hotspot_layout l;
+	hotspot_read_fn read;
+	void *ctx;
+	struct str_intern *si;
+	struct name_entry *names; /* open addressing, cap a power of two */
+	size_t nnames, cap;
+	/* nmethod -> the name of its method, for the compile id it had: ids are
+	 * never reused, so an entry never goes stale */
+	struct name_entry *nms;
+	size_t nnms, nmcap;
+	/* (Method*, bci) -> source line, for the class unloadings seen so far */
+	struct line_entry *lines;
+	uint32_t unload_gen;
+	/* the last unloading happened in [window_ns, open_from_ns): samples from
+	 * then cannot be told from the classes that replaced the unloaded ones */
+	uint64_t window_ns, open_from_ns;
+};
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+static int rd(const struct hotspot_names *n, uint64_t addr, void *buf, size_t len)
+{
+	if (!addr || addr + len < addr)
+		return -1;
+	return n->read(n->ctx, addr, buf, len);
+}
+
+static uint64_t rd_u64(const struct hotspot_names *n, uint64_t addr)
+{
+	uint64_t v = 0;
+	return rd(n, addr, &v, 8) == 0 ? v : 0;
+}
+
+/* addr + off for a layout offset; 0 (unreadable) when the field is unknown. */
+static uint64_t at(uint64_t addr, long off)
+{
+	return addr && off >= 0 ? addr + (uint64_t)off : 0;
+}
+
+/* ---- caches ---------------------------------------------------------------------- */
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static void table_insert(struct name_entry *t, size_t cap, const struct name_entry *e)
+{
+	size_t i = slot_of(e->key, cap);
+	while (t[i].key)
+		i = (i + 1) & (cap - 1);
+	t[i] = *e;
+}
+
+/* Rebuilds the name table into cap slots without the entries closed before
+ * drop_before (0 keeps all). */
+static int names_rebuild(struct hotspot_names *n, size_t cap, uint64_t drop_before)
+{
+	struct name_entry *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -1;
+	size_t kept = 0;
+	for (size_t i = 0; i < n->cap; i++)
+		if (n->names[i].key && n->names[i].until_ns >= drop_before) {
+			table_insert(t, cap, &n->names[i]);
+			kept++;
+		}
+	free(n->names);
+	n->names = t;
+	n->cap = cap;
+	n->nnames = kept;
+	return 0;
+}
+
+/* The entry of key for a sample taken at t_ns: the one whose time range holds
+ * it, or with until != 0 the one closed at until (OPEN: the open one). */
+static struct name_entry *names_find(struct hotspot_names *n, uint64_t key, uint64_t t_ns, uint64_t until)
+{
+	for (size_t i = slot_of(key, n->cap); n->names[i].key; i = (i + 1) & (n->cap - 1)) {
+		struct name_entry *e = &n->names[i];
+		if (e->key == key && (until ? e->until_ns == until : e->from_ns <= t_ns && t_ns < e->until_ns))
+			return e;
+	}
+	return NULL;
+}
+
+static void names_put(struct hotspot_names *n, uint64_t key, uint32_t cookie, const char *name, const char *source)
+{
+	if (n->nnames >= MAX_CACHED) { /* a bound for any memory: start over */
+		memset(n->names, 0, n->cap * sizeof(*n->names));
+		n->nnames = 0;
+	}
+	if ((n->nnames + 1) * 2 > n->cap && names_rebuild(n, n->cap * 2, 0) != 0)
+		return;
+	struct name_entry e = { key, cookie, name, source, n->open_from_ns, OPEN };
+	table_insert(n->names, n->cap, &e);
+	n->nnames++;
+}
+
+static const char *nms_find(const struct hotspot_names *n, uint64_t key, uint32_t compile_id)
+{
+	for (size_t i = slot_of(key, n->nmcap); n->nms[i].key; i = (i + 1) & (n->nmcap - 1))
+		if (n->nms[i].key == key)
+			return n->nms[i].cookie == compile_id ? n->nms[i].name : NULL;
+	return NULL;
+}
+
+static void nms_put(struct hotspot_names *n, uint64_t key, uint32_t compile_id, const char *name)
+{
+	size_t cap = n->nmcap;
+	if (n->nnms >= MAX_CACHED || (n->nnms + 1) * 2 > cap) {
+		struct name_entry *t;
+		bool keep = n->nnms < MAX_CACHED;
+		cap = keep ? cap * 2 : cap;
+		if (!(t = calloc(cap, sizeof(*t))))
+			return;
+		for (size_t i = 0; keep && i < n->nmcap; i++)
+			if (n->nms[i].key)
+				table_insert(t, cap, &n->nms[i]);
+		free(n->nms);
+		n->nms = t;
+		n->nmcap = cap;
+		n->nnms = keep ? n->nnms : 0;
+	}
+	size_t i = slot_of(key, cap);
+	while (n->nms[i].key && n->nms[i].key != key) /* a freed nmethod's address reused */
+		i = (i + 1) & (cap - 1);
+	n->nnms += !n->nms[i].key;
+	n->nms[i] = (struct name_entry){ .key = key, .cookie = compile_id, .name = name };
+}
+
+struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+					struct str_intern *si)
+{
+	struct hotspot_names *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->l = *l;
+	n->read = read;
+	n->ctx = ctx;
+	n->si = si;
+	n->cap = 1024;
+	n->nmcap = 256;
+	n->names = calloc(n->cap, sizeof(*n->names));
+	n->nms = calloc(n->nmcap, sizeof(*n->nms));
+	n->lines = calloc(LINE_CACHE, sizeof(*n->lines));
+	if (!n->names || !n->nms || !n->lines) {
+		hotspot_names_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void hotspot_names_free(struct hotspot_names *n)
+{
+	if (!n)
+		return;
+	free(n->names);
+	free(n->nms);
+	free(n->lines);
+	free(n);
+}
+
+const struct hotspot_layout *hotspot_names_layout(const struct hotspot_names *n)
+{
+	return &n->l;
+}
+
+void hotspot_names_unloaded(struct hotspot_names *n, uint64_t last_seen_ns, uint64_t now_ns)
+{
+	for (size_t i = 0; i < n->cap; i++)
+		if (n->names[i].key && n->names[i].until_ns == OPEN)
+			n->names[i].until_ns = last_seen_ns;
+	n->window_ns = last_seen_ns;
+	n->open_from_ns = now_ns;
+	n->unload_gen++; /* cached line numbers may be of replaced classes */
+	if (now_ns > CLOSED_KEEP_NS)
+		names_rebuild(n, n->cap, now_ns - CLOSED_KEEP_NS);
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+/* A Symbol's text appended to out[*pos..len) (cut to fit): 0, or -1 when
+ * unreadable, empty or not a name (control characters). */
+static int symbol_append(const struct hotspot_names *n, uint64_t sym, char *out, size_t len, size_t *pos)
+{
+	uint16_t length = 0; /* a u2: a symbol is at most 64 KiB */
+	char buf[512];
+	if (rd(n, at(sym, n->l.symbol_length), &length, 2) != 0 || length == 0)
+		return -1;
+	for (size_t done = 0; done < length;) {
+		size_t chunk = length - done < sizeof(buf) ? length - done : sizeof(buf);
+		if (rd(n, at(sym, n->l.symbol_body) + done, buf, chunk) != 0)
+			return -1;
+		for (size_t i = 0; i < chunk; i++) {
+			unsigned char c = (unsigned char)buf[i];
+			if (c < 0x20 || c == 0x7f)
+				return -1;
+			if (*pos + 1 < len)
+				out[(*pos)++] = (char)c;
+		}
+		done += chunk;
+	}
+	out[*pos] = '\0';
+	return 0;
+}
+
+/* A constant pool's Symbol* entry (entries follow the ConstantPool, 8 bytes
+ * each; a low tag bit in some JDKs). */
+static uint64_t pool_symbol(const struct hotspot_names *n, uint64_t cp, uint16_t index)
+{
+	if (!index || n->l.cp_size <= 0)
+		return 0;
+	return rd_u64(n, cp + (uint64_t)n->l.cp_size + 8 * (uint64_t)index) & ~1ULL;
+}
+
+/* A hidden class's name "pkg/Foo$$Lambda$14+0x0000000800c01234" (its Symbol)
+ * reads "pkg/Foo$$Lambda$14.0x0000000800c01234", as JVMTI (and so the agent)
+ * gives it. */
+static void hidden_class_dot(char *klass, size_t from, size_t to)
+{
+	for (size_t i = to; i > from + 2; i--)
+		if (klass[i - 2] == '+' && klass[i - 1] == '0' && i < to && klass[i] == 'x') {
+			klass[i - 2] = '.';
+			return;
+		}
+}
+
+/* The source file a class's constant pool names (its SourceFile attribute). */
+static const char *source_file(struct hotspot_names *n, uint64_t cp)
+{
+	char file[MAX_NAME];
+	uint16_t index = 0;
+	size_t pos = 0;
+	if (rd(n, at(cp, n->l.cp_source_file), &index, 2) != 0 ||
+	    symbol_append(n, pool_symbol(n, cp, index), file, sizeof(file), &pos) != 0)
+		return NULL;
+	return str_intern(n->si, file);
+}
+
+/* "Lpkg/Class;::method" of what the Method holds now, its ConstMethod* in *cm
+ * and its constant pool in *cp; NULL when unreadable or cookie differs. */
+static const char *method_read(struct hotspot_names *n, uint64_t method, uint32_t cookie, uint64_t *cm, uint64_t *cp)
+{
+	char name[MAX_METHOD_NAME];
+	uint64_t holder;
+	uint16_t name_index = 0;
+	size_t pos = 0;
+	*cm = rd_u64(n, at(method, n->l.method_const_method));
+	if (!*cm || (cookie && (uint32_t)(*cm >> 3) != cookie))
+		return NULL;
+	*cp = rd_u64(n, at(*cm, n->l.cm_constants));
+	if (!*cp || rd(n, at(*cm, n->l.cm_name_index), &name_index, 2) != 0 || !name_index)
+		return NULL;
+	holder = rd_u64(n, at(*cp, n->l.cp_pool_holder));
+	name[pos++] = 'L';
+	if (symbol_append(n, rd_u64(n, at(holder, n->l.klass_name)), name, MAX_CLASS, &pos) != 0)
+		return NULL;
+	hidden_class_dot(name, 1, pos);
+	memcpy(name + pos, ";::", 4);
+	pos += 3;
+	if (symbol_append(n, pool_symbol(n, *cp, name_index), name, sizeof(name), &pos) != 0)
+		return NULL;
+	return str_intern(n->si, name);
+}
+
+const char *hotspot_names_method(struct hotspot_names *n, uint64_t method, uint32_t cookie, uint64_t t_ns)
+{
+	uint64_t cm, cp;
+	if (!method || (method & 7))
+		return NULL;
+	struct name_entry *e = names_find(n, method, t_ns, 0);
+	if (e && (!cookie || e->cookie == cookie))
+		return e->name;
+	const char *s = method_read(n, method, cookie, &cm, &cp);
+	if (!s)
+		return NULL;
+	if (t_ns >= n->open_from_ns) { /* what memory holds now names samples from then on */
+		const char *source = source_file(n, cp);
+		e = names_find(n, method, t_ns, OPEN);
+		if (e)
+			e->cookie = (uint32_t)(cm >> 3), e->name = s, e->source = source;
+		else
+			names_put(n, method, (uint32_t)(cm >> 3), s, source);
+		return s;
+	}
+	/* a sample from around the last unloading: named only when the method
+	 * had this very name before it too (its class may have been replaced) */
+	if (t_ns >= n->window_ns) {
+		e = names_find(n, method, t_ns, n->window_ns);
+		return e && e->name == s ? s : NULL;
+	}
+	return s; /* older: what memory holds now, uncached */
+}
+
+const char *hotspot_names_source(struct hotspot_names *n, uint64_t method, uint32_t cookie, uint64_t t_ns)
+{
+	if (!hotspot_names_method(n, method, cookie, t_ns))
+		return NULL;
+	struct name_entry *e = names_find(n, method, t_ns, 0);
+	return e && (!cookie || e->cookie == cookie) ? e->source : NULL;
+}
+
+const char *hotspot_names_nmethod(struct hotspot_names *n, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns)
+{
+	int32_t id = 0;
+	const char *name;
+	if (!nmethod || (nmethod & 7))
+		return NULL;
+	if ((name = nms_find(n, nmethod, compile_id)) != NULL)
+		return name;
+	if (rd(n, at(nmethod, n->l.nm_compile_id), &id, 4) != 0 || (uint32_t)id != compile_id)
+		return NULL;
+	name = hotspot_names_method(n, rd_u64(n, at(nmethod, n->l.nm_method)), 0, t_ns);
+	if (name)
+		nms_put(n, nmethod, compile_id, name);
+	return name;
+}
+
+const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
+{
+	char name[MAX_NAME];
+	size_t got = 0;
+	uint64_t p = rd_u64(n, at(blob, n->l.blob_name));
+	if (!p)
+		return NULL;
+	/* a C string: read in pieces that stop at 32-byte boundaries, so one
+	 * near the end of a mapping is read too */
+	for (;;) {
+		size_t chunk = 32 - ((p + got) & 31);
+		if (chunk > sizeof(name) - 1 - got)
+			chunk = sizeof(name) - 1 - got;
+		if (!chunk || rd(n, p + got, name + got, chunk) != 0)
+			return NULL;
+		if (memchr(name + got, '\0', chunk))
+			break;
+		got += chunk;
+	}
+	if (!name[0])
+		return NULL;
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return str_intern(n->si, name);
+}
+
+/* ---- line numbers ------------------------------------------------------------- */
+
+/* One UNSIGNED5 number (HotSpot's CompressedReadStream): bytes below 192 end
+ * it, each further byte adds 6 bits; from JDK 20 the byte 0 is excluded and
+ * every byte is one more (x = 1). */
+static int read_u5(const unsigned char *p, size_t len, size_t *i, unsigned x, uint32_t *out)
+{
+	uint32_t sum = 0;
+	for (int k = 0, shift = 0; k < 5; k++, shift += 6) {
+		if (*i >= len || p[*i] < x)
+			return -1;
+		unsigned char b = p[(*i)++];
+		sum += (uint32_t)(b - x) << shift;
+		if (b < 192)
+			break;
+	}
+	*out = sum;
+	return 0;
+}
+
+/* Method::line_number_from_bci over a CompressedLineNumberReadStream: pairs
+ * of (bci, line) deltas, a byte (bci << 3 | line) or 0xff and two zigzag
+ * UNSIGNED5 numbers, ended by 0; the line of bci itself, else of the highest
+ * bci below it. */
+static int line_decode(const unsigned char *t, size_t len, unsigned x, int bci)
+{
+	uint32_t cur_bci = 0, cur_line = 0, best_bci = 0;
+	int best = -1;
+	for (size_t i = 0; i < len;) {
+		unsigned char b = t[i++];
+		if (b == 0)
+			break;
+		if (b == 0xff) {
+			uint32_t db, dl;
+			if (read_u5(t, len, &i, x, &db) != 0 || read_u5(t, len, &i, x, &dl) != 0)
+				break;
+			cur_bci += (db >> 1) ^ -(db & 1);
+			cur_line += (dl >> 1) ^ -(dl & 1);
+		} else {
+			cur_bci += b >> 3;
+			cur_line += b & 7;
+		}
+		if (cur_bci == (uint32_t)bci)
+			return (int)cur_line > 0 ? (int)cur_line : -1;
+		if (cur_bci < (uint32_t)bci && cur_bci >= best_bci) {
+			best_bci = cur_bci;
+			best = (int)cur_line;
+		}
+	}
+	return best > 0 ? best : -1;
+}
+
+static int method_line(struct hotspot_names *n, uint64_t method, uint32_t cookie, int bci)
+{
+	unsigned char *t = NULL;
+	uint64_t cm;
+	uint32_t flags = 0;
+	uint16_t code_size = 0;
+	int32_t words = 0;
+	size_t len = 4096;
+	int line = -1;
+	if (!method || bci < 0 || n->l.cm_size <= 0 || (n->l.cm_flags_size != 2 && n->l.cm_flags_size != 4))
+		return -1;
+	cm = rd_u64(n, at(method, n->l.method_const_method));
+	if (!cm || (cookie && (uint32_t)(cm >> 3) != cookie) ||
+	    rd(n, at(cm, n->l.cm_flags), &flags, (size_t)n->l.cm_flags_size) != 0 ||
+	    rd(n, at(cm, n->l.cm_code_size), &code_size, 2) != 0)
+		return -1;
+	if (!(flags & 1) || bci >= code_size) /* has_linenumber_table */
+		return -1;
+	/* the table follows the bytecodes; the ConstMethod's size bounds it */
+	uint64_t table = cm + (uint64_t)n->l.cm_size + code_size;
+	if (n->l.cm_method_size > 0 && rd(n, at(cm, n->l.cm_method_size), &words, 4) == 0 && words > 0) {
+		uint64_t end = cm + 8 * (uint64_t)words;
+		if (end <= table)
+			return -1;
+		len = end - table < MAX_LINE_TABLE ? (size_t)(end - table) : MAX_LINE_TABLE;
+	}
+	if (!(t = malloc(len)))
+		return -1;
+	if (rd(n, table, t, len) != 0) {
+		size_t rest = 4096 - (size_t)(table & 4095); /* what there is up to the end of its page */
+		if (rest >= len || rd(n, table, t, rest) != 0)
+			goto out;
+		len = rest;
+	}
+	line = line_decode(t, len, n->l.jdk >= 20 ? 1 : 0, bci);
+out:
+	free(t);
+	return line;
+}
+
+int hotspot_names_line(struct hotspot_names *n, uint64_t method, uint32_t cookie, int bci)
+{
+	uint64_t key = method ^ ((uint64_t)(uint32_t)bci << 40);
+	struct line_entry *e = &n->lines[(size_t)((key * 0x9e3779b97f4a7c15ULL) >> 52) & (LINE_CACHE - 1)];
+	if (method && e->method == method && e->bci == bci && e->cookie == cookie && e->gen == n->unload_gen)
+		return e->line;
+	int line = method_line(n, method, cookie, bci);
+	*e = (struct line_entry){ method, cookie, n->unload_gen, bci, line };
+	return line;
+}
