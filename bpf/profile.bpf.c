@@ -70,12 +70,18 @@ struct blob_cache_entry {
 	__u16 pad;
 };
 
+/* The walker reads the stack a window at a time: one read for many frames,
+ * where a read a frame costs more than copying the window. */
+#define WINDOW_WORDS 512 /* 4 KiB */
+#define WINDOW_SLACK 16  /* words past the window, so that a view of up to 16 words stays in bounds */
+
 /* One sample under construction per CPU, the code blob header being looked
  * at, and the blob cache (too large for the BPF stack and for a per-CPU
  * map's value); jflame sets max_entries to the number of CPUs. */
 struct cpu_scratch {
 	struct profile_sample s;
 	__u8 hdr[BLOB_HEADER];
+	__u64 win[WINDOW_WORDS + WINDOW_SLACK];
 	struct blob_cache_entry cache[BLOB_CACHE];
 };
 
@@ -105,6 +111,8 @@ struct walk {
 	struct profile_sample *s;
 	const struct hotspot_proc *hp;
 	__u8 *hdr;
+	__u64 *win;                 /* stack words [win_lo, win_hi) */
+	__u64 win_lo, win_hi;
 	struct blob_cache_entry *cache;
 	__u64 now;
 	__u32 tgid;
@@ -164,12 +172,36 @@ static __always_inline __u32 field32(const __u8 *hdr, __u16 off)
 	return v;
 }
 
+/* n (at most WINDOW_SLACK) words of the stack at addr, from the window;
+ * the window is read anew from addr when it does not hold them: as much as
+ * fits, or to the end of addr's page if the stack's mapping ends sooner, or
+ * just the n words. NULL when they cannot be read. */
+static __always_inline const __u64 *stack_at(struct walk *w, __u64 addr, __u32 n)
+{
+	__u64 len = WINDOW_WORDS * 8;
+	if (addr >= w->win_lo && addr + 8 * n <= w->win_hi && !((addr - w->win_lo) & 7))
+		return &w->win[((addr - w->win_lo) >> 3) & (WINDOW_WORDS - 1)];
+	if (bpf_probe_read_user(w->win, WINDOW_WORDS * 8, (void *)addr) != 0) {
+		len = 4096 - (addr & 4095);
+		if (len < 8 * n || len > WINDOW_WORDS * 8 || bpf_probe_read_user(w->win, len, (void *)addr) != 0) {
+			len = 8 * n;
+			if (len > WINDOW_SLACK * 8 || bpf_probe_read_user(w->win, len, (void *)addr) != 0) {
+				w->win_lo = w->win_hi = 0;
+				return NULL;
+			}
+		}
+	}
+	w->win_lo = addr;
+	w->win_hi = addr + len;
+	return w->win;
+}
+
 /* Unwinds through the return address at ra_at (the saved rbp, if the frame
  * saved one, just below it). false when it is not code of the JVM. */
 static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_saved)
 {
-	__u64 slot[2];
-	if (bpf_probe_read_user(slot, sizeof(slot), (void *)(ra_at - 8)) != 0)
+	const __u64 *slot = stack_at(w, ra_at - 8, 2);
+	if (!slot)
 		return false;
 	if (!in_code(w->hp, slot[1]))
 		return false;
@@ -185,10 +217,10 @@ static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_sav
  * as HotSpot's own safe_for_sender and the OTel profiler do. */
 static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bool fp_saved)
 {
-	__u64 stack[RA_SEARCH_SLOTS + 1];
 	__u64 at = w->sp + frame_bytes - 8;
+	const __u64 *stack = stack_at(w, at - 8, 2);
 	/* the return address where the frame size says, most of the time */
-	if (bpf_probe_read_user(stack, 16, (void *)(at - 8)) != 0)
+	if (!stack)
 		return false;
 	if (in_code(w->hp, stack[1])) {
 		w->pc = stack[1];
@@ -197,7 +229,7 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 			w->fp = stack[0];
 		return true;
 	}
-	if (bpf_probe_read_user(stack, sizeof(stack), (void *)(at - 8)) != 0)
+	if (!(stack = stack_at(w, at - 8, RA_SEARCH_SLOTS + 1)))
 		return false;
 	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
 		if (in_code(w->hp, stack[i + 1])) {
@@ -214,9 +246,9 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 /* Frame-pointer step: what the kernel does for native code. */
 static __always_inline void unwind_fp(struct walk *w)
 {
-	__u64 slot[2];
+	const __u64 *slot = NULL;
 	if (!w->fp || w->fp < w->sp || w->fp - w->sp > MAX_FRAME_BYTES || (w->fp & 7) ||
-	    bpf_probe_read_user(slot, sizeof(slot), (void *)w->fp) != 0 || !slot[1]) {
+	    !(slot = stack_at(w, w->fp, 2)) || !slot[1]) {
 		w->done = true; /* the stack's root, or a frame without a frame pointer */
 		return;
 	}
@@ -241,9 +273,9 @@ static __always_inline void walk_fail(struct walk *w, __u8 why)
  * been extended by an adapter). */
 static __always_inline void unwind_interp(struct walk *w, struct profile_frame *f, bool leaf)
 {
-	__u64 slots[INTERP_SLOTS + 2], cm = 0, bcp, bci;
-	if (!fp_plausible(w) || !w->fp ||
-	    bpf_probe_read_user(slots, sizeof(slots), (void *)(w->fp - 8 * INTERP_SLOTS)) != 0)
+	const __u64 *slots;
+	__u64 cm = 0, bcp, bci;
+	if (!fp_plausible(w) || !w->fp || !(slots = stack_at(w, w->fp - 8 * INTERP_SLOTS, INTERP_SLOTS + 2)))
 		return walk_fail(w, PROFILE_END_BAD_INTERP);
 	__u64 method = slots[INTERP_SLOTS + INTERP_METHOD];
 	/* the running frame keeps its bcp in r13; callers have it saved */
@@ -490,7 +522,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	s->ustack_bytes = 0;
 	hp = pid ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
 	if (hp) {
-		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
+		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
 		s->walk = PROFILE_WALK_HOTSPOT;
 		if (user_regs(ctx, &w) == 0) {
 			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
