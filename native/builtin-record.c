@@ -80,7 +80,10 @@ struct record {
 	struct symbolizer *sy;
 	struct sampler *sampler;
 	struct recording rec;
+	struct recording rec_lines; /* pprof and speedscope: the stacks with interpreted frames' source lines */
+	bool want_lines;
 	struct fold_buf fold;
+	struct fold_buf plain;      /* with want_lines: the fold without its lines */
 	struct frame *frames;
 	struct out_file stacks; /* the .stacks output, written as samples come */
 	bool stacks_open;
@@ -529,13 +532,23 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	}
 	for (size_t i = nk; i > 0; i--)
 		fold_add_frame(&r->fold, &f[i - 1]);
-	if (r->fold.oom || recording_add(&r->rec, r->fold.p, r->fold.len, 1) != 0)
+	const struct fold_buf *plain = &r->fold;
+	if (r->want_lines) {
+		if (r->fold.oom || recording_add(&r->rec_lines, r->fold.p, r->fold.len, 1) != 0)
+			r->oom++;
+		if (r->fold.nlines) {
+			fold_reset(&r->plain);
+			fold_strip_lines(&r->plain, r->fold.p, r->fold.len);
+			plain = &r->plain;
+		}
+	}
+	if (r->fold.oom || plain->oom || recording_add(&r->rec, plain->p, plain->len, 1) != 0)
 		r->oom++;
 	if (r->stacks_open)
 		write_stacks_sample(r, s, thread, f, nk + nu);
 	/* the heat map leaves the idle task out, as FlameScope does */
-	if (r->want_heatmap && s->pid != 0 && !r->fold.oom &&
-	    heatmap_add(&r->heatmap, (double)s->ts_ns / 1e9, r->fold.p, r->fold.len, 1) != 0)
+	if (r->want_heatmap && s->pid != 0 && !r->fold.oom && !plain->oom &&
+	    heatmap_add(&r->heatmap, (double)s->ts_ns / 1e9, plain->p, plain->len, 1) != 0)
 		r->oom++;
 }
 
@@ -807,15 +820,17 @@ out:
 	return rc;
 }
 
-/* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns. */
-static int write_profile(FILE *f, const struct recording *rec, bool pprof, char *err, size_t errlen)
+/* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns;
+ * the stacks of lines, whose interpreted frames carry their source lines. */
+static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, bool pprof, char *err,
+			 size_t errlen)
 {
 	struct stack_table t;
 	struct timespec now;
 	int rc = -1;
 	stack_table_init(&t);
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (stack_table_from_recording(&t, rec, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec) != 0)
+	if (stack_table_from_recording(&t, rec, lines, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec) != 0)
 		snprintf(err, errlen, "jflame: out of memory");
 	else
 		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
@@ -847,7 +862,8 @@ static int write_outputs(struct record *r, char *err, size_t errlen)
 		if (r->o.formats[i] == OUT_SVG)
 			rc = write_svg(of.f, &r->rec, err, errlen);
 		else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
-			rc = write_profile(of.f, &r->rec, r->o.formats[i] == OUT_PPROF, err, errlen);
+			rc = write_profile(of.f, &r->rec, r->want_lines ? &r->rec_lines : NULL,
+					   r->o.formats[i] == OUT_PPROF, err, errlen);
 		else if (r->o.formats[i] == OUT_HEATMAP)
 			rc = write_heatmap(r, of.f, err, errlen);
 		else
@@ -1036,6 +1052,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->max_user = sampler_max_user_frames(r->sampler);
 	r->max_kernel = sampler_max_kernel_frames(r->sampler);
 	r->fold.no_inline = r->o.no_inline;
+	r->fold.lines = r->want_lines;
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
 	start_walkers(r); /* a launched command has run exec by now */
@@ -1117,7 +1134,9 @@ int cmd_record(int argc, char **argv)
 	}
 	r.si = str_intern_new();
 	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
-	if (!r.si || !r.frames || recording_init(&r.rec) != 0) {
+	for (size_t i = 0; i < r.o.noutputs; i++)
+		r.want_lines |= r.o.formats[i] == OUT_PPROF || r.o.formats[i] == OUT_SPEEDSCOPE;
+	if (!r.si || !r.frames || recording_init(&r.rec) != 0 || (r.want_lines && recording_init(&r.rec_lines) != 0)) {
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
@@ -1210,9 +1229,12 @@ out:
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
 	recording_free(&r.rec);
+	if (r.want_lines)
+		recording_free(&r.rec_lines);
 	if (r.want_heatmap)
 		heatmap_free(&r.heatmap);
 	fold_free(&r.fold);
+	fold_free(&r.plain);
 	free(r.frames);
 	str_intern_free(r.si);
 	return rc;

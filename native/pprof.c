@@ -37,9 +37,13 @@ static size_t plain_len(const char *frame, size_t n)
 struct pp_writer {
 	const struct stack_table *t;
 	struct str_index strings;   /* the string table */
-	struct str_index frames;    /* distinct frames: function i has id i + 1 */
-	int64_t *names, *sysnames;  /* per frame: string table indices */
+	struct str_index frames;    /* distinct frames: location i has id i + 1 */
+	int64_t *loc_fun;           /* per frame: its function's id */
+	int64_t *loc_line;          /* per frame: its source line, 0 unknown */
 	size_t frames_cap;
+	struct str_index funs;      /* distinct functions (a frame without its line): id i + 1 */
+	int64_t *names, *sysnames, *files; /* per function: string table indices */
+	size_t funs_cap;
 	uint64_t *ids;              /* location ids of every sample, leaf first, back to back */
 	size_t nids, ids_cap;
 	size_t depth0;              /* where the current stack's ids start */
@@ -54,6 +58,51 @@ static int64_t string_of(struct pp_writer *w, const char *s, size_t n)
 	return i < 0 ? 0 : i;
 }
 
+/* Grows the per-item arrays a, b and c (when not NULL) to hold item i. */
+static int grow_arrays(size_t i, size_t *cap, int64_t **a, int64_t **b, int64_t **c)
+{
+	if (i < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 1024;
+	int64_t **arrs[3] = { a, b, c };
+	for (int k = 0; k < 3 && arrs[k]; k++) {
+		int64_t *x = realloc(*arrs[k], nc * sizeof(**arrs[k]));
+		if (!x)
+			return -1;
+		*arrs[k] = x;
+	}
+	*cap = nc;
+	return 0;
+}
+
+/* A new location (frame f): its function, new when its name and file are,
+ * and its line. */
+static int new_location(struct pp_writer *w, size_t f, const char *frame, size_t n)
+{
+	const char *file;
+	size_t file_len, fun_len;
+	int64_t line;
+	size_t name_len = stack_frame_line(frame, n, &file, &file_len, &line);
+	if (grow_arrays(f, &w->frames_cap, &w->loc_fun, &w->loc_line, NULL) != 0)
+		return -1;
+	/* a function is its frame up to the line's ':' (name, mark, file) */
+	fun_len = file ? (size_t)(file + file_len - frame) : name_len;
+	size_t had = w->funs.n;
+	long fn = str_index_add(&w->funs, frame, fun_len);
+	if (fn < 0)
+		return -1;
+	if ((size_t)fn == had) {
+		if (grow_arrays((size_t)fn, &w->funs_cap, &w->names, &w->sysnames, &w->files) != 0)
+			return -1;
+		w->names[fn] = string_of(w, frame, plain_len(frame, name_len));
+		w->sysnames[fn] = string_of(w, frame, name_len);
+		w->files[fn] = file ? string_of(w, file, file_len) : 0;
+	}
+	w->loc_fun[f] = fn + 1;
+	w->loc_line[f] = line;
+	return w->oom ? -1 : 0;
+}
+
 static int add_frame(void *ctx, const char *frame, size_t n)
 {
 	struct pp_writer *w = ctx;
@@ -61,22 +110,8 @@ static int add_frame(void *ctx, const char *frame, size_t n)
 	long f = str_index_add(&w->frames, frame, n);
 	if (f < 0)
 		goto oom;
-	if ((size_t)f == had) { /* a new frame: its function's strings */
-		if (w->frames.n > w->frames_cap) {
-			size_t cap = w->frames_cap ? w->frames_cap * 2 : 1024;
-			int64_t *a = realloc(w->names, cap * sizeof(*a));
-			if (!a)
-				goto oom;
-			w->names = a;
-			int64_t *b = realloc(w->sysnames, cap * sizeof(*b));
-			if (!b)
-				goto oom;
-			w->sysnames = b;
-			w->frames_cap = cap;
-		}
-		w->names[f] = string_of(w, frame, plain_len(frame, n));
-		w->sysnames[f] = string_of(w, frame, n);
-	}
+	if ((size_t)f == had && new_location(w, (size_t)f, frame, n) != 0)
+		goto oom;
 	if (w->nids == w->ids_cap) {
 		size_t cap = w->ids_cap ? w->ids_cap * 2 : 4096;
 		uint64_t *ids = realloc(w->ids, cap * sizeof(*ids));
@@ -103,7 +138,7 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 	struct pp_writer w = { .t = t };
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType types[2], *typep[2], period_type;
-	size_t n = t->stacks.n, nvalues = m->has_weight ? 2 : 1, *starts = NULL, nfun = 0, ncomments = 0;
+	size_t n = t->stacks.n, nvalues = m->has_weight ? 2 : 1, *starts = NULL, nfun = 0, nloc = 0, ncomments = 0;
 	Perftools__Profiles__Sample *samples = NULL, **samplep = NULL;
 	Perftools__Profiles__Location *locs = NULL, **locp = NULL;
 	Perftools__Profiles__Line *lines = NULL, **linep = NULL;
@@ -115,6 +150,7 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 
 	str_index_init(&w.strings);
 	str_index_init(&w.frames);
+	str_index_init(&w.funs);
 	string_of(&w, "", 0);
 	for (size_t i = 0; i < nvalues; i++) {
 		perftools__profiles__value_type__init(&types[i]);
@@ -169,14 +205,16 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 	p.n_sample = n;
 	p.sample = samplep;
 
-	/* a function, and a location with one line, per distinct frame */
-	nfun = w.frames.n;
+	/* a function per distinct name and file; a location with one line per
+	 * distinct frame (a function's source lines are locations of their own) */
+	nfun = w.funs.n;
+	nloc = w.frames.n;
 	funs = calloc(nfun ? nfun : 1, sizeof(*funs));
 	funp = malloc((nfun ? nfun : 1) * sizeof(*funp));
-	locs = calloc(nfun ? nfun : 1, sizeof(*locs));
-	locp = malloc((nfun ? nfun : 1) * sizeof(*locp));
-	lines = calloc(nfun ? nfun : 1, sizeof(*lines));
-	linep = malloc((nfun ? nfun : 1) * sizeof(*linep));
+	locs = calloc(nloc ? nloc : 1, sizeof(*locs));
+	locp = malloc((nloc ? nloc : 1) * sizeof(*locp));
+	lines = calloc(nloc ? nloc : 1, sizeof(*lines));
+	linep = malloc((nloc ? nloc : 1) * sizeof(*linep));
 	if (!funs || !funp || !locs || !locp || !lines || !linep)
 		goto oom;
 	for (size_t f = 0; f < nfun; f++) {
@@ -184,19 +222,23 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 		funs[f].id = f + 1;
 		funs[f].name = w.names[f];
 		funs[f].system_name = w.sysnames[f];
+		funs[f].filename = w.files[f];
 		funp[f] = &funs[f];
-		perftools__profiles__line__init(&lines[f]);
-		lines[f].function_id = f + 1;
-		linep[f] = &lines[f];
-		perftools__profiles__location__init(&locs[f]);
-		locs[f].id = f + 1;
-		locs[f].n_line = 1;
-		locs[f].line = &linep[f];
-		locp[f] = &locs[f];
+	}
+	for (size_t l = 0; l < nloc; l++) {
+		perftools__profiles__line__init(&lines[l]);
+		lines[l].function_id = (uint64_t)w.loc_fun[l];
+		lines[l].line = w.loc_line[l];
+		linep[l] = &lines[l];
+		perftools__profiles__location__init(&locs[l]);
+		locs[l].id = l + 1;
+		locs[l].n_line = 1;
+		locs[l].line = &linep[l];
+		locp[l] = &locs[l];
 	}
 	p.n_function = nfun;
 	p.function = funp;
-	p.n_location = nfun;
+	p.n_location = nloc;
 	p.location = locp;
 
 	/* notes: meta.comment's lines, then who wrote it */
@@ -245,9 +287,13 @@ out:
 	free(linep);
 	free(w.names);
 	free(w.sysnames);
+	free(w.files);
+	free(w.loc_fun);
+	free(w.loc_line);
 	free(w.ids);
 	str_index_free(&w.strings);
 	str_index_free(&w.frames);
+	str_index_free(&w.funs);
 	return rc;
 }
 

@@ -21,8 +21,11 @@
  * - a Function per distinct frame: system_name the frame exactly as in the
  *   folded stack, name without jflame's kind annotation ("_[j]" JIT, "_[i]"
  *   inlined, "_[0]" interpreted, "_[k]" kernel), so pprof shows plain names and
- *   pprof_read gives back the annotated frame; a Location per Function (same
- *   id, one Line, no address or mapping); Sample.location_id leaf first.
+ *   pprof_read gives back the annotated frame; filename the source file of
+ *   a frame with a line (STACK_LINE_MARK); a Location per distinct frame
+ *   (one Line: its Function and source line, no address or mapping), so a
+ *   function's lines are Locations of one Function; Sample.location_id leaf
+ *   first.
  * - the string table starts with "" and holds each string once.
  * 0, or -1 with one line in err. */
 int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *err, size_t errlen);

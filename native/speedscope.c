@@ -218,8 +218,18 @@ int speedscope_write(FILE *out, const struct stack_table *t, char *err, size_t e
 	put_string(&w, name, strlen(name));
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	for (size_t f = 0; f < w.frames.n; f++) {
+		const char *file;
+		size_t file_len;
+		int64_t line;
+		size_t name_len = stack_frame_line(w.frames.strs[f], w.frames.lens[f], &file, &file_len, &line);
 		fputs(f ? ",{\"name\":" : "{\"name\":", out);
-		put_string(&w, w.frames.strs[f], w.frames.lens[f]);
+		put_string(&w, w.frames.strs[f], name_len);
+		if (file) { /* a source line: speedscope's frame file and line (when known) */
+			fputs(",\"file\":", out);
+			put_string(&w, file, file_len);
+			if (line > 0)
+				fprintf(out, ",\"line\":%" PRId64, line);
+		}
 		fputc('}', out);
 	}
 	fputs("]},\"profiles\":[", out);

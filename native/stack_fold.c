@@ -3,12 +3,21 @@
  * names as pkg/Class.method. */
 #include "stack_fold.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 
+#include "stack_table.h"
+
+static bool breaks_fold(char c)
+{
+	return c == ';' || c == '\n' || c == '\r' || c == STACK_LINE_MARK;
+}
+
 static size_t put(char *out, size_t len, size_t pos, char c)
 {
-	if (c == ';' || c == '\n' || c == '\r')
+	if (breaks_fold(c))
 		c = '_';
 	if (pos + 1 < len)
 		out[pos] = c;
@@ -61,7 +70,7 @@ void fold_add(struct fold_buf *b, const char *frame)
 		b->p[b->len++] = ';';
 	for (size_t i = 0; i < n; i++) {
 		char c = frame[i];
-		b->p[b->len++] = (c == ';' || c == '\n' || c == '\r') ? '_' : c;
+		b->p[b->len++] = breaks_fold(c) ? '_' : c;
 	}
 	b->p[b->len] = '\0';
 }
@@ -78,12 +87,33 @@ static void add_java(struct fold_buf *b, const char *raw, size_t n, const char *
 	fold_add(b, name);
 }
 
+/* The last frame's source line: its mark, the file (unknown: "?"), ':', the
+ * line (0: not known, in a known file). */
+static void add_line(struct fold_buf *b, const char *file, int line)
+{
+	char num[16];
+	if (!file || !*file)
+		file = "?";
+	size_t fn = strlen(file), nn = (size_t)snprintf(num, sizeof(num), ":%d", line);
+	grow(b, fn + nn + 1);
+	if (b->oom || !b->len)
+		return;
+	b->p[b->len++] = STACK_LINE_MARK;
+	for (size_t i = 0; i < fn; i++)
+		b->p[b->len++] = breaks_fold(file[i]) ? '_' : file[i];
+	memcpy(b->p + b->len, num, nn + 1);
+	b->len += nn;
+	b->nlines++;
+}
+
 void fold_add_frame(struct fold_buf *b, const struct frame *f)
 {
 	char name[2100];
 	switch (f->kind) {
 	case FRAME_JAVA_INTERP:
 		add_java(b, f->name, strlen(f->name), "_[0]");
+		if (b->lines && (f->file || f->line > 0))
+			add_line(b, f->file, f->line);
 		break;
 	case FRAME_JAVA: {
 		const char *p = f->name, *arrow;
@@ -115,9 +145,26 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 	}
 }
 
+void fold_strip_lines(struct fold_buf *b, const char *in, size_t n)
+{
+	grow(b, n);
+	if (b->oom)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (in[i] != STACK_LINE_MARK) {
+			b->p[b->len++] = in[i];
+			continue;
+		}
+		while (i + 1 < n && in[i + 1] != ';')
+			i++;
+	}
+	b->p[b->len] = '\0';
+}
+
 void fold_reset(struct fold_buf *b)
 {
 	b->len = 0;
+	b->nlines = 0;
 	if (b->p)
 		b->p[0] = '\0';
 }

@@ -19,15 +19,20 @@ struct fold_buf {
 	size_t len, cap;
 	int oom;
 	bool no_inline; /* a compiled frame's inline chain folds to its outermost method */
+	bool lines;     /* frames with a source line end in STACK_LINE_MARK "File.java:LINE" */
+	size_t nlines;  /* frames given a line since fold_reset */
 };
 
 /* Appends one frame (with its ';' separator unless first) to b. */
 void fold_add(struct fold_buf *b, const char *frame);
 /* Appends the folded frames of one symbolized frame: a Java inline chain
  * "A->B->C" gives A_[j];B_[i];C_[i] (A_[j] alone with no_inline); an
- * interpreted method name_[0]; a kernel frame name_[k]; others as named. */
+ * interpreted method name_[0]; a kernel frame name_[k]; others as named.
+ * With b->lines, a frame with a source line is followed by its mark. */
 void fold_add_frame(struct fold_buf *b, const struct frame *f);
 void fold_reset(struct fold_buf *b);
+/* Appends in[0..n), a fold with lines, to b without them. */
+void fold_strip_lines(struct fold_buf *b, const char *in, size_t n);
 void fold_free(struct fold_buf *b);
 
 #endif

@@ -75,11 +75,39 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
 	return 0;
 }
 
-int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns)
+size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *file_len, int64_t *line)
+{
+	const char *mark = memchr(frame, STACK_LINE_MARK, n);
+	*file = NULL;
+	*file_len = 0;
+	*line = 0;
+	if (!mark)
+		return n;
+	size_t name_len = (size_t)(mark - frame);
+	const char *f = mark + 1, *end = frame + n, *colon = NULL;
+	for (const char *p = f; p < end; p++)
+		if (*p == ':')
+			colon = p;
+	int64_t v = 0;
+	if (!colon || colon + 1 == end)
+		return name_len;
+	for (const char *p = colon + 1; p < end; p++) {
+		if (*p < '0' || *p > '9' || v > 100000000)
+			return name_len;
+		v = v * 10 + (*p - '0');
+	}
+	*file = f;
+	*file_len = (size_t)(colon - f);
+	*line = v;
+	return name_len;
+}
+
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
+			       int64_t now_ns)
 {
 	size_t n;
 	int rc = -1;
-	struct stack_count *s = recording_sorted(rec, &n);
+	struct stack_count *s = recording_sorted(stacks ? stacks : rec, &n);
 	if (!s)
 		return -1;
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;

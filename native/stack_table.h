@@ -43,6 +43,16 @@ struct stack_table {
 	struct stack_meta meta;
 };
 
+/* A frame of record's pprof and speedscope tables may end in a source line:
+ * "name" STACK_LINE_MARK "File.java:123" (the mark never appears in a name;
+ * folded output never carries it). */
+#define STACK_LINE_MARK '\x1f'
+
+/* Splits frame[0..n) at its line mark: the length of its name, and *file /
+ * *file_len / *line the source line after the mark (*line 0, *file_len 0 when
+ * the frame has none or it does not parse). */
+size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *file_len, int64_t *line);
+
 void stack_table_init(struct stack_table *t);
 void stack_table_free(struct stack_table *t);
 /* Adds count and weight to the stack frames[0..len) (sums saturate). Its
@@ -54,9 +64,12 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
 			  uint64_t weight);
 /* Fills an empty table from a recording: counts are samples, weights
  * count x 1e9/freq cpu nanoseconds; target, duration, rate and losses go
- * into meta. now_ns: the wall clock at the end of the recording (0 unknown).
- * 0, or -1 when out of memory. */
-int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns);
+ * into meta. stacks: the recording the stacks come from when not rec's own
+ * (record keeps one whose frames carry source lines, for pprof and
+ * speedscope); NULL for rec's. now_ns: the wall clock at the end of the
+ * recording (0 unknown). 0, or -1 when out of memory. */
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
+			       int64_t now_ns);
 /* Stack indices sorted by their text (byte order), for writers that want a
  * stable order. Caller frees; NULL when out of memory. */
 uint32_t *stack_table_sorted(const struct stack_table *t);

@@ -530,10 +530,10 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 		if (!name)
 			break;
 		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0, NULL };
+		f.file = hotspot_method_source(vm, pf->method, pf->cookie, t_ns);
 		if (pf->bci != 0xffff) {
 			int line = hotspot_method_line(vm, pf->method, pf->cookie, pf->bci);
 			f.line = line > 0 ? line : 0;
-			f.file = f.line ? hotspot_method_source(vm, pf->method, pf->cookie, t_ns) : NULL;
 		}
 		return f;
 	case PROFILE_FRAME_JIT:

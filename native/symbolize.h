@@ -28,7 +28,7 @@ struct frame {
 	const char *dso;  /* interned; "[kernel.kallsyms]", "/tmp/perf-1.map", the file path, "[unknown]" */
 	enum frame_kind kind;
 	int line;         /* source line (interpreted Java), 0 when not known */
-	const char *file; /* its source file, NULL when not known */
+	const char *file; /* its source file (interpreted Java, even with no line), NULL when not known */
 };
 
 struct symbolizer;

@@ -2,7 +2,11 @@
 # without -XX:+PreserveFramePointer (Linux perf with the JDK's own perf map as
 # the referee), interpreted and never-compiled methods named _[0], inlined
 # callees _[i], deep recursion whole or marked [truncated], and no stale names
-# after a class is unloaded and another takes its place.
+# after a class is unloaded and another takes its place; interpreted frames'
+# source lines in .stacks, pprof (decoded by Google's protoc) and speedscope.
+import collections
+import gzip
+import json
 import os
 import re
 import shutil
@@ -43,6 +47,49 @@ def java_region(frames):
     if first is None or last is None:
         return []
     return frames[first + 1:last + 1]
+
+
+def protoc_pprof(path):
+    """A .pb.gz decoded by protoc (Google's own protobuf, not the protobuf-c
+    jflame writes with), as its text format parsed into nested dicts: each
+    field a list of values."""
+    protoc = shutil.which("protoc")
+    jvmtest.require(protoc, "protoc not installed (scripts/deps.sh installs protobuf-compiler)")
+    with gzip.open(path) as f:
+        raw = f.read()
+    r = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", os.path.join(jvmtest.SOURCE_DIR, "native"),
+                        "profile.proto"], input=raw, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError("protoc cannot decode %s: %s" % (path, r.stderr.decode()))
+    stack = [collections.defaultdict(list)]
+    for line in r.stdout.decode().splitlines():
+        line = line.strip()
+        if line.endswith("{"):
+            node = collections.defaultdict(list)
+            stack[-1][line[:-1].strip()].append(node)
+            stack.append(node)
+        elif line == "}":
+            stack.pop()
+        elif line:
+            key, val = line.split(":", 1)
+            stack[-1][key].append(json.loads(val) if val.strip().startswith('"') else int(val))
+    return stack[0]
+
+
+def pprof_lines(p):
+    """{(function name, file, line): summed sample counts} over every frame of
+    every sample, and the names of functions with a line."""
+    strs = p["string_table"]
+    funs = {f["id"][0]: f for f in p["function"]}
+    locs = {l["id"][0]: l for l in p["location"]}
+    out = collections.Counter()
+    for s in p["sample"]:
+        for lid in s["location_id"]:
+            ln = locs[lid]["line"][0]
+            f = funs[ln["function_id"][0]]
+            out[(strs[f["system_name"][0]], strs[f.get("filename", [0])[0]], ln.get("line", [0])[0])] += \
+                s["value"][0]
+    return out
 
 
 def stacks_samples(path):
@@ -158,7 +205,8 @@ class WalkerTest(unittest.TestCase):
     def test_xint_names_interpreted_frames(self):
         jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"])
         folded, stacks_out = self.out("xint.folded"), self.out("xint.stacks")
-        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", stacks_out)
+        pprof, speedscope = self.out("xint.pb.gz"), self.out("xint.json")
+        self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", stacks_out, "-o", pprof, "-o", speedscope)
         # .stacks carries each interpreted frame's source line, as perf script -F+srcline does
         with open(os.path.join(jvmtest.SOURCE_DIR, "examples/src/jflame/examples/Workload.java")) as f:
             src = f.read().splitlines()
@@ -170,6 +218,23 @@ class WalkerTest(unittest.TestCase):
                                                  text)]
         self.assertGreater(len(spin_lines), 50)
         self.assertTrue(all(first < n < last for n in spin_lines), (first, last, sorted(set(spin_lines))))
+        # pprof: each line of spin is a Location with its Line.line, of one
+        # Function whose filename is the source file; the same counts as .stacks
+        lines = pprof_lines(protoc_pprof(pprof))
+        spin_pprof = {n: c for (name, file, n), c in lines.items() if name == "jflame/examples/Workload.spin_[0]" and n}
+        self.assertEqual(spin_pprof, dict(collections.Counter(spin_lines)))
+        self.assertEqual({file for (name, file, n) in lines if name == "jflame/examples/Workload.spin_[0]"},
+                         {"Workload.java"})
+        self.assertIn(("java/lang/Thread.run_[0]", "Thread.java"), {(name, file) for (name, file, n) in lines if n})
+        self.assertFalse([k for k in lines if k[2] and not k[0].endswith("_[0]")], "a line on a frame not interpreted")
+        # speedscope: the frames' file and line; folded output has no lines
+        with open(speedscope) as f:
+            frames = json.load(f)["shared"]["frames"]
+        spin_frames = [fr for fr in frames if fr["name"] == "jflame/examples/Workload.spin_[0]"]
+        self.assertEqual({fr["line"] for fr in spin_frames if "line" in fr}, set(spin_lines))
+        self.assertTrue(all(fr["file"] == "Workload.java" for fr in spin_frames))
+        with open(folded, "rb") as f:
+            self.assertNotIn(b"\x1f", f.read())
         stacks = thread_stacks(folded, jvm.pid, HOT)
         total = sum(c for _, c in stacks)
         self.assertGreater(total, 150)

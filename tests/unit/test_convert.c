@@ -581,8 +581,121 @@ static void test_profile_format(void)
 	CHECK(profile_format_named("yaml") == PFMT_UNKNOWN);
 }
 
+/* stack_frame_line splits a frame at its line mark. */
+static void test_frame_line(void)
+{
+	static const struct {
+		const char *frame;
+		size_t name_len;
+		const char *file;
+		int64_t line;
+	} cases[] = {
+		{ "p/W.spin_[0]\x1fW.java:41", 12, "W.java", 41 },
+		{ "p/W.spin_[0]\x1fW.java:0", 12, "W.java", 0 },
+		{ "p/W.spin_[0]\x1f" "a:b.java:7", 12, "a:b.java", 7 }, /* the last ':' */
+		{ "p/W.spin_[0]", 12, NULL, 0 },
+		{ "p/W.spin_[0]\x1fW.java", 12, NULL, 0 },      /* no line: the name alone */
+		{ "p/W.spin_[0]\x1fW.java:", 12, NULL, 0 },
+		{ "p/W.spin_[0]\x1fW.java:4x", 12, NULL, 0 },
+		{ "p/W.spin_[0]\x1fW.java:99999999999", 12, NULL, 0 },
+		{ "\x1f:1", 0, "", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *file;
+		size_t file_len;
+		int64_t line;
+		size_t n = stack_frame_line(cases[i].frame, strlen(cases[i].frame), &file, &file_len, &line);
+		CHECK_MSG(n == cases[i].name_len, "case %zu: name length %zu", i, n);
+		CHECK_MSG(line == cases[i].line, "case %zu: line %lld", i, (long long)line);
+		if (cases[i].file)
+			CHECK_MSG(file && file_len == strlen(cases[i].file) && memcmp(file, cases[i].file, file_len) == 0,
+				  "case %zu: file", i);
+		else
+			CHECK_MSG(!file && !file_len, "case %zu: a file where there is none", i);
+	}
+}
+
+/* Frames with source lines (record's pprof table): one Function per method
+ * and file, a Location per line with Line.line, plain names read back. */
+static void test_pprof_lines(void)
+{
+	struct stack_table t, back;
+	struct pprof_stats st;
+	char err[1024] = "";
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	stack_table_init(&t);
+	stack_table_init(&back);
+	const char *a = "main\x1fM.java:3;spin_[0]\x1fW.java:40", *b = "main\x1fM.java:3;spin_[0]\x1fW.java:41",
+		   *c = "main\x1fM.java:3;spin_[0]\x1fW.java:0;read_[k]";
+	CHECK(stack_table_add(&t, a, strlen(a), 2, 0) >= 0);
+	CHECK(stack_table_add(&t, b, strlen(b), 5, 0) >= 0);
+	CHECK(stack_table_add(&t, c, strlen(c), 1, 0) >= 0);
+	CHECK_MSG(pprof_encode(&t, &buf, &len, err, sizeof(err)) == 0, "%s", err);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_U64(p->n_function, 3); /* main, spin, read_[k] */
+		CHECK_EQ_U64(p->n_location, 5); /* main:3, spin:40, spin:41, spin:0, read */
+		uint64_t spin = 0;
+		for (size_t i = 0; i < p->n_function; i++) {
+			const char *name = p->string_table[p->function[i]->name];
+			const char *file = p->string_table[p->function[i]->filename];
+			if (strcmp(name, "spin") == 0) {
+				spin = p->function[i]->id;
+				CHECK_EQ_STR(p->string_table[p->function[i]->system_name], "spin_[0]");
+				CHECK_EQ_STR(file, "W.java");
+			} else if (strcmp(name, "main") == 0) {
+				CHECK_EQ_STR(file, "M.java");
+			} else {
+				CHECK_EQ_STR(name, "read");
+				CHECK_EQ_STR(file, "");
+			}
+		}
+		int64_t seen = 0;
+		for (size_t i = 0; i < p->n_location; i++) {
+			CHECK_EQ_U64(p->location[i]->n_line, 1);
+			if (p->location[i]->line[0]->function_id == spin)
+				seen |= (int64_t)1 << (p->location[i]->line[0]->line % 63);
+		}
+		CHECK_EQ_U64((uint64_t)seen, ((uint64_t)1 << 40) | ((uint64_t)1 << 41) | 1);
+		/* samples: each leaf's location carries its line */
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const Perftools__Profiles__Sample *s = p->sample[i];
+			CHECK(s->n_location_id >= 2);
+		}
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	CHECK_MSG(pprof_read(&back, buf, len, "t.pb", NULL, &st, err, sizeof(err)) == 0, "%s", err);
+	char *got = folded_text(&back);
+	CHECK_EQ_STR(got, "main;spin_[0] 7\nmain;spin_[0];read_[k] 1\n");
+	free(got);
+	free(buf);
+	stack_table_free(&t);
+	stack_table_free(&back);
+}
+
+/* Speedscope frames with a source line carry file and line (line only when known). */
+static void test_speedscope_lines(void)
+{
+	struct stack_table t;
+	stack_table_init(&t);
+	const char *a = "main;spin_[0]\x1fW.java:41", *b = "main;spin_[0]\x1fW.java:0";
+	CHECK(stack_table_add(&t, a, strlen(a), 2, 0) >= 0);
+	CHECK(stack_table_add(&t, b, strlen(b), 1, 0) >= 0);
+	char *json = speedscope_text(&t);
+	CHECK_MSG(json && strstr(json, "{\"name\":\"spin_[0]\",\"file\":\"W.java\",\"line\":41}"), "%s", json);
+	CHECK_MSG(json && strstr(json, "{\"name\":\"spin_[0]\",\"file\":\"W.java\"}"), "%s", json);
+	CHECK_MSG(json && !strchr(json, '\x1f'), "a line mark in the JSON");
+	free(json);
+	stack_table_free(&t);
+}
+
 int main(void)
 {
+	test_frame_line();
+	test_pprof_lines();
+	test_speedscope_lines();
 	test_profile_format();
 	test_pprof_roundtrip();
 	test_pprof_gzip_and_weights();

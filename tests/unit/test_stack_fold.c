@@ -338,9 +338,51 @@ static void test_deep(void)
 	fold_free(&b); /* twice is harmless */
 }
 
+/* With lines, an interpreted frame carries its source file and line after the
+ * mark (line 0 when only the file is known); stripping gives the plain fold;
+ * a mark inside a name never survives. */
+static void test_lines(void)
+{
+	struct fold_buf b = { .lines = true }, plain = { 0 }, off = { 0 };
+	struct frame run = { 0x10, "Ljava/lang/Thread;::run", "[interpreted]", FRAME_JAVA_INTERP, 840, "Thread.java" };
+	struct frame spin = { 0x20, "Lp/W;::spin", "[interpreted]", FRAME_JAVA_INTERP, 0, "W.java" };
+	struct frame anon = { 0x28, "Lp/W;::anon", "[interpreted]", FRAME_JAVA_INTERP, 7, NULL };
+	struct frame jit = { 0x30, "Lp/W;::a->Lp/W;::b", "/tmp/perf-1.map", FRAME_JAVA, 12, "W.java" };
+	struct frame odd = { 0x40, "we\x1fird;x", "libc.so.6", FRAME_NATIVE, 0, NULL };
+
+	fold_add(&b, "[1] java");
+	fold_add_frame(&b, &run);
+	fold_add_frame(&b, &spin);
+	fold_add_frame(&b, &anon);
+	fold_add_frame(&b, &jit);
+	fold_add_frame(&b, &odd);
+	check_buf(&b, "lines");
+	CHECK_EQ_STR(b.p, "[1] java;java/lang/Thread.run_[0]\x1fThread.java:840;p/W.spin_[0]\x1fW.java:0;"
+		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird_x");
+	CHECK_EQ_U64(b.nlines, 3);
+	fold_strip_lines(&plain, b.p, b.len);
+	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird_x");
+	CHECK_EQ_U64(plain.len, strlen(plain.p));
+	/* the plain fold is what a fold without lines gives */
+	fold_add(&off, "[1] java");
+	fold_add_frame(&off, &run);
+	fold_add_frame(&off, &spin);
+	fold_add_frame(&off, &anon);
+	fold_add_frame(&off, &jit);
+	fold_add_frame(&off, &odd);
+	CHECK_EQ_STR(off.p, plain.p);
+	CHECK_EQ_U64(off.nlines, 0);
+	fold_reset(&b);
+	CHECK_EQ_U64(b.nlines, 0);
+	fold_free(&b);
+	fold_free(&plain);
+	fold_free(&off);
+}
+
 int main(void)
 {
 	test_golden();
+	test_lines();
 	test_fold_java_name();
 	test_sizes();
 	test_size_zero();
