@@ -82,7 +82,10 @@ static int new_location(struct pp_writer *w, size_t f, const char *frame, size_t
 	const char *file;
 	size_t file_len, fun_len;
 	int64_t line;
-	size_t name_len = stack_frame_line(frame, n, &file, &file_len, &line);
+	size_t name_len = n;
+	file = NULL, file_len = 0, line = 0;
+	if (w->t->meta.lines)
+		name_len = stack_frame_line(frame, n, &file, &file_len, &line);
 	if (grow_arrays(f, &w->frames_cap, &w->loc_fun, &w->loc_line, NULL) != 0)
 		return -1;
 	/* a function is its frame up to the line's ':' (name, mark, file) */

@@ -22,7 +22,7 @@
  *   folded stack, name without jflame's kind annotation ("_[j]" JIT, "_[i]"
  *   inlined, "_[0]" interpreted, "_[k]" kernel), so pprof shows plain names and
  *   pprof_read gives back the annotated frame; filename the source file of
- *   a frame with a line (STACK_LINE_MARK); a Location per distinct frame
+ *   a frame with a line (tables with meta.lines); a Location per distinct frame
  *   (one Line: its Function and source line, no address or mapping), so a
  *   function's lines are Locations of one Function; Sample.location_id leaf
  *   first.

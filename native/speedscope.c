@@ -221,7 +221,10 @@ int speedscope_write(FILE *out, const struct stack_table *t, char *err, size_t e
 		const char *file;
 		size_t file_len;
 		int64_t line;
-		size_t name_len = stack_frame_line(w.frames.strs[f], w.frames.lens[f], &file, &file_len, &line);
+		size_t name_len = w.frames.lens[f];
+		file = NULL, file_len = 0, line = 0;
+		if (t->meta.lines)
+			name_len = stack_frame_line(w.frames.strs[f], name_len, &file, &file_len, &line);
 		fputs(f ? ",{\"name\":" : "{\"name\":", out);
 		put_string(&w, w.frames.strs[f], name_len);
 		if (file) { /* a source line: speedscope's frame file and line (when known) */

@@ -121,6 +121,7 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
 		m->period = period;
 	}
+	m->lines = stacks != NULL;
 	m->duration_ns = (int64_t)(rec->seconds * 1e9);
 	if (now_ns > m->duration_ns)
 		m->time_ns = now_ns - m->duration_ns;

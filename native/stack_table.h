@@ -29,6 +29,7 @@ struct stack_meta {
 	char event[64];                        /* "cpu-clock", "cycles"; "" unknown */
 	char name[256];                        /* what was profiled; "" unknown */
 	char comment[1024];                    /* notes, one per line */
+	bool lines;                            /* frames may end in a source line (STACK_LINE_MARK) */
 };
 
 struct stack_table {
@@ -43,9 +44,10 @@ struct stack_table {
 	struct stack_meta meta;
 };
 
-/* A frame of record's pprof and speedscope tables may end in a source line:
- * "name" STACK_LINE_MARK "File.java:123" (the mark never appears in a name;
- * folded output never carries it). */
+/* A frame of a table with meta.lines (record's, for pprof and speedscope) may
+ * end in a source line: "name" STACK_LINE_MARK "File.java:123" (record never
+ * puts the mark in a name; folded output never carries it). Tables read from
+ * files have no lines: their frames are names whatever bytes they hold. */
 #define STACK_LINE_MARK '\x1f'
 
 /* Splits frame[0..n) at its line mark: the length of its name, and *file /
@@ -66,7 +68,7 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
  * count x 1e9/freq cpu nanoseconds; target, duration, rate and losses go
  * into meta. stacks: the recording the stacks come from when not rec's own
  * (record keeps one whose frames carry source lines, for pprof and
- * speedscope); NULL for rec's. now_ns: the wall clock at the end of the
+ * speedscope: meta.lines is then set); NULL for rec's. now_ns: the wall clock at the end of the
  * recording (0 unknown). 0, or -1 when out of memory. */
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
 			       int64_t now_ns);

@@ -626,6 +626,7 @@ static void test_pprof_lines(void)
 	size_t len = 0;
 	stack_table_init(&t);
 	stack_table_init(&back);
+	t.meta.lines = true;
 	const char *a = "main\x1fM.java:3;spin_[0]\x1fW.java:40", *b = "main\x1fM.java:3;spin_[0]\x1fW.java:41",
 		   *c = "main\x1fM.java:3;spin_[0]\x1fW.java:0;read_[k]";
 	CHECK(stack_table_add(&t, a, strlen(a), 2, 0) >= 0);
@@ -683,7 +684,12 @@ static void test_speedscope_lines(void)
 	const char *a = "main;spin_[0]\x1fW.java:41", *b = "main;spin_[0]\x1fW.java:0";
 	CHECK(stack_table_add(&t, a, strlen(a), 2, 0) >= 0);
 	CHECK(stack_table_add(&t, b, strlen(b), 1, 0) >= 0);
+	/* a table read from a file: the byte is part of the name */
 	char *json = speedscope_text(&t);
+	CHECK_MSG(json && strstr(json, "{\"name\":\"spin_[0]\\u001fW.java:41\"}"), "%s", json);
+	free(json);
+	t.meta.lines = true;
+	json = speedscope_text(&t);
 	CHECK_MSG(json && strstr(json, "{\"name\":\"spin_[0]\",\"file\":\"W.java\",\"line\":41}"), "%s", json);
 	CHECK_MSG(json && strstr(json, "{\"name\":\"spin_[0]\",\"file\":\"W.java\"}"), "%s", json);
 	CHECK_MSG(json && !strchr(json, '\x1f'), "a line mark in the JSON");
