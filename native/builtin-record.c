@@ -25,6 +25,7 @@
 #include "heatmap.h"
 #include "html_heatmap.h"
 #include "out_file.h"
+#include "out_name.h"
 #include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
@@ -44,6 +45,9 @@
  * every 100 ms, we read every 100 ms) waits up to LATE_NS for the name. */
 #define LATE_NS 300000000ULL
 #define MAX_LATE 2048 /* ~10 MiB */
+/* A window is written this long after its end: its samples that waited for
+ * names (LATE_NS) or were read late (every 100 ms) are in by then. */
+#define WINDOW_GRACE_NS (LATE_NS + 200000000ULL)
 
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
@@ -66,6 +70,9 @@ struct record_opts {
 	int attach_timeout_ms;
 	char **command;            /* launch mode: the command after the options */
 	int ncommand;
+	uint64_t window_ns;        /* --window: a recording cut into windows this long; 0 one window */
+	size_t keep;               /* --keep: window files kept per output (0 all) */
+	uint64_t keep_bytes;       /* --keep-bytes: bytes of window files kept per output (0 all) */
 };
 
 static const struct record_opts defaults = {
@@ -74,23 +81,39 @@ static const struct record_opts defaults = {
 	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
 };
 
+/* One window of a recording (the whole recording without --window): the
+ * samples taken in [start_ns, end_ns), each in exactly one window. */
+struct window {
+	bool open;
+	uint64_t seq;               /* 1, 2, ... */
+	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC, as samples' times; end UINT64_MAX: open-ended */
+	int64_t start_real_ns;      /* the wall clock at start_ns: %t, pprof's time */
+	struct recording rec;
+	struct recording rec_lines; /* pprof and speedscope: the stacks with interpreted frames' source lines */
+	struct heatmap heatmap;     /* the .html output: every sample with its time */
+	struct out_file stacks;     /* the .stacks output, written as samples come */
+	bool stacks_open;
+	char stacks_path[4096];
+	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
+};
+
 struct record {
 	struct record_opts o;
 	struct str_intern *si;
 	struct symbolizer *sy;
 	struct sampler *sampler;
-	struct recording rec;
-	struct recording rec_lines; /* pprof and speedscope: the stacks with interpreted frames' source lines */
-	bool want_lines;
+	struct window win[2];       /* the current window, and the next once samples reach past its end */
+	int cur;
+	int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC when recording started */
+	uint64_t dropped_before;    /* ring-buffer losses counted into windows already closed */
+	uint64_t closed;            /* windows written */
+	uint64_t total_samples, total_lost; /* over the windows closed */
+	uint64_t no_window;         /* samples dropped: no memory for a window */
+	bool want_lines, want_heatmap, want_stacks;
 	struct fold_buf fold;
 	struct fold_buf plain;      /* with want_lines: the fold without its lines */
 	struct frame *frames;
-	struct out_file stacks; /* the .stacks output, written as samples come */
-	bool stacks_open;
-	struct heatmap heatmap; /* the .html output: every sample with its time */
-	bool want_heatmap;
 	int max_user, max_kernel;
-	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
 	/* attaching */
 	char agent[4096];
 	struct attach_opts attach;
@@ -111,10 +134,15 @@ struct record {
 };
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t hup_closes_window, hup_requested; /* --window: SIGHUP closes the window early */
 static volatile pid_t launched; /* launch mode: signals are passed on to the command */
 
 static void on_signal(int sig)
 {
+	if (sig == SIGHUP && hup_closes_window) {
+		hup_requested = 1;
+		return;
+	}
 	stop_requested = 1;
 	if (launched > 0)
 		kill(launched, sig);
@@ -140,7 +168,10 @@ static const char usage[] =
 	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
 	"  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
 	"                          or when every -p target has exited)\n"
-	"  -o, --output FILE       write FILE, format by extension; may repeat:\n"
+	"  -o, --output FILE       write FILE, format by extension; may repeat; %t in\n"
+	"                          the name is the (window's) start in UTC as\n"
+	"                          20261125T015823Z, %p the pid, %h the host, %n the\n"
+	"                          window's number, %% a percent sign:\n"
 	"                          .svg flame graph (default jflame.svg),\n"
 	"                          .folded/.collapsed folded stacks,\n"
 	"                          .stacks timestamped samples (perf script text),\n"
@@ -155,6 +186,11 @@ static const char usage[] =
 	"      --no-inline         compiled Java frames without their inlined callees\n"
 	"      --no-walker         walk JVM stacks by frame pointers only (as perf)\n"
 	"      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
+	"      --window DURATION   continuous mode: cut the recording into windows this\n"
+	"                          long (30, 30s, 5m); each window's outputs are written\n"
+	"                          when it closes; SIGHUP closes one early\n"
+	"      --keep N            keep the newest N files of each -o (with --window)\n"
+	"      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
 	"  -v, --verbose           libbpf's messages\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -164,6 +200,7 @@ static const char usage[] =
 	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
 	"  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
 	"  jflame record -o app.svg -- java -jar app.jar\n"
+	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
 	"\n"
 	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
 	"or without -XX:+PreserveFramePointer, interpreted methods named (_[0]);\n"
@@ -238,7 +275,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },           { "no-attach", no_argument, NULL, 'N' },
 		{ "agent", required_argument, NULL, 'A' },    { "agent-options", required_argument, NULL, 'O' },
 		{ "attach-timeout", required_argument, NULL, 'T' }, { "no-inline", no_argument, NULL, 'L' },
-		{ "no-walker", no_argument, NULL, 'W' },      { NULL, 0, NULL, 0 },
+		{ "no-walker", no_argument, NULL, 'W' },      { "window", required_argument, NULL, 'w' },
+		{ "keep", required_argument, NULL, 'K' },     { "keep-bytes", required_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	long v;
@@ -263,13 +302,37 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			break;
 		case 'd': {
 			double d;
-			if (cli_parse_seconds(optarg, 0.001, 1e7, &d) != 0) {
-				fprintf(stderr, "jflame: -d takes a duration in seconds such as 30 or 0.5, not '%s'\n", optarg);
+			if (cli_parse_duration(optarg, 0.001, 1e7, &d) != 0) {
+				fprintf(stderr, "jflame: -d takes a duration such as 30, 0.5, 30s, 5m or 2h, not '%s'\n", optarg);
 				return -1;
 			}
 			o->duration = d;
 			break;
 		}
+		case 'w': {
+			double d;
+			if (cli_parse_duration(optarg, 1, 86400, &d) != 0) {
+				fprintf(stderr, "jflame: --window takes a duration from 1 s to 24 h such as 30, 30s or 5m, "
+					"not '%s'\n", optarg);
+				return -1;
+			}
+			o->window_ns = (uint64_t)(d * 1e9);
+			break;
+		}
+		case 'K':
+			if (cli_parse_long(optarg, 1, 1000000, &v) != 0) {
+				fprintf(stderr, "jflame: --keep takes a number of windows from 1 to 1000000, not '%s'\n", optarg);
+				return -1;
+			}
+			o->keep = (size_t)v;
+			break;
+		case 'B':
+			if (cli_parse_size(optarg, 1024, (uint64_t)1 << 50, &o->keep_bytes) != 0) {
+				fprintf(stderr, "jflame: --keep-bytes takes a size such as 500M or 2G (at least 1k), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'o': {
 			enum out_format f;
 			if (output_format(optarg, &f) != 0) {
@@ -338,7 +401,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 				fprintf(stderr, "jflame: option -%c needs a value; see jflame record --help\n", optopt);
 			else if (!optopt && optind > 1 && !strchr(argv[optind - 1], '=') &&
 				 (strcmp(argv[optind - 1], "--agent") == 0 || strcmp(argv[optind - 1], "--agent-options") == 0 ||
-				  strcmp(argv[optind - 1], "--attach-timeout") == 0))
+				  strcmp(argv[optind - 1], "--attach-timeout") == 0 || strcmp(argv[optind - 1], "--window") == 0 ||
+				  strcmp(argv[optind - 1], "--keep") == 0 || strcmp(argv[optind - 1], "--keep-bytes") == 0))
 				fprintf(stderr, "jflame: option %s needs a value; see jflame record --help\n", argv[optind - 1]);
 			else
 				fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", argv[optind - 1]);
@@ -368,12 +432,42 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		o->formats[0] = OUT_SVG;
 		o->noutputs = 1;
 	}
+	size_t nstacks = 0;
 	for (size_t i = 0; i < o->noutputs; i++) {
+		char err[512];
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(o->outputs[i], o->outputs[j]) == 0) {
 				fprintf(stderr, "jflame: output '%s' given twice\n", o->outputs[i]);
 				return -1;
 			}
+		}
+		if (out_name_check(o->outputs[i], err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		if ((o->keep || o->keep_bytes) && out_name_varies(o->outputs[i]) && !out_name_fixed_dir(o->outputs[i])) {
+			fprintf(stderr, "jflame: --keep rotates files in one directory; '%s' has fields in its directory "
+				"part: put %%t or %%n in the file name only\n", o->outputs[i]);
+			return -1;
+		}
+		nstacks += o->formats[i] == OUT_STACKS;
+	}
+	if (nstacks > 1) {
+		fprintf(stderr, "jflame: only one .stacks output at a time\n");
+		return -1;
+	}
+	if ((o->keep || o->keep_bytes) && !o->window_ns) {
+		fprintf(stderr, "jflame: --keep and --keep-bytes rotate the files of --window; add --window 30s\n");
+		return -1;
+	}
+	if ((o->keep || o->keep_bytes)) {
+		bool any = false;
+		for (size_t i = 0; i < o->noutputs; i++)
+			any |= out_name_varies(o->outputs[i]);
+		if (!any) {
+			fprintf(stderr, "jflame: --keep rotates window files, but no -o names one: put %%t (the window's "
+				"start) in the name, e.g. -o cpu-%%t.pb.gz\n");
+			return -1;
 		}
 	}
 	return 0;
@@ -412,10 +506,10 @@ static const struct frame *sample_frames(struct record *r, const struct profile_
 }
 
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
-static void write_stacks_sample(struct record *r, const struct profile_sample *s, const char *thread,
-				const struct frame *f, size_t n)
+static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
+				const char *thread, const struct frame *f, size_t n)
 {
-	FILE *out = r->stacks.f;
+	FILE *out = w->stacks.f;
 	uint64_t period = r->sampler && strcmp(sampler_event(r->sampler), "cpu-clock") == 0 ?
 				  1000000000ULL / (uint64_t)r->o.freq : 1;
 	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
@@ -472,14 +566,33 @@ static bool wait_for_names(struct record *r, const struct profile_sample *s, con
 }
 
 /* The marker where a HotSpot walk ended before the stack's root. */
-static const char *walk_marker(struct record *r, const struct profile_sample *s)
+static const char *walk_marker(struct window *w, const struct profile_sample *s)
 {
 	if (s->walk != PROFILE_WALK_HOTSPOT || s->walk_end == PROFILE_END_OK)
 		return NULL;
 	if (s->walk_end == PROFILE_END_TRUNCATED)
 		return "[truncated]";
-	r->unwind_failed++;
+	w->unwind_failed++;
 	return "[unwind failed]";
+}
+
+/* ---- windows ------------------------------------------------------------------- */
+
+static int window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq);
+
+/* The window a sample taken at ts belongs to: the current one, or the next
+ * when ts is past the current one's end (opened then). NULL when there is no
+ * memory for a window. */
+static struct window *window_for(struct record *r, uint64_t ts)
+{
+	struct window *w = &r->win[r->cur], *next = &r->win[!r->cur];
+	if (!w->open && window_open(r, w, w->start_ns, w->seq) != 0)
+		return NULL;
+	if (ts < w->end_ns)
+		return w;
+	if (!next->open && window_open(r, next, w->end_ns, w->seq + 1) != 0)
+		return w; /* no memory for another window: it stays in this one */
+	return next;
 }
 
 /* now: a sample younger than LATE_NS whose JIT code is not named yet waits
@@ -495,7 +608,12 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	const struct frame *f = sample_frames(r, s, wait, &nk, &nu);
 	if (wait && wait_for_names(r, s, f + nk, nu, now))
 		return;
-	r->handled++;
+	struct window *w = window_for(r, s->ts_ns);
+	if (!w) {
+		r->no_window++;
+		return;
+	}
+	w->handled++;
 	memcpy(comm, s->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = '\0';
 	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
@@ -511,45 +629,45 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	fold_add(&r->fold, thread);
 	/* A stack cut at the depth limit has lost its outermost frames; a walk
 	 * that could not go on is marked where its lost frames were. */
-	const char *marker = walk_marker(r, s);
+	const char *marker = walk_marker(w, s);
 	truncated = (s->walk != PROFILE_WALK_HOTSPOT && (int)nu >= r->max_user) || (int)nk >= r->max_kernel ||
 		    (marker && marker[1] == 't');
 	if (truncated) {
-		r->truncated++;
+		w->truncated++;
 		fold_add(&r->fold, "[truncated]");
 	} else if (marker) {
 		fold_add(&r->fold, marker);
 	}
 	if (s->ustack_bytes < 0 && s->pid != 0) {
-		r->stack_errors++;
+		w->stack_errors++;
 		fold_add(&r->fold, "[failed to read user stack]");
 	}
 	for (size_t i = nu; i > 0; i--)
 		fold_add_frame(&r->fold, &f[nk + i - 1]);
 	if (s->kstack_bytes < 0 && s->pid != 0) {
-		r->stack_errors++;
+		w->stack_errors++;
 		fold_add(&r->fold, "[failed to read kernel stack]");
 	}
 	for (size_t i = nk; i > 0; i--)
 		fold_add_frame(&r->fold, &f[i - 1]);
 	const struct fold_buf *plain = &r->fold;
 	if (r->want_lines) {
-		if (r->fold.oom || recording_add(&r->rec_lines, r->fold.p, r->fold.len, 1) != 0)
-			r->oom++;
+		if (r->fold.oom || recording_add(&w->rec_lines, r->fold.p, r->fold.len, 1) != 0)
+			w->oom++;
 		if (r->fold.nlines) {
 			fold_reset(&r->plain);
 			fold_strip_lines(&r->plain, r->fold.p, r->fold.len);
 			plain = &r->plain;
 		}
 	}
-	if (r->fold.oom || plain->oom || recording_add(&r->rec, plain->p, plain->len, 1) != 0)
-		r->oom++;
-	if (r->stacks_open)
-		write_stacks_sample(r, s, thread, f, nk + nu);
+	if (r->fold.oom || plain->oom || recording_add(&w->rec, plain->p, plain->len, 1) != 0)
+		w->oom++;
+	if (w->stacks_open)
+		write_stacks_sample(r, w, s, thread, f, nk + nu);
 	/* the heat map leaves the idle task out, as FlameScope does */
 	if (r->want_heatmap && s->pid != 0 && !r->fold.oom && !plain->oom &&
-	    heatmap_add(&r->heatmap, (double)s->ts_ns / 1e9, plain->p, plain->len, 1) != 0)
-		r->oom++;
+	    heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, plain->p, plain->len, 1) != 0)
+		w->oom++;
 }
 
 /* Keeps a sample until the attach to its JVM has finished, so the code it ran
@@ -577,6 +695,32 @@ static void release_deferred(struct record *r, pid_t pid)
 		}
 	}
 	r->ndeferred = keep;
+}
+
+/* Hands on, as they are, the held samples (deferred or late) taken before
+ * end: a window that closes takes every sample of its time. */
+static void release_before(struct record *r, uint64_t end)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < r->ndeferred; i++) {
+		if (r->deferred[i]->ts_ns < end) {
+			handle_sample(r, r->deferred[i], 0);
+			free(r->deferred[i]);
+		} else {
+			r->deferred[keep++] = r->deferred[i];
+		}
+	}
+	r->ndeferred = keep;
+	keep = 0;
+	for (size_t i = 0; i < r->nlate; i++) {
+		if (r->late[i]->ts_ns < end) {
+			handle_sample(r, r->late[i], 0);
+			free(r->late[i]);
+		} else {
+			r->late[keep++] = r->late[i];
+		}
+	}
+	r->nlate = keep;
 }
 
 /* Tries the late samples again after the agents' logs were read: named now,
@@ -705,9 +849,12 @@ static void start_walkers(struct record *r)
 
 /* ---- outputs -------------------------------------------------------------------- */
 
-static void describe(struct record *r, double seconds)
+/* What a window's outputs say about it: time, rate, counts, targets and the
+ * frame-pointer finding. Samples lost in the ring buffer count in the window
+ * open when they are noticed. */
+static void describe(struct record *r, struct window *w, double seconds)
 {
-	struct recording *rec = &r->rec;
+	struct recording *rec = &w->rec;
 	struct sampler_stats st;
 	char *fp = rec->frame_pointers;
 	size_t fplen = sizeof(rec->frame_pointers);
@@ -722,11 +869,12 @@ static void describe(struct record *r, double seconds)
 	rec->seconds = seconds;
 	rec->freq = r->o.freq;
 	snprintf(rec->event, sizeof(rec->event), "%s", sampler_event(r->sampler));
-	rec->samples = st.samples;
-	rec->lost = st.dropped;
-	rec->truncated = r->truncated;
-	rec->unwind_failed = r->unwind_failed;
-	rec->stack_errors = r->stack_errors;
+	rec->lost = st.dropped - r->dropped_before;
+	rec->samples = r->o.window_ns ? w->handled + rec->lost : st.samples;
+	r->dropped_before = st.dropped;
+	rec->truncated = w->truncated;
+	rec->unwind_failed = w->unwind_failed;
+	rec->stack_errors = w->stack_errors;
 	if (r->o.all) {
 		snprintf(rec->target, sizeof(rec->target), "all processes");
 		nseen = symbolizer_processes(r->sy, seen, 64);
@@ -822,15 +970,13 @@ out:
 
 /* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns;
  * the stacks of lines, whose interpreted frames carry their source lines. */
-static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, bool pprof, char *err,
-			 size_t errlen)
+static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, int64_t end_real_ns,
+			 bool pprof, char *err, size_t errlen)
 {
 	struct stack_table t;
-	struct timespec now;
 	int rc = -1;
 	stack_table_init(&t);
-	clock_gettime(CLOCK_REALTIME, &now);
-	if (stack_table_from_recording(&t, rec, lines, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec) != 0)
+	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0)
 		snprintf(err, errlen, "jflame: out of memory");
 	else
 		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
@@ -839,50 +985,201 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 }
 
 /* The heat map of the samples (pid 0, the idle task, left out). */
-static int write_heatmap(struct record *r, FILE *f, char *err, size_t errlen)
+static int write_heatmap(struct window *w, FILE *f, char *err, size_t errlen)
 {
-	char subtitle[sizeof(r->rec.target) + sizeof(r->rec.frame_pointers) + 64];
-	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", r->rec.target, r->rec.seconds, r->rec.freq,
-		 r->rec.frame_pointers);
+	const struct recording *rec = &w->rec;
+	char subtitle[sizeof(rec->target) + sizeof(rec->frame_pointers) + 64];
+	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", rec->target, rec->seconds, rec->freq,
+		 rec->frame_pointers);
 	struct heatmap_options ho = { .title = "CPU heat map", .subtitle = subtitle };
-	if (heatmap_check(&r->heatmap, &ho, err, errlen) != 0)
+	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0)
 		return -1;
-	return heatmap_write_html(f, &r->heatmap, &ho, err, errlen);
+	return heatmap_write_html(f, &w->heatmap, &ho, err, errlen);
 }
 
-static int write_outputs(struct record *r, char *err, size_t errlen)
+/* The path output i of window w goes to (its template expanded). */
+static int output_path(const struct record *r, const struct window *w, size_t i, char *out, size_t len, char *err,
+		       size_t errlen)
 {
-	for (size_t i = 0; i < r->o.noutputs; i++) {
-		struct out_file of;
-		int rc = 0;
-		if (r->o.formats[i] == OUT_STACKS)
-			continue; /* written while recording */
-		if (out_file_open(&of, r->o.outputs[i], err, errlen) != 0)
-			return -1;
-		if (r->o.formats[i] == OUT_SVG)
-			rc = write_svg(of.f, &r->rec, err, errlen);
-		else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
-			rc = write_profile(of.f, &r->rec, r->want_lines ? &r->rec_lines : NULL,
-					   r->o.formats[i] == OUT_PPROF, err, errlen);
-		else if (r->o.formats[i] == OUT_HEATMAP)
-			rc = write_heatmap(r, of.f, err, errlen);
-		else
-			rc = write_folded(of.f, &r->rec);
-		if (rc != 0) {
-			if (!err[0])
-				snprintf(err, errlen, "jflame: out of memory writing %s", r->o.outputs[i]);
-			out_file_abort(&of);
-			return -1;
-		}
-		if (out_file_commit(&of, err, errlen) != 0)
-			return -1;
-	}
-	if (r->stacks_open) {
-		r->stacks_open = false;
-		if (out_file_commit(&r->stacks, err, errlen) != 0)
-			return -1;
+	char host[256] = "";
+	struct out_name_vars v = {
+		.time_ns = w->start_real_ns,
+		.pid = r->o.npids ? r->o.pids[0] : getpid(),
+		.host = host,
+		.seq = w->seq,
+	};
+	gethostname(host, sizeof(host) - 1);
+	if (out_name_expand(r->o.outputs[i], &v, out, len) != 0) {
+		snprintf(err, errlen, "jflame: output name '%s' is too long once expanded", r->o.outputs[i]);
+		return -1;
 	}
 	return 0;
+}
+
+/* Writes window w's outputs (the .stacks file was written as samples came)
+ * and lists their paths in wrote. A failed output does not stop the others:
+ * the first error is in err. */
+static int write_outputs(struct record *r, struct window *w, char *wrote, size_t wrote_len, char *err, size_t errlen)
+{
+	int64_t end_real_ns = w->start_real_ns + (int64_t)(w->rec.seconds * 1e9);
+	size_t pos = 0;
+	int rc = 0;
+	char e[ERR_LEN];
+	wrote[0] = '\0';
+	for (size_t i = 0; i < r->o.noutputs; i++) {
+		struct out_file of;
+		char path[4096];
+		int wr = 0;
+		e[0] = '\0';
+		if (r->o.formats[i] == OUT_STACKS) {
+			if (!w->stacks_open)
+				continue;
+			w->stacks_open = false;
+			snprintf(path, sizeof(path), "%s", w->stacks_path);
+			wr = out_file_commit(&w->stacks, e, sizeof(e));
+		} else if (output_path(r, w, i, path, sizeof(path), e, sizeof(e)) != 0 ||
+			   out_file_open(&of, path, e, sizeof(e)) != 0) {
+			wr = -1;
+		} else {
+			if (r->o.formats[i] == OUT_SVG)
+				wr = write_svg(of.f, &w->rec, e, sizeof(e));
+			else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
+				wr = write_profile(of.f, &w->rec, r->want_lines ? &w->rec_lines : NULL, end_real_ns,
+						   r->o.formats[i] == OUT_PPROF, e, sizeof(e));
+			else if (r->o.formats[i] == OUT_HEATMAP)
+				wr = write_heatmap(w, of.f, e, sizeof(e));
+			else
+				wr = write_folded(of.f, &w->rec);
+			if (wr != 0) {
+				if (!e[0])
+					snprintf(e, sizeof(e), "jflame: out of memory writing %.900s", path);
+				out_file_abort(&of);
+			} else {
+				wr = out_file_commit(&of, e, sizeof(e));
+			}
+		}
+		if (wr != 0) {
+			if (!rc)
+				snprintf(err, errlen, "%s", e);
+			rc = -1;
+			continue;
+		}
+		pos += (size_t)snprintf(wrote + pos, pos < wrote_len ? wrote_len - pos : 0, " %s", path);
+		if (pos >= wrote_len)
+			pos = wrote_len - 1;
+		if ((r->o.keep || r->o.keep_bytes) && out_name_varies(r->o.outputs[i]) &&
+		    out_name_rotate(r->o.outputs[i], r->o.keep, r->o.keep_bytes, e, sizeof(e)) < 0)
+			fprintf(stderr, "jflame: warning: %s\n", strncmp(e, "jflame: ", 8) == 0 ? e + 8 : e);
+	}
+	return rc;
+}
+
+static void window_free(struct record *r, struct window *w)
+{
+	recording_free(&w->rec);
+	if (r->want_lines)
+		recording_free(&w->rec_lines);
+	if (r->want_heatmap)
+		heatmap_free(&w->heatmap);
+	if (w->stacks_open)
+		out_file_abort(&w->stacks);
+	w->stacks_open = false;
+	w->open = false;
+}
+
+static int window_open_err(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq, char *err,
+			   size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->seq = seq;
+	w->start_ns = start_ns;
+	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
+	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
+	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
+	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
+		window_free(r, w);
+		snprintf(err, errlen, "jflame: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->o.noutputs; i++) {
+		if (r->o.formats[i] != OUT_STACKS)
+			continue;
+		if (output_path(r, w, i, w->stacks_path, sizeof(w->stacks_path), err, errlen) != 0 ||
+		    out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0) {
+			window_free(r, w);
+			return -1;
+		}
+		w->stacks_open = true;
+	}
+	w->open = true;
+	return 0;
+}
+
+/* Opens window seq from start_ns. A window after the first that cannot be
+ * opened is said in a warning; its samples stay in the window before. */
+static int window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq)
+{
+	char err[ERR_LEN];
+	if (window_open_err(r, w, start_ns, seq, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", seq, strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+	return -1;
+}
+
+/* Writes window w, which ended at end_ns, says so in one line, and frees it.
+ * A window's outputs that cannot be written are warned about; the recording
+ * goes on. -1 when some output failed. */
+static int window_close(struct record *r, struct window *w, uint64_t end_ns)
+{
+	char wrote[8192], err[ERR_LEN] = "", when[32];
+	struct out_name_vars v = { .time_ns = w->start_real_ns };
+	int rc;
+	if (end_ns > w->end_ns)
+		end_ns = w->end_ns;
+	describe(r, w, end_ns > w->start_ns ? (double)(end_ns - w->start_ns) / 1e9 : 0);
+	const struct recording *rec = &w->rec;
+	rc = write_outputs(r, w, wrote, sizeof(wrote), err, sizeof(err));
+	out_name_expand("%t", &v, when, sizeof(when));
+	if (r->tty_progress)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
+		" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
+		rec->seconds, rec->samples, rec->lost, rec->truncated, rec->unwind_failed, rec->stack_errors,
+		wrote[0] ? wrote : " nothing");
+	if (rc != 0)
+		fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
+			strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+	if (w->oom)
+		fprintf(stderr, "jflame: warning: window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n",
+			w->seq, w->oom);
+	r->closed++;
+	r->total_samples += rec->samples;
+	r->total_lost += rec->lost;
+	window_free(r, w);
+	return rc;
+}
+
+/* The current window's time is over (and its late samples' grace too): it is
+ * written, the next one becomes current, and processes that have exited are
+ * forgotten (their names, maps and walker entries). */
+static void window_next(struct record *r)
+{
+	struct window *w = &r->win[r->cur], *next = &r->win[!r->cur];
+	uint64_t end = w->end_ns, seq = w->seq;
+	static pid_t gone[4096];
+	release_before(r, end);
+	if (w->open)
+		window_close(r, w, end);
+	r->cur = !r->cur;
+	if (!next->open)
+		window_open(r, next, end, seq + 1); /* when it fails, the next sample tries again */
+	size_t n = symbolizer_forget_exited(r->sy, gone, sizeof(gone) / sizeof(gone[0]));
+	for (size_t i = 0; i < n; i++) {
+		if (!r->o.no_walker)
+			sampler_walk_hotspot(r->sampler, gone[i], NULL);
+		if (r->considered && gone[i] > 0 && gone[i] < PID_LIMIT)
+			r->considered[gone[i] / 8] &= (uint8_t) ~(1u << (gone[i] % 8));
+	}
 }
 
 /* ---- the recording loop ---------------------------------------------------------- */
@@ -1027,6 +1324,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	uint64_t start, last_refresh = 0, last_progress = 0;
 
 	sa.sa_handler = on_signal;
+	hup_closes_window = r->o.window_ns != 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1087,6 +1385,17 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			snprintf(err, errlen, "jflame: failed to read samples: %s", strerror(-got));
 			return -1;
 		}
+		if (r->o.window_ns) {
+			struct window *w = &r->win[r->cur];
+			now = mono_ns();
+			if (hup_requested && !r->win[!r->cur].open) {
+				hup_requested = 0;
+				if (w->end_ns > now)
+					w->end_ns = now;
+			}
+			if (now >= w->end_ns + WINDOW_GRACE_NS)
+				window_next(r);
+		}
 	}
 	double secs = (double)(mono_ns() - start) / 1e9;
 	sampler_stop(r->sampler);
@@ -1108,8 +1417,21 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	release_late(r, 0);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
-	describe(r, r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs);
-	return 0;
+	if (!r->o.window_ns) {
+		describe(r, &r->win[0], r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs);
+		return 0;
+	}
+	/* the last window, cut short, and the next if samples reached it */
+	uint64_t stop = start + (uint64_t)((r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs) * 1e9);
+	int rc = 0;
+	for (int k = 0; k < 2; k++) {
+		struct window *w = &r->win[(r->cur + k) % 2];
+		if (w->open && window_close(r, w, k == 0 && w->end_ns < stop ? w->end_ns : stop) != 0)
+			rc = -1;
+	}
+	if (rc != 0)
+		snprintf(err, errlen, "jflame: the last window's outputs were not all written (see the warning above)");
+	return rc;
 }
 
 int cmd_record(int argc, char **argv)
@@ -1134,9 +1456,12 @@ int cmd_record(int argc, char **argv)
 	}
 	r.si = str_intern_new();
 	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
-	for (size_t i = 0; i < r.o.noutputs; i++)
+	for (size_t i = 0; i < r.o.noutputs; i++) {
 		r.want_lines |= r.o.formats[i] == OUT_PPROF || r.o.formats[i] == OUT_SPEEDSCOPE;
-	if (!r.si || !r.frames || recording_init(&r.rec) != 0 || (r.want_lines && recording_init(&r.rec_lines) != 0)) {
+		r.want_heatmap |= r.o.formats[i] == OUT_HEATMAP;
+		r.want_stacks |= r.o.formats[i] == OUT_STACKS;
+	}
+	if (!r.si || !r.frames) {
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
@@ -1153,47 +1478,44 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!r.o.no_attach && r.o.npids)
 		attach_targets(&r);
-	for (size_t i = 0; i < r.o.noutputs; i++) {
-		if (r.o.formats[i] == OUT_HEATMAP && !r.want_heatmap) {
-			if (heatmap_init(&r.heatmap) != 0) {
-				snprintf(err, sizeof(err), "jflame: out of memory");
-				goto out;
-			}
-			r.want_heatmap = true;
-		}
-		if (r.o.formats[i] != OUT_STACKS)
-			continue;
-		if (r.stacks_open) {
-			snprintf(err, sizeof(err), "jflame: only one .stacks output at a time");
-			goto out;
-		}
-		if (out_file_open(&r.stacks, r.o.outputs[i], err, sizeof(err)) != 0)
-			goto out;
-		r.stacks_open = true;
-	}
+	/* the first window: its .stacks file is created now, so a bad path is
+	 * said before recording starts */
+	struct timespec real, mono;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	r.real_minus_mono_ns = ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000000LL +
+			       ((int64_t)real.tv_nsec - (int64_t)mono.tv_nsec);
+	if (window_open_err(&r, &r.win[0], mono_ns(), 1, err, sizeof(err)) != 0)
+		goto out;
 	if (r.o.command && launch(&r, err, sizeof(err)) != 0)
 		goto out;
 	if (record_run(&r, err, sizeof(err)) != 0)
 		goto out;
-	if (r.rec.total == 0) {
+	if (r.o.window_ns) {
+		fprintf(stderr, "jflame: %" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r.closed,
+			r.closed == 1 ? "" : "s", r.total_samples, r.total_lost);
+		rc = 0;
+		goto out;
+	}
+	struct window *w = &r.win[0];
+	if (w->rec.total == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %.1f s: the target%s used no CPU; nothing written",
-			 r.rec.seconds, r.o.all ? "s" : "");
+			 w->rec.seconds, r.o.all ? "s" : "");
 		goto out;
 	}
-	if (r.oom) {
-		snprintf(err, sizeof(err), "jflame: out of memory while recording (%" PRIu64 " samples not kept)", r.oom);
+	if (w->oom || r.no_window) {
+		snprintf(err, sizeof(err), "jflame: out of memory while recording (%" PRIu64 " samples not kept)",
+			 w->oom + r.no_window);
 		goto out;
 	}
-	if (write_outputs(&r, err, sizeof(err)) != 0)
+	char wrote[8192];
+	if (write_outputs(&r, w, wrote, sizeof(wrote), err, sizeof(err)) != 0)
 		goto out;
 	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote", r.rec.samples, r.rec.lost,
-		r.rec.truncated, r.rec.unwind_failed, r.rec.stack_errors, r.rec.seconds);
-	for (size_t i = 0; i < r.o.noutputs; i++)
-		fprintf(stderr, " %s", r.o.outputs[i]);
-	fputc('\n', stderr);
-	if (strncmp(r.rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
-		fprintf(stderr, "jflame: %s\n", r.rec.frame_pointers + 8);
+		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n", w->rec.samples, w->rec.lost,
+		w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote);
+	if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
+		fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
@@ -1224,15 +1546,11 @@ out:
 	free(r.deferred);
 	free(r.late);
 	free(r.late_spare);
-	if (r.stacks_open)
-		out_file_abort(&r.stacks);
+	for (int k = 0; k < 2; k++)
+		if (r.win[k].open)
+			window_free(&r, &r.win[k]);
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
-	recording_free(&r.rec);
-	if (r.want_lines)
-		recording_free(&r.rec_lines);
-	if (r.want_heatmap)
-		heatmap_free(&r.heatmap);
 	fold_free(&r.fold);
 	fold_free(&r.plain);
 	free(r.frames);

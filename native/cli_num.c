@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -25,5 +26,49 @@ int cli_parse_seconds(const char *s, double lo, double hi, double *out)
 	if (errno || end == s || *end || !(v >= lo) || v > hi)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int cli_parse_duration(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end), unit = 1;
+	if (errno || end == s)
+		return -1;
+	if (*end == 's' || *end == 'm' || *end == 'h') {
+		unit = *end == 's' ? 1 : *end == 'm' ? 60 : 3600;
+		end++;
+	}
+	if (*end || !(v * unit >= lo) || v * unit > hi)
+		return -1;
+	*out = v * unit;
+	return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	static const char units[] = "kMGT";
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end), mult = 1;
+	if (errno || end == s || !(v >= 0))
+		return -1;
+	const char *u = *end ? strchr(units, *end) : NULL;
+	if (!u && *end == 'K')
+		u = units;
+	if (u) {
+		for (const char *k = units; k <= u; k++)
+			mult *= 1024;
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+	}
+	if (*end == 'B')
+		end++;
+	double bytes = v * mult;
+	if (*end || bytes < (double)lo || bytes > (double)hi || bytes >= 18446744073709551616.0)
+		return -1;
+	*out = (uint64_t)bytes;
 	return 0;
 }

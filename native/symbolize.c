@@ -121,6 +121,36 @@ void symbolizer_free(struct symbolizer *sy)
 
 /* ---- processes ----------------------------------------------------------- */
 
+size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max)
+{
+	size_t n = 0, keep = 0;
+	struct proc **live = calloc(sy->cap, sizeof(*live));
+	if (!live)
+		return 0;
+	for (size_t i = 0; i < sy->cap; i++) {
+		struct proc *p = sy->procs[i];
+		if (!p)
+			continue;
+		/* gone, or its pid is another process's now */
+		if (p->start_ticks && proc_info_start_time(p->pid) == p->start_ticks && proc_info_alive(p->pid)) {
+			size_t k = (size_t)p->pid & (sy->cap - 1);
+			while (live[k])
+				k = (k + 1) & (sy->cap - 1);
+			live[k] = p;
+			keep++;
+			continue;
+		}
+		if (n < max)
+			out[n] = p->pid;
+		n++;
+		proc_free(p);
+	}
+	free(sy->procs);
+	sy->procs = live;
+	sy->count = keep;
+	return n < max ? n : max;
+}
+
 static void load_maps(struct symbolizer *sy, struct proc *p)
 {
 	char path[64], err[256];

@@ -88,6 +88,11 @@ void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
  * compiled since the agent's log was last read). */
 bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame *f);
 
+/* Forgets the processes that have exited (or whose pid another process has
+ * now): their maps, symbols and names. Their pids go to out[0..max); the
+ * number of them. A long recording calls it as each window closes. */
+size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max);
+
 /* The processes seen so far (for the summary). */
 size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max);
 
