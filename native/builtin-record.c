@@ -396,17 +396,19 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
-		default:
-			if (optopt && strchr("pFdoe", optopt))
+		default: {
+			const char *arg = argv[optind - 1];
+			bool needs_value = false;
+			for (const struct option *lo = longopts; lo->name && strncmp(arg, "--", 2) == 0; lo++)
+				needs_value |= lo->has_arg == required_argument && strcmp(arg + 2, lo->name) == 0;
+			if (needs_value)
+				fprintf(stderr, "jflame: option %s needs a value; see jflame record --help\n", arg);
+			else if (optopt && strchr("pFdoe", optopt))
 				fprintf(stderr, "jflame: option -%c needs a value; see jflame record --help\n", optopt);
-			else if (!optopt && optind > 1 && !strchr(argv[optind - 1], '=') &&
-				 (strcmp(argv[optind - 1], "--agent") == 0 || strcmp(argv[optind - 1], "--agent-options") == 0 ||
-				  strcmp(argv[optind - 1], "--attach-timeout") == 0 || strcmp(argv[optind - 1], "--window") == 0 ||
-				  strcmp(argv[optind - 1], "--keep") == 0 || strcmp(argv[optind - 1], "--keep-bytes") == 0))
-				fprintf(stderr, "jflame: option %s needs a value; see jflame record --help\n", argv[optind - 1]);
 			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", argv[optind - 1]);
+				fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", arg);
 			return -1;
+		}
 		}
 	}
 	if (optind < argc) {

@@ -1,7 +1,11 @@
 # jvmtest.py - shared helpers for the integration tests: start real JVMs with the
 # agent, wait for the workload, read the perf map, events log and status file.
+import collections
+import gzip
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -235,6 +239,33 @@ def jattach(pid, *args, timeout=30):
     exe = "/usr/bin/jattach"
     require(os.access(exe, os.X_OK), "jattach not installed (scripts/deps.sh installs it)")
     return subprocess.run([exe, str(pid)] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def protoc_pprof(path):
+    """A .pb.gz decoded by protoc (Google's own protobuf, not the protobuf-c
+    jflame writes with), as its text format parsed into nested dicts: each
+    field a list of values."""
+    protoc = shutil.which("protoc")
+    require(protoc, "protoc not installed (scripts/deps.sh installs protobuf-compiler)")
+    with gzip.open(path) as f:
+        raw = f.read()
+    r = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", os.path.join(SOURCE_DIR, "native"),
+                        "profile.proto"], input=raw, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError("protoc cannot decode %s: %s" % (path, r.stderr.decode()))
+    stack = [collections.defaultdict(list)]
+    for line in r.stdout.decode().splitlines():
+        line = line.strip()
+        if line.endswith("{"):
+            node = collections.defaultdict(list)
+            stack[-1][line[:-1].strip()].append(node)
+            stack.append(node)
+        elif line == "}":
+            stack.pop()
+        elif line:
+            key, val = line.split(":", 1)
+            stack[-1][key].append(json.loads(val) if val.strip().startswith('"') else int(val))
+    return stack[0]
 
 
 def main():

@@ -5,13 +5,13 @@
 # after a class is unloaded and another takes its place; interpreted frames'
 # source lines in .stacks, pprof (decoded by Google's protoc) and speedscope.
 import collections
-import gzip
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 import jvmtest
@@ -47,33 +47,6 @@ def java_region(frames):
     if first is None or last is None:
         return []
     return frames[first + 1:last + 1]
-
-
-def protoc_pprof(path):
-    """A .pb.gz decoded by protoc (Google's own protobuf, not the protobuf-c
-    jflame writes with), as its text format parsed into nested dicts: each
-    field a list of values."""
-    protoc = shutil.which("protoc")
-    jvmtest.require(protoc, "protoc not installed (scripts/deps.sh installs protobuf-compiler)")
-    with gzip.open(path) as f:
-        raw = f.read()
-    r = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", os.path.join(jvmtest.SOURCE_DIR, "native"),
-                        "profile.proto"], input=raw, capture_output=True, timeout=60)
-    if r.returncode != 0:
-        raise AssertionError("protoc cannot decode %s: %s" % (path, r.stderr.decode()))
-    stack = [collections.defaultdict(list)]
-    for line in r.stdout.decode().splitlines():
-        line = line.strip()
-        if line.endswith("{"):
-            node = collections.defaultdict(list)
-            stack[-1][line[:-1].strip()].append(node)
-            stack.append(node)
-        elif line == "}":
-            stack.pop()
-        elif line:
-            key, val = line.split(":", 1)
-            stack[-1][key].append(json.loads(val) if val.strip().startswith('"') else int(val))
-    return stack[0]
 
 
 def pprof_lines(p):
@@ -166,6 +139,9 @@ class WalkerTest(unittest.TestCase):
     def test_whole_named_stacks_without_frame_pointers_after_attach(self):
         jvm = self.jvm(["hot", "120000"])  # no agent, no -XX:+PreserveFramePointer
         perf_share = self.perf_reach(jvm)
+        time.sleep(0.2)
+        # jcmd's map is gone (else jflame would take it for an agent's and not attach)
+        self.assertFalse(os.path.exists(jvm.map_path), "the JDK's perf map came back: %s" % jvm.map_path)
         folded = self.out("cpu.folded")
         r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", self.out("cpu.svg"))
         self.assertIn("loaded the agent", r.stderr)
@@ -220,7 +196,7 @@ class WalkerTest(unittest.TestCase):
         self.assertTrue(all(first < n < last for n in spin_lines), (first, last, sorted(set(spin_lines))))
         # pprof: each line of spin is a Location with its Line.line, of one
         # Function whose filename is the source file; the same counts as .stacks
-        lines = pprof_lines(protoc_pprof(pprof))
+        lines = pprof_lines(jvmtest.protoc_pprof(pprof))
         spin_pprof = {n: c for (name, file, n), c in lines.items() if name == "jflame/examples/Workload.spin_[0]" and n}
         self.assertEqual(spin_pprof, dict(collections.Counter(spin_lines)))
         self.assertEqual({file for (name, file, n) in lines if name == "jflame/examples/Workload.spin_[0]"},
