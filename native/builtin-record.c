@@ -27,6 +27,8 @@
 #include "out_file.h"
 #include "out_name.h"
 #include "pprof.h"
+#include "push.h"
+#include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
 #include "sampler.h"
@@ -45,6 +47,7 @@
  * every 100 ms, we read every 100 ms) waits up to LATE_NS for the name. */
 #define LATE_NS 300000000ULL
 #define MAX_LATE 2048 /* ~10 MiB */
+#define MAX_LABELS 16
 /* A window is written this long after its end: its samples that waited for
  * names (LATE_NS) or were read late (every 100 ms) are in by then. */
 #define WINDOW_GRACE_NS (LATE_NS + 200000000ULL)
@@ -73,6 +76,11 @@ struct record_opts {
 	uint64_t window_ns;        /* --window: a recording cut into windows this long; 0 one window */
 	size_t keep;               /* --keep: window files kept per output (0 all) */
 	uint64_t keep_bytes;       /* --keep-bytes: bytes of window files kept per output (0 all) */
+	const char *push;          /* --push: a Pyroscope server's URL */
+	const char *app;           /* --app: every series' application name */
+	const char *label_keys[MAX_LABELS], *label_values[MAX_LABELS]; /* --label k=v */
+	size_t nlabels;
+	const char *push_token, *push_basic_auth, *push_tenant, *push_ca; /* options, else environment */
 };
 
 static const struct record_opts defaults = {
@@ -109,6 +117,8 @@ struct record {
 	uint64_t closed;            /* windows written */
 	uint64_t total_samples, total_lost; /* over the windows closed */
 	uint64_t no_window;         /* samples dropped: no memory for a window */
+	struct pusher *pusher;      /* --push */
+	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
 	struct fold_buf fold;
 	struct fold_buf plain;      /* with want_lines: the fold without its lines */
@@ -191,6 +201,15 @@ static const char usage[] =
 	"                          when it closes; SIGHUP closes one early\n"
 	"      --keep N            keep the newest N files of each -o (with --window)\n"
 	"      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
+	"      --push URL          send each window to a Pyroscope server (pprof), one\n"
+	"                          series per JVM (others together as jflame-host)\n"
+	"      --app NAME          the series' application name (default: each JVM's\n"
+	"                          -Dpyroscope.application.name, jar or main class)\n"
+	"      --label KEY=VALUE   a label on every series; may repeat\n"
+	"      --push-token T      bearer token (or JFLAME_PUSH_TOKEN)\n"
+	"      --push-basic-auth USER:PASSWORD  (or JFLAME_PUSH_BASIC_AUTH)\n"
+	"      --push-tenant ID    X-Scope-OrgID (or JFLAME_PUSH_TENANT)\n"
+	"      --push-ca FILE      CA certificates for an https server\n"
 	"  -v, --verbose           libbpf's messages\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -277,6 +296,10 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "attach-timeout", required_argument, NULL, 'T' }, { "no-inline", no_argument, NULL, 'L' },
 		{ "no-walker", no_argument, NULL, 'W' },      { "window", required_argument, NULL, 'w' },
 		{ "keep", required_argument, NULL, 'K' },     { "keep-bytes", required_argument, NULL, 'B' },
+		{ "push", required_argument, NULL, 'P' },     { "app", required_argument, NULL, 'n' },
+		{ "label", required_argument, NULL, 'l' },    { "push-token", required_argument, NULL, 't' },
+		{ "push-basic-auth", required_argument, NULL, 'b' }, { "push-tenant", required_argument, NULL, 'X' },
+		{ "push-ca", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -319,6 +342,51 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			o->window_ns = (uint64_t)(d * 1e9);
 			break;
 		}
+		case 'P':
+			o->push = optarg;
+			break;
+		case 'n':
+			if (!*optarg) {
+				fprintf(stderr, "jflame: --app needs a name\n");
+				return -1;
+			}
+			o->app = optarg;
+			break;
+		case 'l': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr, "jflame: --label takes KEY=VALUE such as env=prod, not '%s'\n", optarg);
+				return -1;
+			}
+			if (o->nlabels == MAX_LABELS) {
+				fprintf(stderr, "jflame: at most %d --label options\n", MAX_LABELS);
+				return -1;
+			}
+			*eq = '\0';
+			o->label_keys[o->nlabels] = optarg;
+			o->label_values[o->nlabels++] = eq + 1;
+			break;
+		}
+		case 't':
+			o->push_token = optarg;
+			break;
+		case 'b':
+			if (!strchr(optarg, ':')) {
+				fprintf(stderr, "jflame: --push-basic-auth takes USER:PASSWORD\n"); /* never echo a secret */
+				return -1;
+			}
+			o->push_basic_auth = optarg;
+			break;
+		case 'X':
+			o->push_tenant = optarg;
+			break;
+		case 'C':
+			if (access(optarg, R_OK) != 0) {
+				fprintf(stderr, "jflame: --push-ca %s: %s\n", optarg, strerror(errno));
+				return -1;
+			}
+			o->push_ca = optarg;
+			break;
 		case 'K':
 			if (cli_parse_long(optarg, 1, 1000000, &v) != 0) {
 				fprintf(stderr, "jflame: --keep takes a number of windows from 1 to 1000000, not '%s'\n", optarg);
@@ -457,6 +525,23 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 	if (nstacks > 1) {
 		fprintf(stderr, "jflame: only one .stacks output at a time\n");
 		return -1;
+	}
+	if (!o->push && (o->app || o->nlabels || o->push_token || o->push_basic_auth || o->push_tenant || o->push_ca)) {
+		fprintf(stderr, "jflame: --app, --label and the --push-* options go with --push URL\n");
+		return -1;
+	}
+	if (o->push) {
+		const char *e;
+		if (!o->push_token && (e = getenv("JFLAME_PUSH_TOKEN")) && *e)
+			o->push_token = e;
+		if (!o->push_basic_auth && (e = getenv("JFLAME_PUSH_BASIC_AUTH")) && *e)
+			o->push_basic_auth = e;
+		if (!o->push_tenant && (e = getenv("JFLAME_PUSH_TENANT")) && *e)
+			o->push_tenant = e;
+		if (o->push_basic_auth && !strchr(o->push_basic_auth, ':')) {
+			fprintf(stderr, "jflame: JFLAME_PUSH_BASIC_AUTH takes USER:PASSWORD\n");
+			return -1;
+		}
 	}
 	if ((o->keep || o->keep_bytes) && !o->window_ns) {
 		fprintf(stderr, "jflame: --keep and --keep-bytes rotate the files of --window; add --window 30s\n");
@@ -1076,6 +1161,121 @@ static int write_outputs(struct record *r, struct window *w, char *wrote, size_t
 	return rc;
 }
 
+/* ---- pushing ------------------------------------------------------------------ */
+
+/* The stacks of one series in a window: a JVM's, or every other process's. */
+struct series {
+	pid_t pid; /* 0: the processes that are not JVMs */
+	char pod[128], con[128];
+	struct stack_table t;
+};
+
+/* The series a folded stack belongs to, and where its frames start once the
+ * roots that become labels ([Pod], [Con], and a JVM's [pid]) are cut off. */
+static struct series *series_of(struct record *r, struct series **all, size_t *n, const char *stack,
+				const char **rest)
+{
+	const char *pod = NULL, *con = NULL, *p = stack;
+	size_t podn = 0, conn = 0;
+	unsigned pid = 0;
+	for (;;) {
+		const char *semi = strchr(p, ';');
+		size_t len = semi ? (size_t)(semi - p) : strlen(p);
+		if (len > 5 && strncmp(p, "[Pod]", 5) == 0)
+			pod = p + 5, podn = len - 5;
+		else if (len > 5 && strncmp(p, "[Con]", 5) == 0)
+			con = p + 5, conn = len - 5;
+		else if (sscanf(p, "[%u] ", &pid) == 1)
+			break;
+		if (!semi)
+			return NULL;
+		p = semi + 1;
+	}
+	bool jvm = symbolizer_is_jvm(r->sy, (pid_t)pid);
+	const char *after = strchr(p, ';');
+	*rest = jvm ? (after ? after + 1 : p + strlen(p)) : p; /* others keep their "[pid] name" */
+	pid_t key = jvm ? (pid_t)pid : 0;
+	for (size_t i = 0; i < *n; i++)
+		if ((*all)[i].pid == key)
+			return &(*all)[i];
+	struct series *grown = realloc(*all, (*n + 1) * sizeof(**all));
+	if (!grown)
+		return NULL;
+	*all = grown;
+	struct series *s = &grown[(*n)++];
+	memset(s, 0, sizeof(*s));
+	s->pid = key;
+	if (jvm) {
+		snprintf(s->pod, sizeof(s->pod), "%.*s", (int)(podn < 127 ? podn : 127), pod ? pod : "");
+		snprintf(s->con, sizeof(s->con), "%.*s", (int)(conn < 127 ? conn : 127), con ? con : "");
+	}
+	stack_table_init(&s->t);
+	return s;
+}
+
+/* Hands window w to the pusher: one pprof per series, named and labelled as
+ * Pyroscope's own clients do. */
+static void push_window(struct record *r, struct window *w)
+{
+	const struct recording *src = r->want_lines ? &w->rec_lines : &w->rec;
+	uint64_t period = r->o.freq > 0 ? 1000000000ULL / (uint64_t)r->o.freq : 0;
+	int64_t end_real = w->start_real_ns + (int64_t)(w->rec.seconds * 1e9);
+	struct series *all = NULL;
+	size_t n = 0, ns = 0;
+	char host[256] = "", pidbuf[16], err[ERR_LEN];
+	struct stack_count *sc = recording_sorted(src, &n);
+	gethostname(host, sizeof(host) - 1);
+	for (size_t i = 0; sc && i < n; i++) {
+		const char *rest;
+		struct series *s = series_of(r, &all, &ns, sc[i].stack, &rest);
+		if (s && *rest)
+			stack_table_add(&s->t, rest, strlen(rest), sc[i].count, sc[i].count * period);
+	}
+	free(sc);
+	for (size_t i = 0; i < ns; i++) {
+		struct series *s = &all[i];
+		const char *keys[MAX_LABELS + 6], *values[MAX_LABELS + 6];
+		size_t k = 0;
+		char *body = NULL;
+		size_t len = 0;
+		FILE *f;
+		for (size_t j = 0; j < r->o.nlabels; j++, k++)
+			keys[k] = r->o.label_keys[j], values[k] = r->o.label_values[j];
+		const char *app = r->o.app ? r->o.app : s->pid ? symbolizer_app_name(r->sy, s->pid) : "jflame-host";
+		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)s->pid);
+		keys[k] = "service_name", values[k++] = app;
+		keys[k] = "host", values[k++] = host;
+		if (s->pid) {
+			keys[k] = "pid", values[k++] = pidbuf;
+			keys[k] = "process", values[k++] = symbolizer_process_name(r->sy, s->pid);
+			keys[k] = "pod", values[k++] = s->pod;
+			keys[k] = "container", values[k++] = s->con;
+		}
+		stack_table_meta_from_recording(&s->t, &w->rec, end_real);
+		s->t.meta.lines = src == &w->rec_lines;
+		struct push_profile *prof = calloc(1, sizeof(*prof));
+		if (!prof || !(f = open_memstream(&body, &len)) ||
+		    (pprof_write(f, &s->t, false, err, sizeof(err)) != 0 ? (fclose(f), 1) : fclose(f) != 0) ||
+		    !(prof->name = push_series_name(app, keys, values, k))) {
+			free(body);
+			if (prof)
+				free(prof->name);
+			free(prof);
+			fprintf(stderr, "jflame: warning: window %" PRIu64 " not pushed: out of memory\n", w->seq);
+		} else {
+			prof->pprof = (uint8_t *)body;
+			prof->len = len;
+			prof->from_ns = w->start_real_ns;
+			prof->until_ns = end_real;
+			prof->sample_rate = r->o.freq;
+			push_enqueue(r->pusher, prof);
+			r->pushed_profiles++;
+		}
+		stack_table_free(&s->t);
+	}
+	free(all);
+}
+
 static void window_free(struct record *r, struct window *w)
 {
 	recording_free(&w->rec);
@@ -1141,6 +1341,8 @@ static int window_close(struct record *r, struct window *w, uint64_t end_ns)
 	describe(r, w, end_ns > w->start_ns ? (double)(end_ns - w->start_ns) / 1e9 : 0);
 	const struct recording *rec = &w->rec;
 	rc = write_outputs(r, w, wrote, sizeof(wrote), err, sizeof(err));
+	if (r->pusher)
+		push_window(r, w);
 	out_name_expand("%t", &v, when, sizeof(when));
 	if (r->tty_progress)
 		fprintf(stderr, "\r\033[K");
@@ -1436,6 +1638,19 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	return rc;
 }
 
+/* The pushes still queued get up to 10 s; then what was sent is said. */
+static void finish_push(struct record *r)
+{
+	struct push_stats st;
+	if (!r->pusher)
+		return;
+	push_stop(r->pusher, 10000, &st);
+	r->pusher = NULL;
+	fprintf(stderr, "jflame: pushed %" PRIu64 " of %" PRIu64 " profiles to %s (%" PRIu64 " failed, %" PRIu64
+		" dropped, %" PRIu64 " retries)\n", st.sent, r->pushed_profiles, "Pyroscope", st.failed, st.dropped,
+		st.retries);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { 0 };
@@ -1458,6 +1673,7 @@ int cmd_record(int argc, char **argv)
 	}
 	r.si = str_intern_new();
 	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
+	r.want_lines = r.o.push != NULL; /* pushed profiles carry source lines */
 	for (size_t i = 0; i < r.o.noutputs; i++) {
 		r.want_lines |= r.o.formats[i] == OUT_PPROF || r.o.formats[i] == OUT_SPEEDSCOPE;
 		r.want_heatmap |= r.o.formats[i] == OUT_HEATMAP;
@@ -1489,6 +1705,12 @@ int cmd_record(int argc, char **argv)
 			       ((int64_t)real.tv_nsec - (int64_t)mono.tv_nsec);
 	if (window_open_err(&r, &r.win[0], mono_ns(), 1, err, sizeof(err)) != 0)
 		goto out;
+	if (r.o.push) {
+		struct push_opts po = { .url = r.o.push, .token = r.o.push_token, .basic_auth = r.o.push_basic_auth,
+					.tenant = r.o.push_tenant, .ca = r.o.push_ca, .verbose = r.o.verbose };
+		if (!(r.pusher = push_start(&po, err, sizeof(err))))
+			goto out;
+	}
 	if (r.o.command && launch(&r, err, sizeof(err)) != 0)
 		goto out;
 	if (record_run(&r, err, sizeof(err)) != 0)
@@ -1497,6 +1719,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "jflame: %" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r.closed,
 			r.closed == 1 ? "" : "s", r.total_samples, r.total_lost);
 		rc = 0;
+		finish_push(&r);
 		goto out;
 	}
 	struct window *w = &r.win[0];
@@ -1513,6 +1736,10 @@ int cmd_record(int argc, char **argv)
 	char wrote[8192];
 	if (write_outputs(&r, w, wrote, sizeof(wrote), err, sizeof(err)) != 0)
 		goto out;
+	if (r.pusher) {
+		push_window(&r, w);
+		finish_push(&r);
+	}
 	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n", w->rec.samples, w->rec.lost,
 		w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote);
@@ -1539,6 +1766,7 @@ out:
 		else if (rc == 0 && WIFSIGNALED(r.child_status))
 			rc = 128 + WTERMSIG(r.child_status);
 	}
+	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
 	attach_queue_free(r.aq);
 	free(r.considered);
 	for (size_t i = 0; i < r.ndeferred; i++)

@@ -102,6 +102,28 @@ size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *
 	return name_len;
 }
 
+void stack_table_meta_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns)
+{
+	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
+	struct stack_meta *m = &t->meta;
+	if (period) {
+		m->has_weight = true;
+		snprintf(m->weight_type, sizeof(m->weight_type), "cpu");
+		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
+		m->period = period;
+	}
+	m->duration_ns = (int64_t)(rec->seconds * 1e9);
+	if (now_ns > m->duration_ns)
+		m->time_ns = now_ns - m->duration_ns;
+	snprintf(m->event, sizeof(m->event), "%s", rec->event);
+	snprintf(m->name, sizeof(m->name), "CPU: %.*s", (int)sizeof(m->name) - 6, rec->target);
+	snprintf(m->comment, sizeof(m->comment),
+		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
+		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
+		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
+		 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
+}
+
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
 			       int64_t now_ns)
 {
@@ -114,24 +136,8 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 	for (size_t i = 0; i < n; i++)
 		if (stack_table_add(t, s[i].stack, strlen(s[i].stack), s[i].count, s[i].count * period) < 0)
 			goto out;
-	struct stack_meta *m = &t->meta;
-	if (period) {
-		m->has_weight = true;
-		snprintf(m->weight_type, sizeof(m->weight_type), "cpu");
-		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
-		m->period = period;
-	}
-	m->lines = stacks != NULL;
-	m->duration_ns = (int64_t)(rec->seconds * 1e9);
-	if (now_ns > m->duration_ns)
-		m->time_ns = now_ns - m->duration_ns;
-	snprintf(m->event, sizeof(m->event), "%s", rec->event);
-	snprintf(m->name, sizeof(m->name), "CPU: %.*s", (int)sizeof(m->name) - 6, rec->target);
-	snprintf(m->comment, sizeof(m->comment),
-		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
-		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
-		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
-		 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
+	stack_table_meta_from_recording(t, rec, now_ns);
+	t->meta.lines = stacks != NULL;
 	rc = 0;
 out:
 	free(s);

@@ -72,6 +72,8 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
  * recording (0 unknown). 0, or -1 when out of memory. */
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
 			       int64_t now_ns);
+/* The meta of stack_table_from_recording alone (for tables filled otherwise). */
+void stack_table_meta_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns);
 /* Stack indices sorted by their text (byte order), for writers that want a
  * stable order. Caller frees; NULL when out of memory. */
 uint32_t *stack_table_sorted(const struct stack_table *t);

@@ -17,6 +17,7 @@
 #include "hotspot_vm.h"
 #include "jit_syms.h"
 #include "kallsyms.h"
+#include "jvm_app.h"
 #include "proc_info.h"
 #include "proc_maps.h"
 
@@ -52,6 +53,7 @@ struct proc {
 	int hs_state;          /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
 	int hs_tries;          /* a starting JVM's tables may not be there yet */
 	bool hs_stale;         /* the walker's layout is of a program this process no longer runs */
+	const char *app;       /* its application name (interned), NULL not looked up yet */
 	uint64_t hs_checked_ns;
 };
 
@@ -402,6 +404,37 @@ bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid)
 {
 	struct proc *p = get_proc(sy, pid);
 	return p && p->is_jvm;
+}
+
+/* The first max bytes of a /proc file (NUL-separated lists); its length. */
+static size_t read_proc_file(pid_t pid, const char *what, char *buf, size_t max)
+{
+	char path[64];
+	size_t n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, max, f);
+		fclose(f);
+	}
+	return n;
+}
+
+const char *symbolizer_app_name(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	if (!p)
+		return "?";
+	if (!p->app) {
+		static char cmdline[65536], environ[65536];
+		char name[256];
+		size_t cl = read_proc_file(pid, "cmdline", cmdline, sizeof(cmdline));
+		size_t el = read_proc_file(pid, "environ", environ, sizeof(environ));
+		bool jvm = symbolizer_is_jvm(sy, pid);
+		p->app = jvm && jvm_app_name(cmdline, cl, environ, el, name, sizeof(name)) ? str_intern(sy->si, name) :
+							 p->comm;
+	}
+	return p->app;
 }
 
 size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max)

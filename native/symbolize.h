@@ -93,6 +93,10 @@ bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame
  * number of them. A long recording calls it as each window closes. */
 size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max);
 
+/* A process's application name for its Pyroscope series: a JVM's
+ * (jvm_app_name), else its comm. Looked up once. */
+const char *symbolizer_app_name(struct symbolizer *sy, pid_t pid);
+
 /* The processes seen so far (for the summary). */
 size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max);
 

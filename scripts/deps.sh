@@ -12,6 +12,8 @@ packages=(
   libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
   # convert: pprof (protobuf-c) and speedscope JSON (json-c)
   libprotobuf-c-dev protobuf-c-compiler libjson-c-dev
+  # record --push: Pyroscope over HTTP(S)
+  libcurl4-openssl-dev
   # tests: protoc decodes our pprof with Google's own protobuf
   protobuf-compiler
   # tests: real peers and sanitizer runtimes
