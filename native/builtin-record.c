@@ -81,6 +81,7 @@ struct record_opts {
 	const char *label_keys[MAX_LABELS], *label_values[MAX_LABELS]; /* --label k=v */
 	size_t nlabels;
 	const char *push_token, *push_basic_auth, *push_tenant, *push_ca; /* options, else environment */
+	int push_timeout_ms;
 };
 
 static const struct record_opts defaults = {
@@ -210,6 +211,8 @@ static const char usage[] =
 	"      --push-basic-auth USER:PASSWORD  (or JFLAME_PUSH_BASIC_AUTH)\n"
 	"      --push-tenant ID    X-Scope-OrgID (or JFLAME_PUSH_TENANT)\n"
 	"      --push-ca FILE      CA certificates for an https server\n"
+	"      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
+	"                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
 	"  -v, --verbose           libbpf's messages\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -299,7 +302,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "push", required_argument, NULL, 'P' },     { "app", required_argument, NULL, 'n' },
 		{ "label", required_argument, NULL, 'l' },    { "push-token", required_argument, NULL, 't' },
 		{ "push-basic-auth", required_argument, NULL, 'b' }, { "push-tenant", required_argument, NULL, 'X' },
-		{ "push-ca", required_argument, NULL, 'C' },
+		{ "push-ca", required_argument, NULL, 'C' },  { "push-timeout", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -380,6 +383,15 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case 'X':
 			o->push_tenant = optarg;
 			break;
+		case 'M': {
+			double t;
+			if (cli_parse_duration(optarg, 0.1, 600, &t) != 0) {
+				fprintf(stderr, "jflame: --push-timeout takes a duration from 0.1 s to 10 m, not '%s'\n", optarg);
+				return -1;
+			}
+			o->push_timeout_ms = (int)(t * 1000);
+			break;
+		}
 		case 'C':
 			if (access(optarg, R_OK) != 0) {
 				fprintf(stderr, "jflame: --push-ca %s: %s\n", optarg, strerror(errno));
@@ -526,7 +538,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		fprintf(stderr, "jflame: only one .stacks output at a time\n");
 		return -1;
 	}
-	if (!o->push && (o->app || o->nlabels || o->push_token || o->push_basic_auth || o->push_tenant || o->push_ca)) {
+	if (!o->push && (o->app || o->nlabels || o->push_token || o->push_basic_auth || o->push_tenant || o->push_ca ||
+			 o->push_timeout_ms)) {
 		fprintf(stderr, "jflame: --app, --label and the --push-* options go with --push URL\n");
 		return -1;
 	}
@@ -1707,7 +1720,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (r.o.push) {
 		struct push_opts po = { .url = r.o.push, .token = r.o.push_token, .basic_auth = r.o.push_basic_auth,
-					.tenant = r.o.push_tenant, .ca = r.o.push_ca, .verbose = r.o.verbose };
+					.tenant = r.o.push_tenant, .ca = r.o.push_ca, .verbose = r.o.verbose,
+					.timeout_ms = r.o.push_timeout_ms };
 		if (!(r.pusher = push_start(&po, err, sizeof(err))))
 			goto out;
 	}

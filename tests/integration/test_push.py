@@ -1,0 +1,214 @@
+# test_push.py - `jflame record --push`: a real HTTP server on 127.0.0.1
+# (Python's http.server in a thread) receives every window as Pyroscope's
+# /ingest would; each pprof is decoded by protoc and checked (series per JVM,
+# labels, time ranges, samples adding up to the recording's); a server that
+# answers 500, hangs, or is not there does not slow the sampling and is
+# retried or counted.
+import gzip
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+
+import jvmtest
+from jvmtest import Jvm, read_folded
+
+JFLAME = os.environ.get("JFLAME_BIN", "")
+WINDOW = re.compile(r"jflame: window (\d+) from \S+, ([\d.]+) s: (\d+) samples \((\d+) lost")
+PUSHED = re.compile(r"jflame: pushed (\d+) of (\d+) profiles to Pyroscope \((\d+) failed, (\d+) dropped, "
+                    r"(\d+) retries\)")
+NAME = re.compile(r"^([^{}]+)\{(.*)\}$")
+
+
+class Ingest(http.server.ThreadingHTTPServer):
+    """Records each request answered 200; answers with `plan`'s statuses in
+    turn (then 200), where a negative one hangs for that many seconds."""
+
+    def __init__(self, plan=()):
+        self.requests, self.plan, self.lock = [], list(plan), threading.Lock()
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.server_address[1]
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        srv = self.server
+        with srv.lock:
+            step = srv.plan.pop(0) if srv.plan else 200
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if step < 0:  # too late: the client has given up on this one and tries again
+            time.sleep(-step)
+            step = 299
+        if step == 200:
+            with srv.lock:
+                srv.requests.append((self.path, dict(self.headers), body))
+        self.send_response(step)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def profile_part(headers, body):
+    """The multipart form's "profile" part."""
+    ctype = headers["Content-Type"]
+    boundary = re.search(r"boundary=(\S+)", ctype).group(1).encode()
+    for part in body.split(b"--" + boundary):
+        head, _, data = part.partition(b"\r\n\r\n")
+        if b'name="profile"' in head:
+            return data[:-2]  # the CRLF before the next boundary
+    raise AssertionError("no profile part in " + ctype)
+
+
+class PushTest(unittest.TestCase):
+    def setUp(self):
+        jvmtest.check_setup()
+        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        self.tmp = tempfile.mkdtemp(prefix="jflame-push-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def server(self, plan=()):
+        srv = Ingest(plan)
+        t = threading.Thread(target=srv.serve_forever, daemon=True)
+        t.start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        return srv
+
+    def jvm(self, flags=()):
+        j = Jvm(["hot", "60000"], agent_opts="", jvm_flags=list(flags))
+        self.addCleanup(j.cleanup)
+        return j
+
+    def record(self, *args, env=None, timeout=120):
+        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})))
+        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
+        return r
+
+    def decode(self, srv):
+        """Each request as (query dict, headers, series name, labels dict, protoc-decoded profile)."""
+        out = []
+        for i, (path, headers, body) in enumerate(srv.requests):
+            u = urllib.parse.urlparse(path)
+            self.assertEqual(u.path, "/ingest")
+            q = dict(urllib.parse.parse_qsl(u.query))
+            m = NAME.match(q["name"])
+            self.assertIsNotNone(m, q["name"])
+            labels = dict(kv.split("=", 1) for kv in m.group(2).split(",") if kv)
+            pb = self.out("req%d.pb.gz" % i)
+            data = profile_part(headers, body)
+            gzip.decompress(data)  # gzip-compressed, as the clients send it
+            with open(pb, "wb") as f:
+                f.write(data)
+            out.append((q, headers, m.group(1), labels, jvmtest.protoc_pprof(pb)))
+        return out
+
+    def test_one_series_per_jvm_with_labels_and_windows(self):
+        srv = self.server()
+        a = self.jvm(["-Dpyroscope.application.name=orders"])
+        b = self.jvm()
+        r = self.record("-p", "%d,%d" % (a.pid, b.pid), "--window", "2", "-d", "6.5", "--push", srv.url,
+                        "--label", "env=ci", "-o", self.out("w-%n.folded"), env={"JFLAME_PUSH_TOKEN": "s3cr3t-t0ken"})
+        self.assertNotIn("s3cr3t-t0ken", r.stderr)
+        ws = WINDOW.findall(r.stderr)
+        self.assertEqual(len(ws), 4, r.stderr)
+        pushed = PUSHED.search(r.stderr)
+        self.assertIsNotNone(pushed, r.stderr)
+        self.assertEqual(pushed.group(1), pushed.group(2))
+        self.assertEqual(int(pushed.group(1)), 8)  # 4 windows x 2 JVMs
+        reqs = self.decode(srv)
+        self.assertEqual(len(reqs), 8)
+        by_app = {}
+        for q, headers, app, labels, prof in reqs:
+            self.assertEqual(headers.get("Authorization"), "Bearer s3cr3t-t0ken")
+            self.assertEqual(q["format"], "pprof")
+            self.assertEqual(q["sampleRate"], "99")
+            self.assertEqual(labels["env"], "ci")
+            self.assertEqual(labels["service_name"], app)
+            self.assertEqual(labels["process"], "java")
+            self.assertIn("host", labels)
+            strs = prof["string_table"]
+            self.assertEqual([strs[t["type"][0]] for t in prof["sample_type"]], ["samples", "cpu"])
+            by_app.setdefault(app, []).append((int(q["from"]), int(q["until"]), labels["pid"], prof))
+        self.assertEqual(set(by_app), {"orders", "jflame.examples.Workload"})
+        self.assertEqual({x[2] for x in by_app["orders"]}, {str(a.pid)})
+        self.assertEqual({x[2] for x in by_app["jflame.examples.Workload"]}, {str(b.pid)})
+        total_pushed = 0
+        for app, xs in by_app.items():
+            xs.sort(key=lambda x: x[0])
+            for x, y in zip(xs, xs[1:]):
+                self.assertEqual(x[1], y[0], "windows of %s do not meet: %s" % (app, xs))
+            for _, _, _, prof in xs:
+                strs = prof["string_table"]
+                fns = {f["id"][0]: strs[f["name"][0]] for f in prof["function"]}
+                self.assertNotIn("java", {n for n in fns.values() if n.startswith("[")})
+                total_pushed += sum(s["value"][0] for s in prof.get("sample", []))
+                # a JVM's series has Java frames named, its root frames are labels now
+                self.assertTrue(any(n.startswith("jflame/examples/") for n in fns.values()), app)
+                self.assertFalse(any(re.match(r"^\[\d+\] ", n) for n in fns.values()))
+        folded = sum(c for i in range(1, 5) for _, c in read_folded(self.out("w-%d.folded" % i)))
+        self.assertEqual(total_pushed, folded)
+
+    def test_failing_and_hanging_server_is_retried(self):
+        srv = self.server(plan=[500, 503, -3])  # two errors, then an answer after 3 s
+        a = self.jvm()
+        r = self.record("-p", str(a.pid), "--window", "2", "-d", "6.5", "--push", srv.url, "--push-timeout", "1")
+        pushed = PUSHED.search(r.stderr)
+        self.assertIsNotNone(pushed, r.stderr)
+        sent, total, failed, dropped, retries = (int(pushed.group(i)) for i in range(1, 6))
+        self.assertEqual(total, 4)
+        self.assertEqual(sent, 4, r.stderr)
+        self.assertGreaterEqual(retries, 3)
+        self.assertEqual(len(srv.requests), 4)
+        # sampling went on meanwhile: full windows as full as ever
+        ws = WINDOW.findall(r.stderr)
+        self.assertTrue(all(int(n) > 120 for _, secs, n, _ in ws[:3]), ws)
+
+    def test_dead_server_never_slows_recording(self):
+        a = self.jvm()
+        start = time.monotonic()
+        r = self.record("-p", str(a.pid), "--window", "1", "-d", "4.5", "--push", "http://127.0.0.1:9",
+                        "-o", self.out("w-%n.folded"))
+        self.assertLess(time.monotonic() - start, 4.5 + 12)  # the pushes' last 10 s at most
+        ws = WINDOW.findall(r.stderr)
+        self.assertEqual(len(ws), 5, r.stderr)
+        self.assertTrue(all(int(n) > 60 for _, secs, n, _ in ws[:4]), ws)
+        pushed = PUSHED.search(r.stderr)
+        self.assertEqual(int(pushed.group(1)), 0)
+        self.assertEqual(len(re.findall("cannot send a window's profile to http://127.0.0.1:9", r.stderr)), 1)
+        self.assertEqual(len(os.listdir(self.tmp)), 5)
+
+    def test_bad_push_options(self):
+        for args, expect in (
+            (["--push", "ftp://x"], "--push takes the server's URL"),
+            (["--push", "not a url"], "--push takes the server's URL"),
+            (["--label", "env=ci"], "go with --push URL"),
+            (["--push", "http://127.0.0.1:9", "--label", "novalue"], "--label takes KEY=VALUE"),
+            (["--push", "http://127.0.0.1:9", "--push-basic-auth", "secretwithoutcolon"], "USER:PASSWORD"),
+            (["--push", "http://127.0.0.1:9", "--push-timeout", "0"], "--push-timeout takes"),
+        ):
+            r = subprocess.run([JFLAME, "record", "-p", str(os.getpid()), "-d", "1"] + args, capture_output=True,
+                               text=True, timeout=60, stdin=subprocess.DEVNULL)
+            self.assertNotEqual(r.returncode, 0, args)
+            lines = r.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertIn(expect, lines[0])
+            self.assertNotIn("secretwithoutcolon", r.stderr)
+
+
+if __name__ == "__main__":
+    jvmtest.main()
