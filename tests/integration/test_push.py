@@ -202,7 +202,8 @@ class PushTest(unittest.TestCase):
             (["--push", "http://127.0.0.1:9", "--push-timeout", "0"], "--push-timeout takes"),
         ):
             r = subprocess.run([JFLAME, "record", "-p", str(os.getpid()), "-d", "1"] + args, capture_output=True,
-                               text=True, timeout=60, stdin=subprocess.DEVNULL)
+                               text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=self.tmp)
+            self.assertEqual(os.listdir(self.tmp), [], "%s wrote something" % args)
             self.assertNotEqual(r.returncode, 0, args)
             lines = r.stderr.strip().splitlines()
             self.assertEqual(len(lines), 1, r.stderr)
