@@ -4,6 +4,7 @@
 # labels, time ranges, samples adding up to the recording's); a server that
 # answers 500, hangs, or is not there does not slow the sampling and is
 # retried or counted.
+# ctest: first JDK only (nothing here depends on the JDK)
 import gzip
 import http.server
 import os

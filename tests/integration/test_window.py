@@ -4,6 +4,7 @@
 # time ranges (decoded by protoc), SIGHUP and SIGTERM, --keep rotation, bad
 # options; and a CI-sized soak: 1 s windows while JVMs start and exit, with
 # jflame's memory and open files at the start and the end.
+# ctest: first JDK only (nothing here depends on the JDK)
 import os
 import re
 import shutil
