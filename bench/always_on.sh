@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# always_on.sh [SECONDS] [PAIRS]: what always-on recording costs. Part 1: `jflame
+# record -a -F 99 --window 30s --push` (to a local ingest server) next to the
+# Kafka-style example for SECONDS (default 600): jflame's CPU share (user+sys
+# over wall) and RSS every 30 s. Part 2: the example's records/s with and
+# without always-on recording (5 s windows, pushed), PAIRS interleaved pairs
+# (default 6), median ratio.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$root/build}
+jflame=$build/native/jflame
+agent=$build/jvmagent/libjflame-agent.so
+jar=$build/examples/jflame-examples.jar
+java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+seconds=${1:-600}
+pairs=${2:-6}
+
+if [[ ! -x $jflame || ! -f $agent || ! -f $jar ]]; then
+  echo "always_on: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
+  exit 1
+fi
+if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 60)); then
+  echo "always_on: SECONDS must be an integer >= 60 (got '$seconds')" >&2
+  exit 1
+fi
+if ! [[ $pairs =~ ^[0-9]+$ ]] || ((pairs < 3)); then
+  echo "always_on: PAIRS must be an integer >= 3 (got '$pairs')" >&2
+  exit 1
+fi
+
+exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$seconds" "$pairs" <<'PY'
+import http.server, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+
+from benchlib import cleanup, median_ci
+
+java, agent, jar, jflame, seconds, pairs = sys.argv[1:]
+seconds, pairs = int(seconds), int(pairs)
+RATE = re.compile(r"jflame-example: records/s (\d+)")
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+class Ingest(http.server.ThreadingHTTPServer):
+    requests = 0
+    bytes = 0
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        self.rfile.read(n)
+        self.server.requests += 1
+        self.server.bytes += n
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+srv = Ingest(("127.0.0.1", 0), Handler)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+url = "http://127.0.0.1:%d" % srv.server_address[1]
+out = tempfile.mkdtemp(prefix="jflame-bench-always-")
+
+
+def kafka(extra_seconds):
+    log = tempfile.NamedTemporaryFile(mode="w+", prefix="jflame-bench-", suffix=".log")
+    p = subprocess.Popen([java, f"-agentpath:{agent}=quiet", "-cp", jar, "jflame.examples.KafkaStyle",
+                          "--seconds", str(extra_seconds)], stdout=log, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while "jflame-example: ready" not in open(log.name).read():
+        if p.poll() is not None or time.monotonic() > deadline:
+            sys.exit("always_on: KafkaStyle did not get ready:\n" + open(log.name).read()[-2000:])
+        time.sleep(0.2)
+    return p, log
+
+
+def usage(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    with open("/proc/%d/status" % pid) as f:
+        rss = int(re.search(r"^VmRSS:\s+(\d+)", f.read(), re.M).group(1))
+    return (int(fields[11]) + int(fields[12])) / HZ, rss
+
+
+# ---- part 1: CPU share and RSS over `seconds`
+p, log = kafka(seconds + 60)
+rec = subprocess.Popen([jflame, "record", "-a", "-F", "99", "--window", "30s", "--push", url, "--keep", "4",
+                        "-o", os.path.join(out, "cpu-%t.pb.gz")], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+series, t0 = [], time.monotonic()
+try:
+    time.sleep(5)  # past start-up: BPF load, attach, first symbols
+    cpu0, rss0 = usage(rec.pid)
+    w0 = time.monotonic()
+    series.append((0, rss0))
+    while time.monotonic() - w0 < seconds:
+        time.sleep(30)
+        series.append((time.monotonic() - w0, usage(rec.pid)[1]))
+    cpu1, rss1 = usage(rec.pid)
+    wall = time.monotonic() - w0
+finally:
+    rec.terminate()
+    _, err = rec.communicate(timeout=60)
+    p.terminate()
+    p.wait()
+    cleanup(p.pid)
+pushed = re.search(r"jflame: pushed (\d+) of (\d+) profiles", err)
+windows = len(re.findall(r"^jflame: window \d+", err, re.M))
+share = (cpu1 - cpu0) / wall * 100
+
+# ---- part 2: throughput with and without, interleaved
+MEASURE = 16
+
+
+def run(recording):
+    p, log = kafka(MEASURE + 30)
+    r = None
+    try:
+        seen = len(RATE.findall(open(log.name).read()))
+        if recording:
+            r = subprocess.Popen([jflame, "record", "-a", "-F", "99", "--window", "5s", "--push", url, "--keep", "2",
+                                  "-d", str(MEASURE), "-o", os.path.join(out, "t-%t.pb.gz")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(MEASURE)
+        rates = [int(x) for x in RATE.findall(open(log.name).read())[seen + 1:]]
+        if r:
+            _, e = r.communicate(timeout=60)
+            if r.returncode != 0:
+                sys.exit("always_on: jflame record failed: " + e)
+        return statistics.median(rates)
+    finally:
+        p.terminate()
+        p.wait()
+        cleanup(p.pid)
+
+
+ratios = []
+for i in range(pairs):
+    order = (False, True) if i % 2 == 0 else (True, False)
+    got = {x: run(x) for x in order}
+    ratios.append(got[True] / got[False])
+    print(f"pair {i + 1}: without {got[False]:,.0f}  with {got[True]:,.0f}  ratio {ratios[-1]:.3f}", flush=True)
+shutil.rmtree(out, True)
+med, lo, hi = median_ci(ratios)
+print(f"== always_on ({os.cpu_count()} CPUs) ==")
+print(f"jflame record -a -F 99 --window 30s --push (local server) over {wall:.0f} s next to KafkaStyle: "
+      f"{windows} windows, {pushed.group(1) if pushed else '?'} of {pushed.group(2) if pushed else '?'} profiles "
+      f"pushed ({srv.requests} requests, {srv.bytes / 1024:.0f} KiB)")
+print(f"jflame CPU (user+sys): {share:.3f}% of one core")
+print(f"jflame RSS: {series[0][1] / 1024:.1f} MiB at start, {series[-1][1] / 1024:.1f} MiB after {series[-1][0]:.0f} s, "
+      f"max {max(r for _, r in series) / 1024:.1f} MiB; by time: "
+      + " ".join(f"{t:.0f}s:{r / 1024:.1f}" for t, r in series))
+print(f"KafkaStyle records/s with always-on recording (5 s windows, pushed) / without: median ratio "
+      f"{med:.3f} [95% CI {lo:.3f}..{hi:.3f}] over {pairs} pairs")
+PY
