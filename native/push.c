@@ -224,8 +224,8 @@ out:
 	return code;
 }
 
-/* Waits ms, or less when stopping is aborted. */
-static void pause_ms(struct pusher *p, int ms)
+/* CLOCK_MONOTONIC ms from now, for pthread_cond_timedwait. */
+static struct timespec after_ms(int ms)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -235,6 +235,13 @@ static void pause_ms(struct pusher *p, int ms)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
+	return ts;
+}
+
+/* Waits ms, or less when stopping is aborted. */
+static void pause_ms(struct pusher *p, int ms)
+{
+	struct timespec ts = after_ms(ms);
 	pthread_mutex_lock(&p->mu);
 	while (!p->abort && pthread_cond_timedwait(&p->cv, &p->mu, &ts) != ETIMEDOUT)
 		;
@@ -308,6 +315,21 @@ static void *push_thread(void *arg)
 	return NULL;
 }
 
+/* What push_start allocated (not the thread and its locks). */
+static void pusher_free(struct pusher *p)
+{
+	if (!p)
+		return;
+	if (p->curl)
+		curl_easy_cleanup(p->curl);
+	free(p->q);
+	free(p->base);
+	free(p->shown);
+	free(p->auth_header);
+	free(p->tenant_header);
+	free(p);
+}
+
 static char *header(const char *name, const char *value)
 {
 	char *h = NULL;
@@ -375,16 +397,7 @@ fail:
 	curl_free(host);
 	curl_free(port);
 	curl_url_cleanup(u);
-	if (p) {
-		if (p->curl)
-			curl_easy_cleanup(p->curl);
-		free(p->q);
-		free(p->base);
-		free(p->shown);
-		free(p->auth_header);
-		free(p->tenant_header);
-		free(p);
-	}
+	pusher_free(p);
 	return NULL;
 }
 
@@ -421,16 +434,9 @@ void push_read_stats(struct pusher *p, struct push_stats *st)
 
 void push_stop(struct pusher *p, int wait_ms, struct push_stats *st)
 {
-	struct timespec ts;
 	if (!p)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += wait_ms / 1000;
-	ts.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = after_ms(wait_ms);
 	pthread_mutex_lock(&p->mu);
 	p->stopping = true;
 	pthread_cond_broadcast(&p->cv);
@@ -447,13 +453,7 @@ void push_stop(struct pusher *p, int wait_ms, struct push_stats *st)
 	}
 	if (st)
 		*st = p->st;
-	curl_easy_cleanup(p->curl);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
-	free(p->q);
-	free(p->base);
-	free(p->shown);
-	free(p->auth_header);
-	free(p->tenant_header);
-	free(p);
+	pusher_free(p);
 }
