@@ -124,11 +124,18 @@ static bool is_time(const char *s)
 	return true;
 }
 
-/* The template t (a file part) against name n; depth bounds the backtracking. */
-static bool match(const char *t, const char *n, int depth)
+/* Positions beyond these are not matched: a file name is at most 255 bytes. */
+#define MATCH_MAX 256
+
+struct match_memo {
+	const char *t0, *n0;
+	unsigned char failed[MATCH_MAX * MATCH_MAX / 8]; /* (t, n) pairs already known not to match */
+};
+
+/* The template t (a file part) against name n. Every (t, n) pair that fails is
+ * remembered, so a template with many variable fields stays polynomial. */
+static bool match(struct match_memo *m, const char *t, const char *n)
 {
-	if (depth > 64)
-		return false;
 	for (;; t++, n++) {
 		if (*t != '%' || !t[1]) {
 			if (*t != *n)
@@ -146,13 +153,17 @@ static bool match(const char *t, const char *n, int depth)
 				return false;
 			n += TIME_LEN - 1;
 		} else if (*t == 'p' || *t == 'n' || *t == 'h') {
+			size_t bit = (size_t)(t - m->t0) * MATCH_MAX + (size_t)(n - m->n0);
+			if (m->failed[bit / 8] & (1u << (bit % 8)))
+				return false;
 			/* one or more characters (digits for %p and %n): each length tried */
 			size_t k = 0;
 			while (n[k] && n[k] != '/' && (*t == 'h' || is_digit(n[k])))
 				k++;
 			for (; k > 0; k--)
-				if (match(t + 1, n + k, depth + 1))
+				if (match(m, t + 1, n + k))
 					return true;
+			m->failed[bit / 8] |= (unsigned char)(1u << (bit % 8));
 			return false;
 		} else {
 			return false;
@@ -162,7 +173,16 @@ static bool match(const char *t, const char *n, int depth)
 
 bool out_name_matches(const char *tmpl_file, const char *name)
 {
-	return match(tmpl_file, name, 0);
+	if (strlen(tmpl_file) >= MATCH_MAX || strlen(name) >= MATCH_MAX)
+		return false;
+	struct match_memo *m = calloc(1, sizeof(*m));
+	if (!m)
+		return false;
+	m->t0 = tmpl_file;
+	m->n0 = name;
+	bool ok = match(m, tmpl_file, name);
+	free(m);
+	return ok;
 }
 
 struct kept {
