@@ -20,6 +20,13 @@ packages=(
   linux-perf jattach python3 libclang-rt-14-dev procps
   # browser and format tests: headless Chromium driven from Node.js
   chromium
+  # deploy tests: the Kubernetes manifests parsed as YAML
+  python3-yaml
+  # the container image (scripts/image.sh) and its end-to-end test: Debian 12
+  # rootfs from Debian's archive, podman to build and run images without a
+  # registry (runc where crun refuses hybrid cgroups; buildah and skopeo for
+  # `buildah bud` and copying the OCI archive to a registry)
+  mmdebstrap podman crun runc buildah skopeo
 )
 # Node.js and npm: the machine's own when it has them, else Debian's
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
@@ -31,13 +38,16 @@ for p in "${packages[@]}"; do
   fi
 done
 
-# tests/browser's npm packages (playwright-core, pprof-format, ajv, speedscope),
-# pinned by its package-lock.json
+# npm packages pinned by package-lock.json: tests/browser's (playwright-core,
+# pprof-format, ajv, speedscope) and tests/integration/k8s's (kubernetes-models:
+# Kubernetes' OpenAPI schemas as ajv validators)
 npm_packages() {
-  local dir=tests/browser
-  [[ -d $dir/node_modules && $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && return 0
-  echo "deps: npm ci in $dir"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  local dir
+  for dir in tests/browser tests/integration/k8s; do
+    [[ -d $dir/node_modules && $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && continue
+    echo "deps: npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  done
 }
 cd "$(dirname "$0")/.."
 

@@ -1,0 +1,228 @@
+# test_container_e2e.py - the container image end to end. ctest: first JDK only
+#
+# scripts/image.sh --test-app builds (or reuses: rootfs tarballs cached in
+# /var/cache/jflame-image, podman's layer cache) localhost/jflame:latest and
+# localhost/jflame-testapp:latest (a plain OpenJDK 17 JRE image, none of
+# jflame's libraries, with the examples jar). The app container runs the
+# examples' hot workload as user nobody; a jflame container records it with
+# `jflame record -a -d 10 -o /out/cpu.folded`, /out a host directory, with the
+# securityContext of deploy/k8s/*.yaml: the README's capabilities and no others
+# (--cap-drop=ALL), no new privileges, a read-only root, seccomp unconfined.
+#
+#   SidecarTest    --pid=container:APP: the pod's pid namespace, as
+#                  deploy/k8s/sidecar.yaml (shareProcessNamespace)
+#   HostPidTest    --pid=host, as deploy/k8s/daemonset.yaml (hostPID)
+#
+# Each asserts: the output is in the volume; the JVM's stacks are rooted in
+# [Con]<the app container's id>; Java frames are named (_[j], _[0]), the hot
+# method among them; jflame's agent was loaded into the JVM (and names the
+# hot thread in full, not by its 15-character comm).
+#
+# Podman on this kind of host (Debian 12, cgroup v1 with a cgroup v2 hierarchy
+# beside it, root without CAP_SYS_RESOURCE) needs flags, which scripts/image.sh
+# works out and prints ("podman: ..."), and this test uses:
+#   --cgroup-manager=cgroupfs   no systemd managing the containers' cgroups
+#   --runtime=runc              crun refuses a hybrid layout whose v2 side holds a
+#                               controller ("cgroups in hybrid mode not supported,
+#                               drop all controllers from cgroupv2"), even with
+#                               --cgroups=disabled; runc runs it
+#   --ulimit=nofile=H:H --ulimit=nproc=N:N
+#                               podman's default RLIMIT_NOFILE (1048576) is above
+#                               the hard limit and cannot be raised without
+#                               CAP_SYS_RESOURCE ("setrlimit RLIMIT_NOFILE:
+#                               Operation not permitted")
+# and for jflame's container:
+#   --security-opt seccomp=unconfined   podman's default profile allows bpf() and
+#                               perf_event_open() only with CAP_SYS_ADMIN
+# No registry is reached: everything comes from Debian's archive (mmdebstrap).
+# Under CI=true a missing or broken podman fails this test with the reason; it
+# never skips.
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+import jvmtest
+from jvmtest import read_folded
+
+SRC = jvmtest.SOURCE_DIR
+HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
+SPIN = "jflame/examples/Workload.spin"
+RECORD_SECONDS = 10
+
+
+def readme_capabilities():
+    import test_deploy
+    return test_deploy.readme_capabilities()
+
+
+class Podman:
+    """scripts/image.sh's images and the podman flags it found for this host."""
+    built = None
+
+    @classmethod
+    def get(cls):
+        if cls.built is None:
+            cls.built = cls()
+        return cls.built
+
+    def __init__(self):
+        jvmtest.require(os.geteuid() == 0, "the container test needs root (rootful podman, eBPF)")
+        for tool, pkg in (("podman", "podman"), ("mmdebstrap", "mmdebstrap")):
+            jvmtest.require(shutil.which(tool), "%s missing (scripts/deps.sh installs %s)" % (tool, pkg))
+        self.archive_dir = tempfile.mkdtemp(prefix="jflame-e2e-image-")
+        t0 = time.monotonic()
+        r = subprocess.run(["bash", os.path.join(SRC, "scripts", "image.sh"), "--test-app"], capture_output=True,
+                           text=True, timeout=3000, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, JFLAME_IMAGE_OUT=self.archive_dir))
+        self.build_seconds = time.monotonic() - t0
+        if r.returncode != 0:
+            raise AssertionError("scripts/image.sh --test-app failed (%d):\n%s" % (r.returncode, (r.stdout + r.stderr)[-4000:]))
+        self.image_out = r.stdout
+        m = re.search(r"^podman: (\S+)((?: \S+)*?) run((?: \S+)*?) \.\.\.$", r.stdout, re.M)
+        assert m, "scripts/image.sh did not print its podman flags:\n" + r.stdout
+        self.podman = [m.group(1)] + m.group(2).split()
+        self.run_flags = m.group(3).split()
+        m = re.search(r"^oci-archive: (\S+)$", r.stdout, re.M)
+        assert m and os.path.getsize(m.group(1)) > 1000000, r.stdout
+        self.archive = m.group(1)
+        # can podman run a container here at all?
+        r = self.run_cmd("run", "--rm", "--network=none", *self.run_flags, "localhost/jflame:latest", "--version")
+        if r.returncode != 0:
+            raise AssertionError("podman cannot run a container here (%s run ... localhost/jflame:latest --version): %s"
+                                 % (" ".join(self.podman), r.stderr.strip()))
+        self.version = r.stdout.strip()
+
+    def run_cmd(self, *args, timeout=120):
+        return subprocess.run(self.podman + list(args), capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+
+    def cleanup(self):
+        shutil.rmtree(self.archive_dir, True)
+
+
+class ContainerCase:
+    """The tests; SidecarTest and HostPidTest run them with their pid namespace."""
+    pid_mode = None  # "container" (the app's) or "host"
+    result = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.p = Podman.get()
+        cls.caps = readme_capabilities()
+        cls.tmp = tempfile.mkdtemp(prefix="jflame-e2e-")
+        os.chmod(cls.tmp, 0o755)
+        cls.out = os.path.join(cls.tmp, "out")
+        os.mkdir(cls.out)
+        cls.app = "jflame-e2e-app-%d-%s" % (os.getpid(), cls.__name__.lower())
+        cls.p.run_cmd("rm", "-f", "-t", "0", cls.app)
+        # the Java service: a plain JRE image, the JVM as user nobody, started without the agent
+        r = cls.p.run_cmd("run", "-d", "--name", cls.app, "--network=none", "--user", "65534:65534",
+                          *cls.p.run_flags, "localhost/jflame-testapp:latest",
+                          "jflame.examples.Workload", "hot", "300000")
+        assert r.returncode == 0, "the app container did not start: " + r.stderr
+        cls.app_id = r.stdout.strip()
+        deadline = time.monotonic() + 60
+        while "jflame-workload: ready" not in cls.p.run_cmd("logs", cls.app).stdout:
+            state = cls.p.run_cmd("inspect", "-f", "{{.State.Status}}", cls.app).stdout.strip()
+            assert state == "running" and time.monotonic() < deadline, \
+                "the app container is %s and not ready: %s" % (state, cls.p.run_cmd("logs", cls.app).stderr[-2000:])
+            time.sleep(0.2)
+        cls.app_pid = int(cls.p.run_cmd("inspect", "-f", "{{.State.Pid}}", cls.app).stdout)
+        pid = "host" if cls.pid_mode == "host" else "container:" + cls.app
+        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--network=none", "--pid=" + pid,
+                    *cls.p.run_flags, "--cap-drop=ALL", "--cap-add=" + ",".join(cls.caps),
+                    "--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined", "--read-only",
+                    "-v", cls.out + ":/out", "localhost/jflame:latest",
+                    "record", "-a", "-d", str(RECORD_SECONDS), "-o", "/out/cpu.folded"]
+        r = cls.p.run_cmd(*cls.argv, timeout=RECORD_SECONDS + 120)
+        cls.result = r
+        cls.command = " ".join(cls.p.podman + cls.argv)
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "app", None):
+            cls.p.run_cmd("rm", "-f", "-t", "0", cls.app)
+        if getattr(cls, "tmp", None):
+            shutil.rmtree(cls.tmp, True)
+
+    def context(self):
+        return "\n$ %s\n(exit %d) %s" % (self.command, self.result.returncode, self.result.stderr.strip()[-3000:])
+
+    def stacks(self):
+        self.assertEqual(self.result.returncode, 0, "jflame's container failed" + self.context())
+        path = os.path.join(self.out, "cpu.folded")
+        self.assertTrue(os.path.isfile(path), "no cpu.folded in the /out volume: %s%s"
+                        % (os.listdir(self.out), self.context()))
+        stacks = read_folded(path)
+        self.assertTrue(stacks, "cpu.folded is empty" + self.context())
+        return stacks
+
+    def jvm_stacks(self, stacks):
+        roots = {}
+        for frames, n in stacks:
+            roots[";".join(frames[:2])] = roots.get(";".join(frames[:2]), 0) + n
+        jvm = [(f, n) for f, n in stacks if any(re.match(r"^\[\d+\] java$", x) for x in f[:3])]
+        top = sorted(roots.items(), key=lambda kv: -kv[1])[:8]
+        why = ""
+        if any(k.startswith("[%d] ?" % self.app_pid) for k in roots):
+            why = ("\njflame named the JVM by its host pid %d, which its own pid namespace (the app's, where the JVM "
+                   "is pid 1) does not have: '[%d] ?', no Java frames. The eBPF sampler reports the kernel's "
+                   "(initial namespace's) pids; in a sidecar they must be translated to the sidecar's namespace "
+                   "(bpf_get_ns_current_pid_tgid) and processes outside it left out." % (self.app_pid, self.app_pid))
+        self.assertTrue(jvm, "no stack of the app's JVM; the roots recorded (samples): %s%s%s"
+                        % (top, why, self.context()))
+        return jvm, top
+
+    def test_output_in_volume_and_rooted_in_container(self):
+        jvm, top = self.jvm_stacks(self.stacks())
+        con = "[Con]" + self.app_id[:12]
+        rooted = sum(n for f, n in jvm if f[0] == con)
+        total = sum(n for _, n in jvm)
+        self.assertEqual(rooted, total, "JVM stacks not rooted in %s: %s%s"
+                         % (con, sorted({f[0] for f, _ in jvm}), self.context()))
+        self.assertGreater(total, RECORD_SECONDS * 99 * 0.5, "the busy JVM got few samples" + self.context())
+
+    def test_java_frames_named(self):
+        jvm, _ = self.jvm_stacks(self.stacks())
+        frames = [x for f, _ in jvm for x in f]
+        self.assertTrue(any(x.endswith("_[j]") for x in frames), "no JIT-compiled Java frame (_[j])" + self.context())
+        self.assertTrue(any(x.endswith("_[0]") for x in frames), "no interpreted Java frame (_[0])" + self.context())
+        spin = sum(n for f, n in jvm if any(x.startswith(SPIN) for x in f))
+        total = sum(n for _, n in jvm)
+        self.assertGreater(spin, total * 0.8, "the hot method %s is in %d of %d JVM samples%s"
+                           % (SPIN, spin, total, self.context()))
+
+    def test_agent_loaded_into_the_jvm(self):
+        """The agent, copied into the app container's /tmp, loads there (and names the threads in full)."""
+        jvm, _ = self.jvm_stacks(self.stacks())
+        why = ""
+        if "libcapstone.so.4: cannot open shared object file" in self.result.stderr:
+            why = (": libjflame-agent.so needs libcapstone.so.4 (ldd), which a Java service's image does not have; "
+                   "the agent must not depend on libraries outside the JVM's own (link capstone statically, or "
+                   "dlopen it and go without prologue checks when it is missing)")
+        self.assertNotIn("could not load the agent", self.result.stderr,
+                         "jflame's agent did not load into the JVM of a plain JRE image%s%s" % (why, self.context()))
+        self.assertRegex(self.result.stderr, r"loaded the agent into pid \d+ \(java\)", self.context())
+        self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (the agent's names)%s"
+                        % (HOT_THREAD, self.context()))
+
+
+class SidecarTest(ContainerCase, unittest.TestCase):
+    pid_mode = "container"
+
+
+class HostPidTest(ContainerCase, unittest.TestCase):
+    pid_mode = "host"
+
+
+def tearDownModule():
+    if Podman.built is not None:
+        Podman.built.cleanup()
+
+
+if __name__ == "__main__":
+    jvmtest.main()
