@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BOUNDARY_LEN 40
-
 /* ---- the request ----------------------------------------------------------------- */
 
 static bool label_char_ok(char c)
@@ -70,19 +68,16 @@ char *push_series_name(const char *app, const char *const *keys, const char *con
 	return out;
 }
 
+/* The request as Pyroscope's own clients send it (@pyroscope/nodejs, captured in
+ * tests/data/pyroscope/nodejs_request.json): the query keys in the same order, the
+ * gzip-compressed pprof as the whole body, application/octet-stream. */
 int push_request_build(const struct push_profile *p, struct push_request *rq)
 {
-	char boundary[BOUNDARY_LEN + 1];
-	static const char hex[] = "0123456789abcdef";
-	unsigned int seed = (unsigned int)(p->from_ns ^ (int64_t)getpid() ^ (int64_t)p->len);
-	FILE *f;
+	FILE *f = NULL;
 	size_t qlen = 0;
 	char *name;
 
 	memset(rq, 0, sizeof(*rq));
-	for (int i = 0; i < BOUNDARY_LEN; i++)
-		boundary[i] = hex[rand_r(&seed) & 15];
-	boundary[BOUNDARY_LEN] = '\0';
 	if (!(name = curl_easy_escape(NULL, p->name, 0)))
 		return -1;
 	f = open_memstream(&rq->path_query, &qlen);
@@ -92,24 +87,17 @@ int push_request_build(const struct push_profile *p, struct push_request *rq)
 	}
 	/* whole seconds, so consecutive windows meet: [from, until) */
 	int64_t from = p->from_ns / 1000000000, until = p->until_ns / 1000000000;
-	fprintf(f, "/ingest?name=%s&from=%" PRId64 "&until=%" PRId64 "&sampleRate=%d&spyName=jflame&format=pprof",
-		name, from, until > from ? until : from + 1, p->sample_rate);
+	fprintf(f, "/ingest?format=pprof&from=%" PRId64 "&name=%s&spyName=" PUSH_SPY_NAME "&until=%" PRId64 "&sampleRate=%d",
+		from, name, until > from ? until : from + 1, p->sample_rate);
 	curl_free(name);
 	if (fclose(f) != 0)
 		goto fail;
-	if (asprintf(&rq->content_type, "multipart/form-data; boundary=%s", boundary) < 0) {
-		rq->content_type = NULL;
+	if (!(rq->content_type = strdup("application/octet-stream")))
 		goto fail;
-	}
-	f = open_memstream((char **)&rq->body, &rq->len);
-	if (!f)
+	if (!(rq->body = malloc(p->len ? p->len : 1)))
 		goto fail;
-	fprintf(f, "--%s\r\nContent-Disposition: form-data; name=\"profile\"; filename=\"profile.pprof\"\r\n"
-		   "Content-Type: application/octet-stream\r\n\r\n", boundary);
-	fwrite(p->pprof, 1, p->len, f);
-	fprintf(f, "\r\n--%s--\r\n", boundary);
-	if (fclose(f) != 0)
-		goto fail;
+	memcpy(rq->body, p->pprof, p->len);
+	rq->len = p->len;
 	return 0;
 fail:
 	push_request_free(rq);

@@ -31,8 +31,10 @@ struct push_profile {
 };
 
 /* The ingest request of a profile, as Pyroscope's clients send it: the path
- * and query (after the server's URL), the content type and the body (a
- * multipart form with the profile). Caller frees the strings and body. */
+ * and query (after the server's URL: format, from, name, spyName, until,
+ * sampleRate), the content type (application/octet-stream) and the body (the
+ * gzip-compressed pprof itself). Caller frees the strings and body. */
+#define PUSH_SPY_NAME "jflame"
 struct push_request {
 	char *path_query;
 	char *content_type;

@@ -3,9 +3,12 @@
 # /ingest would; each pprof is decoded by protoc and checked (series per JVM,
 # labels, time ranges, samples adding up to the recording's); a server that
 # answers 500, hangs, or is not there does not slow the sampling and is
-# retried or counted.
+# retried or counted. Its request is compared field by field with one captured
+# from Pyroscope's own @pyroscope/nodejs client (stored, and captured afresh).
 # ctest: first JDK only (nothing here depends on the JDK)
+import base64
 import gzip
+import json
 import http.server
 import os
 import re
@@ -60,15 +63,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def profile_part(headers, body):
-    """The multipart form's "profile" part."""
-    ctype = headers["Content-Type"]
-    boundary = re.search(r"boundary=(\S+)", ctype).group(1).encode()
-    for part in body.split(b"--" + boundary):
-        head, _, data = part.partition(b"\r\n\r\n")
-        if b'name="profile"' in head:
-            return data[:-2]  # the CRLF before the next boundary
-    raise AssertionError("no profile part in " + ctype)
+NODEJS_CAPTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "pyroscope",
+                              "nodejs_request.json")
+
+
+def header(headers, name):
+    """A header's value, whatever its case on the wire."""
+    return {k.lower(): v for k, v in headers.items()}.get(name.lower())
+
+
+def profile_body(headers, body):
+    """The request's profile: the whole body, gzip-compressed pprof, as
+    Pyroscope's clients send it (application/octet-stream, not a form)."""
+    assert header(headers, "Content-Type") == "application/octet-stream", headers
+    assert body[:2] == b"\x1f\x8b", body[:16]
+    return body
 
 
 class PushTest(unittest.TestCase):
@@ -111,7 +120,7 @@ class PushTest(unittest.TestCase):
             self.assertIsNotNone(m, q["name"])
             labels = dict(kv.split("=", 1) for kv in m.group(2).split(",") if kv)
             pb = self.out("req%d.pb.gz" % i)
-            data = profile_part(headers, body)
+            data = profile_body(headers, body)
             gzip.decompress(data)  # gzip-compressed, as the clients send it
             with open(pb, "wb") as f:
                 f.write(data)
@@ -163,6 +172,88 @@ class PushTest(unittest.TestCase):
                 self.assertFalse(any(re.match(r"^\[\d+\] ", n) for n in fns.values()))
         folded = sum(c for i in range(1, 5) for _, c in read_folded(self.out("w-%d.folded" % i)))
         self.assertEqual(total_pushed, folded)
+
+    def test_request_matches_the_pyroscope_nodejs_client(self):
+        """Field by field against a request captured from @pyroscope/nodejs
+        (tests/browser/pyroscope_capture.mjs wrote tests/data/pyroscope/
+        nodejs_request.json): the same method, path, query keys in the same
+        order and units, content type, auth and tenant headers, and a gzip
+        pprof body whose time lies in the window."""
+        with open(NODEJS_CAPTURE) as f:
+            capture = json.load(f)
+        self.assertEqual(capture["client"]["package"], "@pyroscope/nodejs")
+        # a fresh capture from the client installed (scripts/deps.sh: npm ci in
+        # tests/browser) must still have the stored one's shape
+        browser = os.path.join(jvmtest.SOURCE_DIR, "tests", "browser")
+        jvmtest.require(shutil.which("node") and os.path.isdir(
+            os.path.join(browser, "node_modules", "@pyroscope", "nodejs")),
+            "node and @pyroscope/nodejs (scripts/deps.sh runs npm ci in tests/browser)")
+        live = subprocess.run(["node", "pyroscope_capture.mjs", "--requests", "1"], cwd=browser,
+                              capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+        self.assertEqual(live.returncode, 0, live.stderr)
+        live = json.loads(live.stdout)
+        self.assertEqual(live["client"]["version"], capture["client"]["version"])
+        lq, cq = live["requests"][0], next(r for r in capture["requests"] if "sampleRate" in r["query_object"])
+        self.assertEqual([k for k, _ in lq["query"]], [k for k, _ in cq["query"]])
+        self.assertEqual(lq["headers"]["content-type"], cq["headers"]["content-type"])
+        self.assertEqual(lq["body"]["kind"], cq["body"]["kind"])
+        capture["requests"].insert(0, lq)
+        # the client's CPU profile request (the one with a sample rate; the other is its heap)
+        ref = next(r for r in capture["requests"] if "sampleRate" in r["query_object"])
+        srv = self.server()
+        a = self.jvm()
+        self.record("-p", str(a.pid), "--window", "2", "-d", "2.5", "--push", srv.url, "--app", "jflame.capture",
+                    "--label", "region=test", "--label", "pod=p1", "--push-tenant", "capture-tenant",
+                    env={"JFLAME_PUSH_BASIC_AUTH": "capture-user:capture-pass"})
+        self.assertGreaterEqual(len(srv.requests), 1)
+        path, headers, body = srv.requests[0]
+        u = urllib.parse.urlparse(path)
+        # method and path (do_POST is the only handler; the capture says POST too)
+        self.assertEqual(ref["method"], "POST")
+        self.assertEqual(u.path, ref["path"])
+        # the query: the same keys in the same order
+        q = urllib.parse.parse_qsl(u.query)
+        self.assertEqual([k for k, _ in q], [k for k, _ in ref["query"]])
+        q = dict(q)
+        self.assertEqual(q["format"], ref["query_object"]["format"])
+        # from/until in unix seconds, until - from the window's length
+        for key in ("from", "until"):
+            self.assertEqual(len(q[key]), len(ref["query_object"][key]), key)
+        self.assertEqual(ref["timing"]["from_until_unit"], "unix seconds")
+        self.assertAlmostEqual(int(q["until"]) - int(q["from"]), 2, delta=1)
+        self.assertTrue(abs(int(q["from"]) - time.time()) < 60)
+        self.assertTrue(q["sampleRate"].isdigit() and ref["query_object"]["sampleRate"].isdigit())
+        # the series name: app{k=v,...} with the labels given
+        m, rm = NAME.match(q["name"]), NAME.match(ref["query_object"]["name"])
+        self.assertIsNotNone(m, q["name"])
+        self.assertIsNotNone(rm)
+        self.assertEqual(m.group(1), ref["name_parsed"]["app"])
+        labels = dict(kv.split("=", 1) for kv in m.group(2).split(","))
+        for k, v in ref["name_parsed"]["labels"]:
+            if k in ("region", "pod"):
+                self.assertEqual(labels.get(k), v, k)
+        # headers: content type, basic auth as user:password in base64, the tenant
+        self.assertEqual(header(headers, "Content-Type"), ref["headers"]["content-type"])
+        self.assertIsNone(header(headers, "Content-Encoding"))
+        self.assertIsNone(ref["headers"].get("content-encoding"))
+        scheme, _, cred = ref["headers"]["authorization"].partition(" ")
+        self.assertEqual(base64.b64decode(cred).decode(), "capture-user:capture-pass")
+        self.assertEqual(header(headers, "Authorization"), scheme + " " + cred)
+        self.assertEqual(header(headers, "X-Scope-OrgID"), ref["headers"]["x-scope-orgid"])
+        # the body: a whole gzip-compressed pprof, its time inside the window
+        self.assertEqual(ref["body"]["kind"], "raw")
+        self.assertTrue(ref["body"]["pprof"]["gzip"])
+        self.assertEqual(int(header(headers, "Content-Length")), len(body))
+        pb = self.out("req.pb.gz")
+        with open(pb, "wb") as f:
+            f.write(profile_body(headers, body))
+        prof = jvmtest.protoc_pprof(pb)
+        t = int(prof["time_nanos"][0]) / 1e9
+        self.assertTrue(int(q["from"]) <= t < int(q["until"]) + 1, (t, q))
+        self.assertGreater(int(prof["duration_nanos"][0]), 0)
+        self.assertIn("period_type", prof)
+        self.assertGreater(int(prof["period"][0]), 0)
+        self.assertTrue(prof.get("sample"))
 
     def test_failing_and_hanging_server_is_retried(self):
         srv = self.server(plan=[500, 503, -3])  # two errors, then an answer after 3 s
