@@ -10,7 +10,8 @@
 # (--cap-drop=ALL), no new privileges, a read-only root, seccomp unconfined.
 #
 #   SidecarTest    --pid=container:APP: the pod's pid namespace, as
-#                  deploy/k8s/sidecar.yaml (shareProcessNamespace)
+#                  deploy/k8s/sidecar.yaml (shareProcessNamespace); also: only
+#                  the pod's processes are recorded, by the pids of its /proc
 #   HostPidTest    --pid=host, as deploy/k8s/daemonset.yaml (hostPID)
 #
 # Each asserts: the output is in the volume; the JVM's stacks are rooted in
@@ -132,8 +133,14 @@ class ContainerCase:
                 "the app container is %s and not ready: %s" % (state, cls.p.run_cmd("logs", cls.app).stderr[-2000:])
             time.sleep(0.2)
         cls.app_pid = int(cls.p.run_cmd("inspect", "-f", "{{.State.Pid}}", cls.app).stdout)
+        # the JVM's pid as jflame sees it: the host's, or the pod's (the last NSpid field)
+        cls.jvm_pid = cls.app_pid
+        if cls.pid_mode != "host":
+            with open("/proc/%d/status" % cls.app_pid) as f:
+                cls.jvm_pid = int([l.split()[-1] for l in f if l.startswith("NSpid:")][0])
+        cls.cidfile = os.path.join(cls.tmp, "jflame.cid")
         pid = "host" if cls.pid_mode == "host" else "container:" + cls.app
-        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--network=none", "--pid=" + pid,
+        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--cidfile", cls.cidfile, "--network=none", "--pid=" + pid,
                     *cls.p.run_flags, "--cap-drop=ALL", "--cap-add=" + ",".join(cls.caps),
                     "--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined", "--read-only",
                     "-v", cls.out + ":/out", "localhost/jflame:latest",
@@ -165,7 +172,8 @@ class ContainerCase:
         roots = {}
         for frames, n in stacks:
             roots[";".join(frames[:2])] = roots.get(";".join(frames[:2]), 0) + n
-        jvm = [(f, n) for f, n in stacks if any(re.match(r"^\[\d+\] java$", x) for x in f[:3])]
+        # the app's JVM (on a shared host, --pid=host also records other JVMs, outside the container)
+        jvm = [(f, n) for f, n in stacks if "[%d] java" % self.jvm_pid in f[:3]]
         top = sorted(roots.items(), key=lambda kv: -kv[1])[:8]
         why = ""
         if any(k.startswith("[%d] ?" % self.app_pid) for k in roots):
@@ -204,15 +212,27 @@ class ContainerCase:
             why = (": libjflame-agent.so needs libcapstone.so.4 (ldd), which a Java service's image does not have; "
                    "the agent must not depend on libraries outside the JVM's own (link capstone statically, or "
                    "dlopen it and go without prologue checks when it is missing)")
-        self.assertNotIn("could not load the agent", self.result.stderr,
+        # (on a shared host, --pid=host meets other JVMs too: the app's is the one that counts)
+        self.assertNotIn("pid %d could not load the agent" % self.jvm_pid, self.result.stderr,
                          "jflame's agent did not load into the JVM of a plain JRE image%s%s" % (why, self.context()))
-        self.assertRegex(self.result.stderr, r"loaded the agent into pid \d+ \(java\)", self.context())
+        self.assertRegex(self.result.stderr, r"loaded the agent into pid %d \(java\)" % self.jvm_pid, self.context())
         self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (the agent's names)%s"
                         % (HOT_THREAD, self.context()))
 
 
 class SidecarTest(ContainerCase, unittest.TestCase):
     pid_mode = "container"
+
+    def test_only_the_pods_processes(self):
+        """In the pod's pid namespace jflame records the pod's processes only, each named."""
+        stacks = self.stacks()
+        with open(self.cidfile) as f:
+            cons = {"[Con]" + self.app_id[:12], "[Con]" + f.read().strip()[:12]}
+        outside = sorted({";".join(f[:2]) for f, _ in stacks if f[0] not in cons})
+        self.assertFalse(outside, "stacks of processes outside the pod (its containers: %s)%s"
+                         % (sorted(cons), self.context()))
+        unnamed = sorted({x for f, _ in stacks for x in f[:3] if re.match(r"^\[\d+\] \?$", x)})
+        self.assertFalse(unnamed, "processes not found in the sidecar's /proc" + self.context())
 
 
 class HostPidTest(ContainerCase, unittest.TestCase):
