@@ -36,8 +36,14 @@
 #   --security-opt seccomp=unconfined   podman's default profile allows bpf() and
 #                               perf_event_open() only with CAP_SYS_ADMIN
 # No registry is reached: everything comes from Debian's archive (mmdebstrap).
-# Under CI=true a missing or broken podman fails this test with the reason; it
-# never skips.
+# Under CI=true a missing or broken podman fails SidecarTest and HostPidTest
+# with the reason (image.sh's or podman's own words, once: the other tests
+# repeat it); they never skip.
+#
+#   UnshareSidecarTest   the sidecar's pid namespace without any container
+#                  runtime: the JVM in namespaces made with unshare, jflame
+#                  entering its pid namespace (nsenter) with its own /proc.
+#                  It runs whether podman works or not.
 import os
 import re
 import shutil
@@ -47,6 +53,7 @@ import time
 import unittest
 
 import jvmtest
+import test_container
 from jvmtest import read_folded
 
 SRC = jvmtest.SOURCE_DIR
@@ -63,11 +70,22 @@ def readme_capabilities():
 class Podman:
     """scripts/image.sh's images and the podman flags it found for this host."""
     built = None
+    failed = None  # why podman cannot be used here: said once, by every test that needs it
 
     @classmethod
     def get(cls):
+        if cls.failed is not None:
+            raise cls.failed
         if cls.built is None:
-            cls.built = cls()
+            try:
+                cls.built = cls()
+            except unittest.SkipTest as e:
+                cls.failed = e
+                raise
+            except AssertionError as e:
+                cls.failed = AssertionError("%s\n(no container runtime to test with: UnshareSidecarTest still tests the "
+                                            "sidecar's pid namespace, made with unshare and nsenter)" % e)
+                raise cls.failed from None
         return cls.built
 
     def __init__(self):
@@ -237,6 +255,46 @@ class SidecarTest(ContainerCase, unittest.TestCase):
 
 class HostPidTest(ContainerCase, unittest.TestCase):
     pid_mode = "host"
+
+
+class UnshareSidecarTest(test_container.ContainerCase):
+    """No container runtime: the sidecar's situation made with unshare and
+    nsenter. The JVM (user nobody, no agent) in new pid and mount namespaces
+    and a pod's cgroup; jflame in the JVM's pid namespace with its own /proc,
+    as a sidecar with shareProcessNamespace. Runs whether or not podman works
+    here, so the pid namespace handling is tested where no runtime can run."""
+
+    def test_sidecar_in_the_jvms_pid_namespace(self):
+        jvmtest.require(shutil.which("nsenter") is not None, "nsenter (util-linux) missing")
+        pod, con, leaf = self.pod_cgroup()
+        jvm, pid = self.container_jvm(user=("nobody", "nogroup"), millis=120000)
+        with open(os.path.join(leaf, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+        folded = os.path.join(self.tmp, "sidecar.folded")
+        argv = ["nsenter", "--target", str(pid), "--pid", "--", "unshare", "--mount", "--propagation", "private",
+                "--mount-proc", "--", test_container.JFLAME, "record", "-a", "-d", "5", "-o", folded]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, JFLAME_AGENT=jvmtest.AGENT))
+        context = "\n$ %s\n(exit %d) %s" % (" ".join(argv), r.returncode, r.stderr.strip()[-3000:])
+        self.assertEqual(r.returncode, 0, context)
+        # loaded by this jflame, or already by another one recording the whole host (a shared test machine)
+        self.assertNotIn("pid 1 could not load the agent", r.stderr, context)
+        st = jvmtest.read_status("/proc/%d/root/tmp/jflame-1.status" % pid)
+        self.assertEqual(st["pid"], "1", context)
+        stacks = read_folded(folded)
+        roots = sorted({";".join(f[:3]) for f, _ in stacks})
+        # the JVM is pid 1 there; nothing of the host's (however busy) is recorded
+        jvm_stacks = [(f, n) for f, n in stacks if f[:3] == ["[Pod]" + pod, "[Con]" + con[:12], "[1] java"]]
+        self.assertTrue(jvm_stacks, "no stack of the JVM as pid 1 in [Pod]%s;[Con]%s: %s%s"
+                        % (pod, con[:12], roots, context))
+        outside = [x for x in roots if not x.startswith("[Pod]" + pod)]
+        self.assertFalse(outside, "processes outside the JVM's pid namespace recorded" + context)
+        frames = [x for f, _ in jvm_stacks for x in f]
+        self.assertTrue(any(x.endswith("_[j]") for x in frames), "no JIT-compiled Java frame" + context)
+        total = sum(n for _, n in jvm_stacks)
+        spin = sum(n for f, n in jvm_stacks if HOT_THREAD in f and any(x.startswith(SPIN) for x in f))
+        self.assertGreater(total, 50, context)
+        self.assertGreater(spin, total * 0.8, "the hot method in the hot thread: %d of %d%s" % (spin, total, context))
 
 
 def tearDownModule():
