@@ -158,7 +158,10 @@ class ContainerCase:
                 cls.jvm_pid = int([l.split()[-1] for l in f if l.startswith("NSpid:")][0])
         cls.cidfile = os.path.join(cls.tmp, "jflame.cid")
         pid = "host" if cls.pid_mode == "host" else "container:" + cls.app
-        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--cidfile", cls.cidfile, "--network=none", "--pid=" + pid,
+        # a sidecar has a cgroup namespace of its own (Kubernetes on cgroup v2): the
+        # app's cgroup reads /../libpod-<id> there
+        cgroupns = "--cgroupns=" + ("host" if cls.pid_mode == "host" else "private")
+        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--cidfile", cls.cidfile, "--network=none", "--pid=" + pid, cgroupns,
                     *cls.p.run_flags, "--cap-drop=ALL", "--cap-add=" + ",".join(cls.caps),
                     "--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined", "--read-only",
                     "-v", cls.out + ":/out", "localhost/jflame:latest",
