@@ -15,6 +15,12 @@ const volatile bool filter_pids = false; /* only tasks whose tgid is in `pids` *
 const volatile bool include_idle = false;
 const volatile __u32 self_pid = 0;       /* jflame itself, never sampled */
 const volatile bool follow_children = false; /* processes forked by selected ones are selected too */
+/* jflame's pid namespace when it is not the initial one (a sidecar sharing a
+ * pod's): its nsfs device and inode. Pids and tids are then reported, and
+ * looked up in `pids` and `hotspot_procs`, as jflame sees them; tasks outside
+ * it are not sampled. Both 0: the kernel's pids. */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
 
 #define RING_BYTES (16 * 1024 * 1024)
 #define RING_WAKEUP_BYTES (RING_BYTES / 4)
@@ -483,6 +489,51 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct wal
 	return 0;
 }
 
+#define PIDNS_LEVELS 32 /* MAX_PID_NS_LEVEL */
+
+struct pidns_search {
+	struct pid *p;
+	__u32 level, nr;
+};
+
+static long pidns_step(__u32 i, void *ctx)
+{
+	struct pidns_search *q = ctx;
+	struct pid *p = q->p; /* the kernel's type: only its fields are relocated */
+	struct upid up = {};
+
+	if (i > q->level)
+		return 1;
+	if (bpf_core_read(&up, sizeof(up), &p->numbers[i & (PIDNS_LEVELS - 1)]) != 0 || !up.ns)
+		return 1;
+	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return 0;
+	q->nr = up.nr > 0 ? (__u32)up.nr : 0;
+	return 1;
+}
+
+/* The number of pid p in jflame's pid namespace (p of a task there, or in a
+ * namespace below it); 0 when p is not seen there. Its numbers go from the
+ * initial namespace (level 0) down to the task's own. */
+static __always_inline __u32 pidns_nr(struct pid *p)
+{
+	struct pidns_search q = { .p = p };
+
+	if (!p)
+		return 0;
+	q.level = BPF_CORE_READ(p, level);
+	bpf_loop(PIDNS_LEVELS, pidns_step, &q, 0);
+	return q.nr;
+}
+
+/* A task's tgid and tid in jflame's pid namespace: false when it has none there. */
+static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u32 *tid)
+{
+	*tid = pidns_nr(BPF_CORE_READ(t, thread_pid));
+	*tgid = pidns_nr(BPF_CORE_READ(t, group_leader, thread_pid));
+	return *tid && *tgid;
+}
+
 SEC("perf_event")
 int profile_sample(struct bpf_perf_event_data *ctx)
 {
@@ -493,9 +544,20 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	const struct hotspot_proc *hp;
 	__u64 size = offsetof(struct profile_sample, user);
 
-	if (pid == self_pid && self_pid)
-		return 0;
 	if (pid == 0 && !include_idle)
+		return 0;
+	if (pidns_ino && pid != 0) {
+		/* as jflame sees it: the helper for tasks of its own namespace,
+		 * the task's pid numbers for those of namespaces below it */
+		struct bpf_pidns_info ns = {};
+		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) == 0) {
+			pid = ns.tgid;
+			tid = ns.pid;
+		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &tid)) {
+			return 0; /* another pod's, or the host's */
+		}
+	}
+	if (pid == self_pid && self_pid)
 		return 0;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
 		return 0;
@@ -566,6 +628,11 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	if (BPF_CORE_READ(child, pid) != cpid)
 		return 0; /* a new thread, not a process */
 	ppid = BPF_CORE_READ(parent, tgid);
+	if (pidns_ino) { /* `pids` holds pids as jflame sees them */
+		__u32 tid;
+		if (!task_ns_ids(parent, &ppid, &tid) || !task_ns_ids(child, &cpid, &tid))
+			return 0;
+	}
 	if (!bpf_map_lookup_elem(&pids, &ppid))
 		return 0;
 	bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);

@@ -55,7 +55,7 @@ struct profile_frame {
 struct profile_sample {
 	__u64 ts_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 cgroup_id; /* of the sampled task, cgroup v2 */
-	__u32 pid;       /* tgid, in the initial pid namespace */
+	__u32 pid;       /* tgid, in jflame's pid namespace (the initial one on a host) */
 	__u32 tid;
 	__u32 cpu;
 	__s32 kstack_bytes;
@@ -73,7 +73,7 @@ struct profile_sample {
 
 /* The HotSpot layout of one JVM, found by jflame through the JVM's
  * gHotSpotVMStructs tables and handed to the walker (map hotspot_procs, keyed
- * by tgid). Offsets are in bytes. */
+ * by tgid as jflame sees it). Offsets are in bytes. */
 struct hotspot_proc {
 	__u64 code_low, code_high;       /* every code heap lies in [code_low, code_high) */
 	__u64 interp_low, interp_high;   /* the template interpreter's code */

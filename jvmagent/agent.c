@@ -872,9 +872,10 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 	}
 	g.map_out.len = g.events_out.len = 0;
 	sb_printf(&g.events_out, "# jflame-events 1 clock=CLOCK_MONOTONIC pid=%d\n", (int)g.pid);
-	g.prologue = prologue_checker_new();
+	char cs_err[256];
+	g.prologue = prologue_checker_new(cs_err, sizeof(cs_err));
 	if (!g.prologue)
-		info("capstone unavailable; prologues are not checked");
+		info("capstone unavailable (%s); prologues are not checked", cs_err);
 
 	caps.can_generate_compiled_method_load_events = 1;
 	caps.can_get_source_file_name = 1;

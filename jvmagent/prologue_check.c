@@ -1,8 +1,14 @@
 /* prologue_check.c - classifies a compiled method's entry code with capstone:
- * HotSpot saves rbp (push or store) and, with PreserveFramePointer, sets rbp = rsp. */
+ * HotSpot saves rbp (push or store) and, with PreserveFramePointer, sets rbp = rsp.
+ *
+ * capstone is loaded at run time (dlopen), not linked: the agent is copied
+ * into JVMs' containers, whose images rarely have it. Without it prologues go
+ * unchecked. Only its header is needed to build. */
 #include "prologue_check.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,35 +17,96 @@
 /* After rbp is saved, the frame pointer is set within this many instructions. */
 #define FP_WINDOW 4
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* the library of the ABI of the header built with (cs_insn's layout) */
+#define CAPSTONE_SONAME "libcapstone.so." STR(CS_API_MAJOR)
+
 struct prologue_checker {
+	void *lib;
+	unsigned (*version)(int *major, int *minor);
+	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
+	cs_err (*close)(csh *handle);
+	cs_insn *(*malloc)(csh handle);
+	void (*free)(cs_insn *insn, size_t count);
+	bool (*disasm_iter)(csh handle, const uint8_t **code, size_t *size, uint64_t *address, cs_insn *insn);
 	csh handle;
+	bool opened;
 	cs_insn *insn;
 };
 
-struct prologue_checker *prologue_checker_new(void)
+static bool load_sym(void *lib, const char *name, void *fn, size_t fn_size)
+{
+	void *sym = dlsym(lib, name);
+	if (!sym)
+		return false;
+	memcpy(fn, &sym, fn_size); /* ISO C has no object-to-function pointer cast */
+	return true;
+}
+
+struct prologue_checker *prologue_checker_new(char *err, size_t errlen)
 {
 	struct prologue_checker *pc = calloc(1, sizeof(*pc));
-	if (!pc)
-		return NULL;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &pc->handle) != CS_ERR_OK) {
-		free(pc);
+	const char *missing = NULL;
+	int major = 0, minor = 0;
+
+	if (!pc) {
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	pc->insn = cs_malloc(pc->handle);
+	pc->lib = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!pc->lib) {
+		const char *e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : CAPSTONE_SONAME ": cannot be loaded");
+		goto fail;
+	}
+	if (!load_sym(pc->lib, "cs_version", &pc->version, sizeof(pc->version)))
+		missing = "cs_version";
+	else if (!load_sym(pc->lib, "cs_open", &pc->open, sizeof(pc->open)))
+		missing = "cs_open";
+	else if (!load_sym(pc->lib, "cs_close", &pc->close, sizeof(pc->close)))
+		missing = "cs_close";
+	else if (!load_sym(pc->lib, "cs_malloc", &pc->malloc, sizeof(pc->malloc)))
+		missing = "cs_malloc";
+	else if (!load_sym(pc->lib, "cs_free", &pc->free, sizeof(pc->free)))
+		missing = "cs_free";
+	else if (!load_sym(pc->lib, "cs_disasm_iter", &pc->disasm_iter, sizeof(pc->disasm_iter)))
+		missing = "cs_disasm_iter";
+	if (missing) {
+		snprintf(err, errlen, CAPSTONE_SONAME " has no %s", missing);
+		goto fail;
+	}
+	pc->version(&major, &minor);
+	if (major != CS_API_MAJOR) {
+		snprintf(err, errlen, CAPSTONE_SONAME " is capstone %d.%d, not %d.x", major, minor, CS_API_MAJOR);
+		goto fail;
+	}
+	if (pc->open(CS_ARCH_X86, CS_MODE_64, &pc->handle) != CS_ERR_OK) {
+		snprintf(err, errlen, "capstone cannot disassemble x86_64");
+		goto fail;
+	}
+	pc->opened = true;
+	pc->insn = pc->malloc(pc->handle);
 	if (!pc->insn) {
-		cs_close(&pc->handle);
-		free(pc);
-		return NULL;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	return pc;
+fail:
+	prologue_checker_free(pc);
+	return NULL;
 }
 
 void prologue_checker_free(struct prologue_checker *pc)
 {
 	if (!pc)
 		return;
-	cs_free(pc->insn, 1);
-	cs_close(&pc->handle);
+	if (pc->insn)
+		pc->free(pc->insn, 1);
+	if (pc->opened)
+		pc->close(&pc->handle);
+	if (pc->lib)
+		dlclose(pc->lib);
 	free(pc);
 }
 
@@ -70,7 +137,7 @@ enum prologue_kind prologue_check(struct prologue_checker *pc, const uint8_t *co
 	int saved_at = -1;
 	if (!pc || !code || size == 0)
 		return PROLOGUE_UNKNOWN;
-	for (int n = 0; n < MAX_INSNS && cs_disasm_iter(pc->handle, &code, &size, &addr, pc->insn); n++) {
+	for (int n = 0; n < MAX_INSNS && pc->disasm_iter(pc->handle, &code, &size, &addr, pc->insn); n++) {
 		const cs_insn *i = pc->insn;
 		if (saved_at >= 0 && is(i, "mov", "rbp, rsp"))
 			return PROLOGUE_FRAME_POINTER;

@@ -1,5 +1,6 @@
 /* prologue_check.h - does a compiled method's code set up a frame pointer?
- * Disassembles its entry with capstone and looks for `mov rbp, rsp`. */
+ * Disassembles its entry with capstone (libcapstone.so.4, loaded at run time)
+ * and looks for `mov rbp, rsp`. */
 #ifndef JFLAME_PROLOGUE_CHECK_H
 #define JFLAME_PROLOGUE_CHECK_H
 
@@ -14,8 +15,9 @@ enum prologue_kind {
 
 struct prologue_checker;
 
-/* NULL if capstone cannot be opened. */
-struct prologue_checker *prologue_checker_new(void);
+/* NULL if capstone cannot be loaded or opened, with why in err (dlerror's
+ * words: "libcapstone.so.4: cannot open shared object file: ..."). */
+struct prologue_checker *prologue_checker_new(char *err, size_t errlen);
 void prologue_checker_free(struct prologue_checker *pc);
 
 /* Classifies the code at [code, code+size) loaded at address addr. */

@@ -159,6 +159,9 @@ static int container_match(struct span c, struct span parent, int parent_pod, st
 		{ "nerdctl-", "containerd" },
 	};
 	int scope = span_ends(c, ".scope");
+	/* read in a private cgroup namespace (a sidecar's), a sibling container's
+	 * path starts "/../": what is above it is not shown */
+	int hidden = span_is(parent, "..");
 
 	if (scope)
 		c.n -= 6;
@@ -166,8 +169,10 @@ static int container_match(struct span c, struct span parent, int parent_pod, st
 		size_t pl = strlen(prefixes[i].prefix);
 		if (!span_starts(c, prefixes[i].prefix) || !container_hex_is(span_sub(c, pl, c.n - pl)))
 			continue;
-		/* unscoped: CRI-O's cgroupfs driver in a pod, podman's under libpod_parent */
-		if (!scope && !(i == 1 && parent_pod) && !(i == 3 && span_is(parent, "libpod_parent")))
+		/* unscoped: CRI-O's cgroupfs driver in a pod, podman's under libpod_parent
+		 * (or under a parent the reader's cgroup namespace hides) */
+		if (!scope && !(i == 1 && (parent_pod || hidden)) &&
+		    !(i == 3 && (span_is(parent, "libpod_parent") || hidden)))
 			return 0;
 		set_container(id, span_sub(c, pl, c.n - pl), prefixes[i].runtime);
 		return 1;
@@ -178,7 +183,7 @@ static int container_match(struct span c, struct span parent, int parent_pod, st
 		set_container(id, c, "docker");
 		return 1;
 	}
-	if (parent_pod) { /* docker or containerd: cgroupfs does not say which */
+	if (parent_pod || hidden) { /* docker or containerd: cgroupfs does not say which */
 		set_container(id, c, "kubepods");
 		return 1;
 	}

@@ -276,6 +276,25 @@ static int parse_all(struct kallsyms *ks, size_t *wellformed, size_t *nonzero)
 	return 0;
 }
 
+/* kernel.kptr_restrict when path is the kernel's own file; -1 otherwise or unreadable. */
+static int kptr_restrict(const char *path)
+{
+	char buf[16] = "";
+	int fd, v = -1;
+	ssize_t n;
+
+	if (strcmp(path, "/proc/kallsyms") != 0)
+		return -1;
+	fd = open("/proc/sys/kernel/kptr_restrict", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] >= '0' && buf[0] <= '9')
+		v = buf[0] - '0';
+	close(fd);
+	return v;
+}
+
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 {
 	struct kallsyms *ks = calloc(1, sizeof(*ks));
@@ -306,8 +325,13 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	if (!nonzero) {
-		snprintf(err, errlen, "jflame: %s shows no addresses; run as root or set kernel.kptr_restrict=0",
-			 path);
+		if (kptr_restrict(path) == 2)
+			snprintf(err, errlen, "jflame: %s shows no addresses: kernel.kptr_restrict=2 hides them from "
+				 "everyone; set it to 1 (and give jflame CAP_SYSLOG) or 0", path);
+		else
+			snprintf(err, errlen, "jflame: %s shows no addresses: jflame needs CAP_SYSLOG to read them "
+				 "(in a container: --cap-add=SYSLOG, Kubernetes capabilities add SYSLOG; root on the "
+				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1", path);
 		goto out;
 	}
 	finish(ks);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define PROC_PID_INIT_INO 0xEFFFFFFCU /* the initial pid namespace's inode (include/linux/proc_ns.h) */
 
 pid_t proc_info_nspid(const char *status_path, pid_t fallback)
 {
@@ -25,6 +28,20 @@ pid_t proc_info_nspid(const char *status_path, pid_t fallback)
 	}
 	fclose(f);
 	return ns > 0 ? ns : fallback;
+}
+
+int proc_info_self_pidns(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	*dev = *ino = 0;
+	if (stat("/proc/self/ns/pid", &st) != 0)
+		return -1;
+	if (st.st_ino == PROC_PID_INIT_INO)
+		return 0;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 1;
 }
 
 /* /proc/PID/stat: the state (field 3) and the start time (field 22). */

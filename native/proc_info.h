@@ -22,6 +22,11 @@ struct proc_info {
 int proc_info_read(pid_t pid, struct proc_info *out);
 /* The last NSpid field of a /proc/.../status file; fallback when it has none. */
 pid_t proc_info_nspid(const char *status_path, pid_t fallback);
+/* jflame's own pid namespace: the nsfs device and inode of /proc/self/ns/pid.
+ * 0 when it is the initial namespace (the host's), 1 when another one (a
+ * sidecar sharing a pod's, --pid=container:APP), -1 with errno when it cannot
+ * be told. (Not NSpid's fields: a /proc mounted in that namespace shows one.) */
+int proc_info_self_pidns(uint64_t *dev, uint64_t *ino);
 /* Field 22 of /proc/PID/stat; 0 when unreadable. */
 uint64_t proc_info_start_time(pid_t pid);
 /* A start time (field 22, ticks after boot) in seconds since the epoch

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "proc_info.h"
 #include "profile.skel.h"
 
 #define MAX_STACK_SYSCTL "/proc/sys/kernel/perf_event_max_stack"
@@ -189,6 +190,15 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->filter_pids = o->pids != NULL;
 	s->skel->rodata->include_idle = o->include_idle;
 	s->skel->rodata->self_pid = (__u32)getpid();
+	/* in a sidecar's pid namespace: pids as this /proc has them, and only its tasks */
+	uint64_t ns_dev, ns_ino;
+	if (proc_info_self_pidns(&ns_dev, &ns_ino) < 0) {
+		snprintf(err, errlen, "jflame: failed to read its pid namespace (/proc/self/ns/pid): %s",
+			 strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->pidns_dev = ns_dev;
+	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
 	/* one sample under construction per CPU, indexed by CPU number */

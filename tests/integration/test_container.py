@@ -69,6 +69,37 @@ class ContainerCase(unittest.TestCase):
         time.sleep(1.0)
         return jvm, pid
 
+    def pod_cgroup(self):
+        """A cgroup v2 directory laid out as kubelet and containerd make a pod's
+        container (removed at cleanup): (pod uid, container id, its path)."""
+        root = cgroup2_root()
+        mounted = None
+        if root is None:
+            mounted = tempfile.mkdtemp(prefix="jflame-cg2-")
+            subprocess.run(["mount", "-t", "cgroup2", "none", mounted], check=True)
+            self.addCleanup(os.rmdir, mounted)
+            self.addCleanup(subprocess.run, ["umount", mounted])
+            root = mounted
+        pod = str(uuid.uuid4())
+        con = uuid.uuid4().hex + uuid.uuid4().hex
+        parts = ["kubepods.slice", "kubepods-burstable.slice",
+                 "kubepods-burstable-pod%s.slice" % pod.replace("-", "_"), "cri-containerd-%s.scope" % con]
+        dirs = [os.path.join(root, *parts[:i + 1]) for i in range(len(parts))]
+        created = [d for d in dirs if not os.path.exists(d)]
+        for d in dirs:
+            os.makedirs(d, exist_ok=True)
+
+        def remove_cgroups():
+            for d in reversed(created):
+                for _ in range(50):
+                    try:
+                        os.rmdir(d)
+                        break
+                    except OSError:
+                        time.sleep(0.1)
+        self.addCleanup(remove_cgroups)
+        return pod, con, dirs[-1]
+
     def spin_stacks(self, stacks, pid):
         return [(f, n) for f, n in stacks
                 if "[%d] java" % pid in f and HOT_THREAD in f and any(x.startswith(SPIN_FOLDED) for x in f)]
@@ -105,35 +136,9 @@ class PseudoContainerTest(ContainerCase):
         self.assertIn("already loaded", r.stderr)
 
     def test_kubernetes_cgroup_gives_pod_and_container_roots(self):
-        root = cgroup2_root()
-        mounted = None
-        if root is None:
-            mounted = tempfile.mkdtemp(prefix="jflame-cg2-")
-            subprocess.run(["mount", "-t", "cgroup2", "none", mounted], check=True)
-            self.addCleanup(os.rmdir, mounted)
-            self.addCleanup(subprocess.run, ["umount", mounted])
-            root = mounted
-        pod = str(uuid.uuid4())
-        con = uuid.uuid4().hex + uuid.uuid4().hex
-        parts = ["kubepods.slice", "kubepods-burstable.slice",
-                 "kubepods-burstable-pod%s.slice" % pod.replace("-", "_"), "cri-containerd-%s.scope" % con]
-        dirs = [os.path.join(root, *parts[:i + 1]) for i in range(len(parts))]
-        created = [d for d in dirs if not os.path.exists(d)]
-        for d in dirs:
-            os.makedirs(d, exist_ok=True)
-
-        def remove_cgroups():
-            for d in reversed(created):
-                for _ in range(50):
-                    try:
-                        os.rmdir(d)
-                        break
-                    except OSError:
-                        time.sleep(0.1)
-        self.addCleanup(remove_cgroups)
-
+        pod, con, leaf = self.pod_cgroup()
         jvm, pid = self.container_jvm()
-        with open(os.path.join(dirs[-1], "cgroup.procs"), "w") as f:
+        with open(os.path.join(leaf, "cgroup.procs"), "w") as f:
             f.write(str(pid))
         self.addCleanup(lambda: os.kill(pid, signal.SIGKILL) if os.path.exists("/proc/%d" % pid) else None)
         with open("/proc/%d/cgroup" % pid) as f:

@@ -10,7 +10,8 @@
 # (--cap-drop=ALL), no new privileges, a read-only root, seccomp unconfined.
 #
 #   SidecarTest    --pid=container:APP: the pod's pid namespace, as
-#                  deploy/k8s/sidecar.yaml (shareProcessNamespace)
+#                  deploy/k8s/sidecar.yaml (shareProcessNamespace); also: only
+#                  the pod's processes are recorded, by the pids of its /proc
 #   HostPidTest    --pid=host, as deploy/k8s/daemonset.yaml (hostPID)
 #
 # Each asserts: the output is in the volume; the JVM's stacks are rooted in
@@ -35,8 +36,14 @@
 #   --security-opt seccomp=unconfined   podman's default profile allows bpf() and
 #                               perf_event_open() only with CAP_SYS_ADMIN
 # No registry is reached: everything comes from Debian's archive (mmdebstrap).
-# Under CI=true a missing or broken podman fails this test with the reason; it
-# never skips.
+# Under CI=true a missing or broken podman fails SidecarTest and HostPidTest
+# with the reason (image.sh's or podman's own words, once: the other tests
+# repeat it); they never skip.
+#
+#   UnshareSidecarTest   the sidecar's pid namespace without any container
+#                  runtime: the JVM in namespaces made with unshare, jflame
+#                  entering its pid namespace (nsenter) with its own /proc.
+#                  It runs whether podman works or not.
 import os
 import re
 import shutil
@@ -46,6 +53,7 @@ import time
 import unittest
 
 import jvmtest
+import test_container
 from jvmtest import read_folded
 
 SRC = jvmtest.SOURCE_DIR
@@ -62,11 +70,22 @@ def readme_capabilities():
 class Podman:
     """scripts/image.sh's images and the podman flags it found for this host."""
     built = None
+    failed = None  # why podman cannot be used here: said once, by every test that needs it
 
     @classmethod
     def get(cls):
+        if cls.failed is not None:
+            raise cls.failed
         if cls.built is None:
-            cls.built = cls()
+            try:
+                cls.built = cls()
+            except unittest.SkipTest as e:
+                cls.failed = e
+                raise
+            except AssertionError as e:
+                cls.failed = AssertionError("%s\n(no container runtime to test with: UnshareSidecarTest still tests the "
+                                            "sidecar's pid namespace, made with unshare and nsenter)" % e)
+                raise cls.failed from None
         return cls.built
 
     def __init__(self):
@@ -132,8 +151,17 @@ class ContainerCase:
                 "the app container is %s and not ready: %s" % (state, cls.p.run_cmd("logs", cls.app).stderr[-2000:])
             time.sleep(0.2)
         cls.app_pid = int(cls.p.run_cmd("inspect", "-f", "{{.State.Pid}}", cls.app).stdout)
+        # the JVM's pid as jflame sees it: the host's, or the pod's (the last NSpid field)
+        cls.jvm_pid = cls.app_pid
+        if cls.pid_mode != "host":
+            with open("/proc/%d/status" % cls.app_pid) as f:
+                cls.jvm_pid = int([l.split()[-1] for l in f if l.startswith("NSpid:")][0])
+        cls.cidfile = os.path.join(cls.tmp, "jflame.cid")
         pid = "host" if cls.pid_mode == "host" else "container:" + cls.app
-        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--network=none", "--pid=" + pid,
+        # a sidecar has a cgroup namespace of its own (Kubernetes on cgroup v2): the
+        # app's cgroup reads /../libpod-<id> there
+        cgroupns = "--cgroupns=" + ("host" if cls.pid_mode == "host" else "private")
+        cls.argv = ["run", "--rm", "--name", cls.app + "-jflame", "--cidfile", cls.cidfile, "--network=none", "--pid=" + pid, cgroupns,
                     *cls.p.run_flags, "--cap-drop=ALL", "--cap-add=" + ",".join(cls.caps),
                     "--security-opt", "no-new-privileges", "--security-opt", "seccomp=unconfined", "--read-only",
                     "-v", cls.out + ":/out", "localhost/jflame:latest",
@@ -165,7 +193,8 @@ class ContainerCase:
         roots = {}
         for frames, n in stacks:
             roots[";".join(frames[:2])] = roots.get(";".join(frames[:2]), 0) + n
-        jvm = [(f, n) for f, n in stacks if any(re.match(r"^\[\d+\] java$", x) for x in f[:3])]
+        # the app's JVM (on a shared host, --pid=host also records other JVMs, outside the container)
+        jvm = [(f, n) for f, n in stacks if "[%d] java" % self.jvm_pid in f[:3]]
         top = sorted(roots.items(), key=lambda kv: -kv[1])[:8]
         why = ""
         if any(k.startswith("[%d] ?" % self.app_pid) for k in roots):
@@ -204,9 +233,10 @@ class ContainerCase:
             why = (": libjflame-agent.so needs libcapstone.so.4 (ldd), which a Java service's image does not have; "
                    "the agent must not depend on libraries outside the JVM's own (link capstone statically, or "
                    "dlopen it and go without prologue checks when it is missing)")
-        self.assertNotIn("could not load the agent", self.result.stderr,
+        # (on a shared host, --pid=host meets other JVMs too: the app's is the one that counts)
+        self.assertNotIn("pid %d could not load the agent" % self.jvm_pid, self.result.stderr,
                          "jflame's agent did not load into the JVM of a plain JRE image%s%s" % (why, self.context()))
-        self.assertRegex(self.result.stderr, r"loaded the agent into pid \d+ \(java\)", self.context())
+        self.assertRegex(self.result.stderr, r"loaded the agent into pid %d \(java\)" % self.jvm_pid, self.context())
         self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (the agent's names)%s"
                         % (HOT_THREAD, self.context()))
 
@@ -214,9 +244,60 @@ class ContainerCase:
 class SidecarTest(ContainerCase, unittest.TestCase):
     pid_mode = "container"
 
+    def test_only_the_pods_processes(self):
+        """In the pod's pid namespace jflame records the pod's processes only, each named."""
+        stacks = self.stacks()
+        with open(self.cidfile) as f:
+            cons = {"[Con]" + self.app_id[:12], "[Con]" + f.read().strip()[:12]}
+        outside = sorted({";".join(f[:2]) for f, _ in stacks if f[0] not in cons})
+        self.assertFalse(outside, "stacks of processes outside the pod (its containers: %s)%s"
+                         % (sorted(cons), self.context()))
+        unnamed = sorted({x for f, _ in stacks for x in f[:3] if re.match(r"^\[\d+\] \?$", x)})
+        self.assertFalse(unnamed, "processes not found in the sidecar's /proc" + self.context())
+
 
 class HostPidTest(ContainerCase, unittest.TestCase):
     pid_mode = "host"
+
+
+class UnshareSidecarTest(test_container.ContainerCase):
+    """No container runtime: the sidecar's situation made with unshare and
+    nsenter. The JVM (user nobody, no agent) in new pid and mount namespaces
+    and a pod's cgroup; jflame in the JVM's pid namespace with its own /proc,
+    as a sidecar with shareProcessNamespace. Runs whether or not podman works
+    here, so the pid namespace handling is tested where no runtime can run."""
+
+    def test_sidecar_in_the_jvms_pid_namespace(self):
+        jvmtest.require(shutil.which("nsenter") is not None, "nsenter (util-linux) missing")
+        pod, con, leaf = self.pod_cgroup()
+        jvm, pid = self.container_jvm(user=("nobody", "nogroup"), millis=120000)
+        with open(os.path.join(leaf, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+        folded = os.path.join(self.tmp, "sidecar.folded")
+        argv = ["nsenter", "--target", str(pid), "--pid", "--", "unshare", "--mount", "--propagation", "private",
+                "--mount-proc", "--", test_container.JFLAME, "record", "-a", "-d", "5", "-o", folded]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, JFLAME_AGENT=jvmtest.AGENT))
+        context = "\n$ %s\n(exit %d) %s" % (" ".join(argv), r.returncode, r.stderr.strip()[-3000:])
+        self.assertEqual(r.returncode, 0, context)
+        # loaded by this jflame, or already by another one recording the whole host (a shared test machine)
+        self.assertNotIn("pid 1 could not load the agent", r.stderr, context)
+        st = jvmtest.read_status("/proc/%d/root/tmp/jflame-1.status" % pid)
+        self.assertEqual(st["pid"], "1", context)
+        stacks = read_folded(folded)
+        roots = sorted({";".join(f[:3]) for f, _ in stacks})
+        # the JVM is pid 1 there; nothing of the host's (however busy) is recorded
+        jvm_stacks = [(f, n) for f, n in stacks if f[:3] == ["[Pod]" + pod, "[Con]" + con[:12], "[1] java"]]
+        self.assertTrue(jvm_stacks, "no stack of the JVM as pid 1 in [Pod]%s;[Con]%s: %s%s"
+                        % (pod, con[:12], roots, context))
+        outside = [x for x in roots if not x.startswith("[Pod]" + pod)]
+        self.assertFalse(outside, "processes outside the JVM's pid namespace recorded" + context)
+        frames = [x for f, _ in jvm_stacks for x in f]
+        self.assertTrue(any(x.endswith("_[j]") for x in frames), "no JIT-compiled Java frame" + context)
+        total = sum(n for _, n in jvm_stacks)
+        spin = sum(n for f, n in jvm_stacks if HOT_THREAD in f and any(x.startswith(SPIN) for x in f))
+        self.assertGreater(total, 50, context)
+        self.assertGreater(spin, total * 0.8, "the hot method in the hot thread: %d of %d%s" % (spin, total, context))
 
 
 def tearDownModule():

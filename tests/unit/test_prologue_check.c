@@ -3,6 +3,7 @@
 #include "check.h"
 #include "prologue_check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,9 +152,12 @@ static void test_garbage(struct prologue_checker *pc)
 
 int main(void)
 {
-	struct prologue_checker *pc = prologue_checker_new();
+	char err[256] = "";
+	struct prologue_checker *pc = prologue_checker_new(err, sizeof(err));
 
 	CHECK(pc != NULL);
+	if (!pc)
+		fprintf(stderr, "prologue_checker_new: %s\n", err);
 	if (!pc)
 		return check_report("prologue_check");
 	test_table(pc);
