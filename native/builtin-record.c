@@ -183,7 +183,7 @@ static const char usage[] =
 	"                          the name is the (window's) start in UTC as\n"
 	"                          20261125T015823Z, %p the pid, %h the host, %n the\n"
 	"                          window's number, %% a percent sign:\n"
-	"                          .svg flame graph (default jflame.svg),\n"
+	"                          .svg flame graph (default jflame.svg; none with --push),\n"
 	"                          .folded/.collapsed folded stacks,\n"
 	"                          .stacks timestamped samples (perf script text),\n"
 	"                          .pb.gz pprof, .json speedscope,\n"
@@ -509,7 +509,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			"to launch a JVM\n");
 		return -1;
 	}
-	if (o->noutputs == 0) {
+	if (o->noutputs == 0 && !o->push) { /* with --push, files only when asked for */
 		o->outputs[0] = "jflame.svg";
 		o->formats[0] = OUT_SVG;
 		o->noutputs = 1;

@@ -105,7 +105,7 @@ class PushTest(unittest.TestCase):
 
     def record(self, *args, env=None, timeout=120):
         r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})))
+                           stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})), cwd=self.tmp)
         self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
         return r
 
@@ -266,6 +266,8 @@ class PushTest(unittest.TestCase):
         self.assertEqual(sent, 4, r.stderr)
         self.assertGreaterEqual(retries, 3)
         self.assertEqual(len(srv.requests), 4)
+        # with --push and no -o, no file is written (no jflame.svg in the working directory)
+        self.assertEqual(os.listdir(self.tmp), [])
         # sampling went on meanwhile: full windows as full as ever
         ws = WINDOW.findall(r.stderr)
         self.assertTrue(all(int(n) > 120 for _, secs, n, _ in ws[:3]), ws)
