@@ -208,8 +208,10 @@ class SoakTest(WindowCase):
         try:
             while time.monotonic() - start < seconds - 4:
                 # a JVM that runs 3 s, started every 5 s: attached to, sampled, gone
+                # (with the sanitizer build's runtime preloaded: its agent loads only so)
                 j = subprocess.Popen([java, "-cp", jar, "jflame.examples.Workload", "hot", "3000"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=dict(os.environ, **jvmtest.JVM_ENV))
                 jvms.append(j)
                 time.sleep(5)
                 samples.append((time.monotonic() - start, proc_usage(p.pid)))
