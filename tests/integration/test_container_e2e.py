@@ -1,4 +1,5 @@
-# test_container_e2e.py - the container image end to end. ctest: first JDK only
+# test_container_e2e.py - the container image end to end. ctest: first JDK only;
+# ctest: not under sanitizers (the image builds its own Release jflame)
 #
 # scripts/image.sh --test-app builds (or reuses: rootfs tarballs cached in
 # /var/cache/jflame-image, podman's layer cache) localhost/jflame:latest and
