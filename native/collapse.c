@@ -382,7 +382,8 @@ int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, s
 	rn = (int)cn;
 	if (c->o.tid || c->o.pid) {
 		root[rn++] = '-';
-		if (s->pid >= 0)
+		/* "swapper 0/0": the perl takes tid 0 as no tid, and its pid as unknown */
+		if (s->pid >= 0 && s->tid != 0)
 			rn += (int)put_long(root + rn, s->pid);
 		else
 			root[rn++] = '?';
@@ -396,7 +397,9 @@ int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, s
 			root[i] = '_';
 		else if (root[i] == ';')
 			root[i] = ':';
-	bool java = !c->o.pid && !c->o.tid && rn == 4 && memcmp(root, "java", 4) == 0;
+	/* stackcollapse-perf.pl tidies Java names of processes whose name (with
+	 * -pid/tid) starts with "java" */
+	bool java = rn >= 4 && memcmp(root, "java", 4) == 0;
 	if (!reserve(c, 0, (size_t)rn))
 		goto oom;
 	memcpy(c->buf, root, (size_t)rn);

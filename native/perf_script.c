@@ -221,6 +221,7 @@ static bool parse_frame(struct parser *ps, const char *p, const char *end)
 	f.pc = (struct ps_str){ pc, (size_t)(p - pc) };
 	while (end > p && is_space(end[-1]))
 		end--;
+	const char *gap = p; /* the blanks between the address and the symbol */
 	while (p < end && is_space(*p))
 		p++;
 	/* the dso: the last "(...)" without blanks, after a blank; one scan back */
@@ -242,10 +243,18 @@ static bool parse_frame(struct parser *ps, const char *p, const char *end)
 		if (*q == ' ' || *q == '\t')
 			return false;
 	}
-	if (!open || open - 1 <= p || open[-1] != ' ')
+	if (!open || open[-1] != ' ')
 		return false;
+	if (open - 1 > p) {
+		f.sym = (struct ps_str){ p, (size_t)(open - 1 - p) };
+	} else if (open == p && p - gap >= 2) {
+		/* "7f1e2215d058  (/lib/libc.so.6)": no symbol. stackcollapse-perf.pl's
+		 * "(\w+)\s*(.+) \(" then takes one blank as the name; so do we */
+		f.sym = (struct ps_str){ open - 2, 1 };
+	} else {
+		return false;
+	}
 	f.dso = (struct ps_str){ open + 1, (size_t)(end - 1 - (open + 1)) };
-	f.sym = (struct ps_str){ p, (size_t)(open - 1 - p) };
 	if (ps->nframes == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 256;
 		struct ps_frame *nf = realloc(ps->frames, cap * sizeof(*nf));
@@ -304,14 +313,20 @@ static void parse_line(struct parser *ps, const char *p, size_t n)
 	if (*p == '#')
 		return;
 	if (!is_space(*p)) {
-		/* a header starts a sample (one without a blank line before it ends the last) */
-		end_sample(ps);
+		/* a header starts a sample (one without a blank line before it ends the
+		 * last); older perf scripts print frames without an indent, which
+		 * stackcollapse-perf.pl takes as frames when they are no header */
+		struct ps_sample prev = ps->cur;
 		if (parse_header(ps, p, end)) {
+			struct ps_sample next = ps->cur;
+			ps->cur = prev;
+			end_sample(ps);
+			ps->cur = next;
 			ps->in_sample = true;
 			ps->sample_line = p;
+		} else if (!ps->in_sample || !parse_frame(ps, p, end)) {
+			bad_line(ps, p, n); /* warned about; the sample goes on, as the perl's */
 		}
-		else
-			bad_line(ps, p, n);
 		return;
 	}
 	if (!ps->in_sample)
