@@ -205,3 +205,38 @@ void folded_free(struct folded *f)
 	free(f->stacks);
 	memset(f, 0, sizeof(*f));
 }
+
+int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean)
+{
+	size_t need = l->len + n + 2;
+	if (need > FOLDED_MAX_LINE)
+		return FOLDED_PUSH_LONG;
+	if (need > l->cap) {
+		size_t cap = l->cap ? l->cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		char *b = realloc(l->buf, cap);
+		if (!b)
+			return FOLDED_PUSH_OOM;
+		l->buf = b;
+		l->cap = cap;
+	}
+	if (l->len)
+		l->buf[l->len++] = ';';
+	if (!clean) {
+		memcpy(l->buf + l->len, s, n);
+		l->len += n;
+		return FOLDED_PUSH_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		l->buf[l->len++] = c == ';' ? ':' : c == '\n' || c == '\r' || c == '\0' ? ' ' : c;
+	}
+	return FOLDED_PUSH_OK;
+}
+
+void folded_line_free(struct folded_line *l)
+{
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
+}

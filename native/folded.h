@@ -22,6 +22,19 @@ struct folded {
 
 #define FOLDED_MAX_LINE (16u << 20)
 
+/* A folded stack built frame by frame ("a;b;c"), by the readers of other
+ * formats (pprof, speedscope); at most FOLDED_MAX_LINE bytes. */
+struct folded_line {
+	char *buf; /* not NUL-terminated */
+	size_t len, cap;
+};
+enum { FOLDED_PUSH_OK, FOLDED_PUSH_LONG, FOLDED_PUSH_OOM };
+/* Appends frame s[0..n) (after a ';' unless it is the first). With clean, what
+ * a folded frame cannot hold becomes harmless: ';' -> ':', line breaks and
+ * NULs -> ' '. FOLDED_PUSH_OK, or why not (the line is then unchanged). */
+int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean);
+void folded_line_free(struct folded_line *l);
+
 /* Parses text[0..len) in place (each stack's end becomes a NUL; text is kept
  * and freed by folded_free). 0, or -1 when out of memory. */
 int folded_parse(struct folded *f, char *text, size_t len);

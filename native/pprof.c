@@ -358,8 +358,7 @@ struct pp_reader {
 	const Perftools__Profiles__Profile *p;
 	Perftools__Profiles__Location **locs; /* sorted by id */
 	Perftools__Profiles__Function **funs; /* sorted by id */
-	char *buf;
-	size_t len, cap;
+	struct folded_line line; /* the sample's stack being built */
 	uint64_t expanded;
 };
 
@@ -406,34 +405,17 @@ static const char *string_at(const Perftools__Profiles__Profile *p, int64_t i)
 	return i >= 0 && (uint64_t)i < p->n_string_table && p->string_table[i] ? p->string_table[i] : NULL;
 }
 
-enum { APPEND_OK, APPEND_LONG, APPEND_OOM, APPEND_HUGE };
+enum { APPEND_OK = FOLDED_PUSH_OK, APPEND_LONG = FOLDED_PUSH_LONG, APPEND_OOM = FOLDED_PUSH_OOM, APPEND_HUGE };
 
 /* Appends one frame (with its ';'), its forbidden characters replaced. */
 static int append_frame(struct pp_reader *r, const char *s, size_t n)
 {
-	size_t need = r->len + n + 2;
-	if (need > FOLDED_MAX_LINE)
+	if (r->line.len + n + 2 > FOLDED_MAX_LINE)
 		return APPEND_LONG;
 	r->expanded += n + 1;
 	if (r->expanded > PPROF_MAX_EXPANSION)
 		return APPEND_HUGE;
-	if (need > r->cap) {
-		size_t cap = r->cap ? r->cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		char *b = realloc(r->buf, cap);
-		if (!b)
-			return APPEND_OOM;
-		r->buf = b;
-		r->cap = cap;
-	}
-	if (r->len)
-		r->buf[r->len++] = ';';
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		r->buf[r->len++] = c == ';' ? ':' : c == '\n' || c == '\r' ? ' ' : c;
-	}
-	return APPEND_OK;
+	return folded_line_push(&r->line, s, n, true);
 }
 
 /* The frame name of a function: its name, or its system_name when that is
@@ -453,11 +435,11 @@ static const char *function_frame(const Perftools__Profiles__Profile *p, const P
 	return name;
 }
 
-/* Builds the folded stack of one sample in r->buf: APPEND_OK, or why not. */
+/* Builds the folded stack of one sample in r->line: APPEND_OK, or why not. */
 static int sample_stack(struct pp_reader *r, const Perftools__Profiles__Sample *s, bool *bad_ref)
 {
 	const Perftools__Profiles__Profile *p = r->p;
-	r->len = 0;
+	r->line.len = 0;
 	for (size_t i = s->n_location_id; i > 0; i--) {
 		const Perftools__Profiles__Location *loc = find_loc(r, s->location_id[i - 1]);
 		int rc = APPEND_OK;
@@ -614,7 +596,7 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 				st->too_long++;
 			continue;
 		}
-		if (stack_table_add(t, r.buf, r.len, (uint64_t)s->value[vi], wi >= 0 ? (uint64_t)s->value[wi] : 0) < 0)
+		if (stack_table_add(t, r.line.buf, r.line.len, (uint64_t)s->value[vi], wi >= 0 ? (uint64_t)s->value[wi] : 0) < 0)
 			goto oom;
 	}
 	rc = 0;
@@ -622,7 +604,7 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 oom:
 	snprintf(err, errlen, "jflame: out of memory reading %s", name);
 out:
-	free(r.buf);
+	folded_line_free(&r.line);
 	free(r.locs);
 	free(r.funs);
 	if (p)

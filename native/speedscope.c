@@ -287,8 +287,7 @@ struct ss_reader {
 	size_t nframes;
 	double *acc;        /* per stack of t: weight, in the profile units x scale */
 	size_t acc_cap;
-	char *buf;          /* the stack being built */
-	size_t len, cap;
+	struct folded_line line; /* the stack being built */
 	uint64_t expanded;
 	struct speedscope_stats *st;
 };
@@ -365,38 +364,21 @@ static int load_frames(struct ss_reader *r, json_object *frames)
 	return 0;
 }
 
-enum { PUSH_OK, PUSH_LONG, PUSH_OOM };
+enum { PUSH_OK = FOLDED_PUSH_OK, PUSH_LONG = FOLDED_PUSH_LONG, PUSH_OOM = FOLDED_PUSH_OOM };
 
 static int push_frame(struct ss_reader *r, long f)
 {
-	size_t n = r->frame_lens[f], need = r->len + n + 2;
-	if (need > FOLDED_MAX_LINE)
-		return PUSH_LONG;
-	if (need > r->cap) {
-		size_t cap = r->cap ? r->cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		char *b = realloc(r->buf, cap);
-		if (!b)
-			return PUSH_OOM;
-		r->buf = b;
-		r->cap = cap;
-	}
-	if (r->len)
-		r->buf[r->len++] = ';';
-	memcpy(r->buf + r->len, r->frames[f], n);
-	r->len += n;
-	return PUSH_OK;
+	return folded_line_push(&r->line, r->frames[f], r->frame_lens[f], false);
 }
 
-/* Adds w (already scaled) to the stack in r->buf. */
+/* Adds w (already scaled) to the stack in r->line. */
 static int add_weight(struct ss_reader *r, double w)
 {
-	r->expanded += r->len;
+	r->expanded += r->line.len;
 	if (r->expanded > SPEEDSCOPE_MAX_EXPANSION)
 		return fail(r, "expands to more than %" PRIu64 " GiB of stacks; is it a real profile?",
 			    SPEEDSCOPE_MAX_EXPANSION >> 30);
-	long s = stack_table_add(r->t, r->buf, r->len, 0, 0);
+	long s = stack_table_add(r->t, r->line.buf, r->line.len, 0, 0);
 	if (s < 0)
 		return oom(r);
 	if ((size_t)s >= r->acc_cap) {
@@ -432,7 +414,7 @@ static int read_sampled(struct ss_reader *r, json_object *p, size_t pi, double s
 			continue; /* speedscope skips these too */
 		size_t depth = json_object_array_length(stack);
 		bool too_long = false;
-		r->len = 0;
+		r->line.len = 0;
 		for (size_t k = 0; k < depth && !too_long; k++) {
 			long f = frame_index(r, json_object_array_get_idx(stack, k));
 			if (f < 0)
@@ -447,7 +429,7 @@ static int read_sampled(struct ss_reader *r, json_object *p, size_t pi, double s
 			r->st->too_long++;
 			continue;
 		}
-		if (r->len == 0)
+		if (r->line.len == 0)
 			continue; /* an empty stack: no frame to charge */
 		if (add_weight(r, w * scale) != 0)
 			return -1;
@@ -460,13 +442,13 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 	json_object *events = member(p, "events", json_type_array), *end = NULL;
 	size_t n = events ? json_object_array_length(events) : 0, depth = 0, cap = 0;
 	long *open = NULL;     /* the open frames, root first */
-	size_t *lens = NULL;   /* r->len before each was pushed */
+	size_t *lens = NULL;   /* r->line.len before each was pushed */
 	double prev = 0;
 	int rc = -1;
 
 	if (!events)
 		return fail(r, "profiles[%zu] is \"evented\" but lacks an \"events\" array", pi);
-	r->len = 0;
+	r->line.len = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(events, i);
 		json_object *ty = json_object_is_type(e, json_type_object) ? member(e, "type", json_type_string) : NULL;
@@ -506,7 +488,7 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 				lens = l;
 				cap = ncap;
 			}
-			lens[depth] = r->len;
+			lens[depth] = r->line.len;
 			open[depth++] = f;
 			int pr = push_frame(r, f);
 			if (pr == PUSH_OOM) {
@@ -524,7 +506,7 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 				     depth ? "another frame is open on top" : "no frame is open");
 				goto out;
 			}
-			r->len = lens[--depth];
+			r->line.len = lens[--depth];
 		} else {
 			fail(r, "profiles[%zu].events[%zu] has type \"%s\"; events are \"O\" (open) or \"C\" (close)", pi, i,
 			     type);
@@ -686,7 +668,7 @@ out:
 	free(r.frames);
 	free(r.frame_lens);
 	free(r.acc);
-	free(r.buf);
+	folded_line_free(&r.line);
 	json_object_put(root);
 	return rc;
 }
