@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #endif
 #include "elf_syms.h"
+#include "sym_choice.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,32 +205,15 @@ out:
 	return found;
 }
 
-static int underscores(const char *s)
-{
-	int n = 0;
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
 static int cmp_sym(const void *pa, const void *pb, void *strs)
 {
 	const struct elf_sym *a = pa, *b = pb;
-	const char *na = (const char *)strs + a->name, *nb = (const char *)strs + b->name;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	int ua = underscores(na), ub = underscores(nb);
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	if (a->weak != b->weak)
-		return a->weak < b->weak ? -1 : 1;
-	size_t la = strlen(na), lb = strlen(nb);
-	if (la != lb)
-		return la > lb ? -1 : 1;
-	return strcmp(na, nb);
+	struct sym_choice ca = { a->rank, a->weak, (const char *)strs + a->name, 0 },
+			  cb = { b->rank, b->weak, (const char *)strs + b->name, 0 };
+	return sym_choice_cmp(&ca, &cb);
 }
 
 /* Sorts, keeps the preferred symbol per address, and gives symbols without

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #endif
 #include "kallsyms.h"
+#include "sym_choice.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,31 +137,16 @@ static int parse_line(const char *s, size_t len, uint64_t *addr, char *type, con
 
 /* The address shared by several names gets the best one, as perf chooses:
  * global over local over weak, fewer leading underscores, the longer name,
- * then the first in the file. */
-static int underscores(const char *s)
-{
-	int n = 0;
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
+ * then the first in the file (sym_choice.h). */
 static int cmp_sym(const void *pa, const void *pb, void *arena)
 {
 	const struct ksym *a = pa, *b = pb;
-	const char *na = (const char *)arena + a->name, *nb = (const char *)arena + b->name;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	int ua = underscores(na), ub = underscores(nb);
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	size_t la = strlen(na), lb = strlen(nb);
-	if (la != lb)
-		return la > lb ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
+	struct sym_choice ca = { a->rank, 0, (const char *)arena + a->name, a->line },
+			  cb = { b->rank, 0, (const char *)arena + b->name, b->line };
+	return sym_choice_cmp(&ca, &cb);
 }
 
 static int is_sorted(const struct ksym *s, size_t n)
