@@ -3,55 +3,32 @@
 import gzip
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-JFLAME = os.environ.get("JFLAME_BIN", "")
-DATA = os.environ.get("JFLAME_TEST_DATA", "tests/data")
+import cli_test
+from cli_test import DATA, JFLAME, CliCase, slurp
+
 FOLDED = os.path.join(DATA, "convert", "jvm.folded")
 PERF = os.path.join(DATA, "collapse", "sys-pid.perf")
 
 
 def run(args, input_bytes=None):
-    return subprocess.run([JFLAME, "convert"] + args, input=input_bytes, capture_output=True, timeout=120)
-
-
-def slurp(path):
-    with open(path, "rb") as f:
-        return f.read()
+    return cli_test.run(["convert"] + list(args), input_bytes)
 
 
 def sorted_folded(path):
     return b"".join(sorted(l + b"\n" for l in slurp(path).splitlines() if l))
 
 
-class Case(unittest.TestCase):
-    def setUp(self):
-        self.assertTrue(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        self.tmp = tempfile.mkdtemp(prefix="jflame-convert-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
-
-    def p(self, name):
-        return os.path.join(self.tmp, name)
+class Case(CliCase):
+    prefix = "jflame-convert-"
 
     def ok(self, args, input_bytes=None):
         r = run(args, input_bytes)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r
-
-    def one_line_error(self, r, *needles, code=None):
-        self.assertNotEqual(r.returncode, 0)
-        if code is not None:
-            self.assertEqual(r.returncode, code)
-        lines = r.stderr.decode().strip().splitlines()
-        self.assertEqual(len(lines), 1, r.stderr)
-        self.assertTrue(lines[0].startswith("jflame: "), lines[0])
-        for n in needles:
-            self.assertIn(n, lines[0])
-        self.assertEqual(r.stdout, b"")
 
     def no_output_left(self):
         """a failed run leaves neither the output nor a temporary file beside it"""

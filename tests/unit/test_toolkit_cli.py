@@ -4,19 +4,11 @@ import gzip
 import os
 import re
 import stat
-import subprocess
-import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-JFLAME = os.environ.get("JFLAME_BIN", "")
-DATA = os.path.join(os.environ.get("JFLAME_TEST_DATA", "tests/data"))
-SVG = "{http://www.w3.org/2000/svg}"
+from cli_test import DATA, SVG, CliCase, run
 TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9,]+) (?P<unit>[^,]+), (?P<pct>[0-9.]+)%(?P<delta>; [+-]?[0-9.]+%)?\)$", re.S)
-
-
-def run(args, stdin=None, input_bytes=None):
-    return subprocess.run([JFLAME] + args, input=input_bytes, stdin=stdin, capture_output=True, timeout=120)
 
 
 def frames(svg_bytes):
@@ -34,24 +26,8 @@ def frames(svg_bytes):
     return root, out
 
 
-class Case(unittest.TestCase):
-    def setUp(self):
-        self.assertTrue(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        self.tmp = tempfile.mkdtemp(prefix="jflame-cli-")
-
-    def p(self, name):
-        return os.path.join(self.tmp, name)
-
-    def one_line_error(self, r, *needles, code=None):
-        self.assertNotEqual(r.returncode, 0)
-        if code is not None:
-            self.assertEqual(r.returncode, code)
-        lines = r.stderr.decode().strip().splitlines()
-        self.assertEqual(len(lines), 1, r.stderr)
-        self.assertTrue(lines[0].startswith("jflame: "), lines[0])
-        for n in needles:
-            self.assertIn(n, lines[0])
-        self.assertEqual(r.stdout, b"")
+class Case(CliCase):
+    prefix = "jflame-cli-"
 
 
 class CollapseCli(Case):

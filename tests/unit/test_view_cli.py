@@ -5,15 +5,11 @@ import gzip
 import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-JFLAME = os.environ.get("JFLAME_BIN", "")
-DATA = os.path.join(os.environ.get("JFLAME_TEST_DATA", "tests/data"))
-SVG = "{http://www.w3.org/2000/svg}"
+from cli_test import DATA, SVG, CliCase, run
+
 TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9,]+) (?P<unit>[^,]+), (?P<pct>[0-9.]+)%(; (?P<delta>[+-]?[0-9.]+)%)?\)$", re.S)
 
 BEFORE = """java;main;App.run;App.handle;StringBuilder.append 50
@@ -34,10 +30,6 @@ java;main;App.run;Cache.get;0x7f00bb 4
 def slurp(path, mode="r"):
     with open(path, mode) as f:
         return f.read()
-
-
-def run(args, input_bytes=None):
-    return subprocess.run([JFLAME] + args, input=input_bytes, capture_output=True, timeout=120)
 
 
 def folded(text):
@@ -97,32 +89,18 @@ def node_shares(diff):
     return nodes
 
 
-class Case(unittest.TestCase):
+class Case(CliCase):
+    prefix = "jflame-view-"
+
     def setUp(self):
-        self.assertTrue(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        self.tmp = tempfile.mkdtemp(prefix="jflame-view-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        super().setUp()
         self.before = self.write("before.folded", BEFORE)
         self.after = self.write("after.folded", AFTER)
-
-    def p(self, name):
-        return os.path.join(self.tmp, name)
 
     def write(self, name, text):
         with open(self.p(name), "w") as f:
             f.write(text)
         return self.p(name)
-
-    def one_line_error(self, r, *needles, code=None):
-        self.assertNotEqual(r.returncode, 0)
-        if code is not None:
-            self.assertEqual(r.returncode, code)
-        lines = r.stderr.decode().strip().splitlines()
-        self.assertEqual(len(lines), 1, r.stderr)
-        self.assertTrue(lines[0].startswith("jflame: "), lines[0])
-        for n in needles:
-            self.assertIn(n, lines[0])
-        self.assertEqual(r.stdout, b"")
 
     def no_files_but(self, *names):
         self.assertEqual(sorted(os.listdir(self.tmp)), sorted(names))
