@@ -8,9 +8,13 @@ import re
 import unittest
 import xml.etree.ElementTree as ET
 
-from cli_test import DATA, SVG, CliCase, run
+import cli_test
+from cli_test import DATA, CliCase, run
 
-TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9,]+) (?P<unit>[^,]+), (?P<pct>[0-9.]+)%(; (?P<delta>[+-]?[0-9.]+)%)?\)$", re.S)
+
+def svg_frames(svg_bytes):
+    return cli_test.svg_frames(svg_bytes)[1]
+
 
 BEFORE = """java;main;App.run;App.handle;StringBuilder.append 50
 java;main;App.run;App.handle;App.render 30
@@ -61,20 +65,6 @@ def _merge(pairs):
     for k, v in pairs:
         d[k] = d.get(k, 0) + v
     return d
-
-
-def svg_frames(svg_bytes):
-    root = ET.fromstring(svg_bytes)
-    out = []
-    for g in root.iter(SVG + "g"):
-        t, r = g.find(SVG + "title"), g.find(SVG + "rect")
-        if t is None or r is None:
-            continue
-        m = TITLE.match(t.text)
-        assert m, t.text
-        out.append(dict(name=m.group("name"), count=int(m.group("count").replace(",", "")),
-                        delta=m.group("delta"), y=float(r.get("y")), fill=r.get("fill")))
-    return out
 
 
 def node_shares(diff):
