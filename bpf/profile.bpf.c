@@ -21,6 +21,7 @@ const volatile bool follow_children = false; /* processes forked by selected one
  * it are not sampled. Both 0: the kernel's pids. */
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
+const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
 
 #define RING_BYTES (16 * 1024 * 1024)
 #define RING_WAKEUP_BYTES (RING_BYTES / 4)
@@ -467,28 +468,6 @@ static long walk_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The registers of the sampled task's user mode: the sampled ones, or those
- * saved on kernel entry when the sample hit the kernel. */
-static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct walk *w)
-{
-	/* context fields are read whole, 8 bytes (the verifier allows no less) */
-	if ((*(volatile __u64 *)&ctx->regs.cs & 3) == 3) {
-		w->pc = ctx->regs.ip;
-		w->sp = ctx->regs.sp;
-		w->fp = ctx->regs.bp;
-		w->r13 = ctx->regs.r13;
-		return 0;
-	}
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs)
-		return -1;
-	w->pc = BPF_CORE_READ(regs, ip);
-	w->sp = BPF_CORE_READ(regs, sp);
-	w->fp = BPF_CORE_READ(regs, bp);
-	w->r13 = BPF_CORE_READ(regs, r13);
-	return 0;
-}
-
 #define PIDNS_LEVELS 32 /* MAX_PID_NS_LEVEL */
 
 struct pidns_search {
@@ -534,34 +513,67 @@ static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u3
 	return *tid && *tgid;
 }
 
-SEC("perf_event")
-int profile_sample(struct bpf_perf_event_data *ctx)
+/* The registers of the sampled task's user mode: the sampled ones (a perf
+ * event's sample that hit user mode), else those saved on kernel entry. */
+static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
+{
+	/* context fields are read whole, 8 bytes (the verifier allows no less) */
+	if (perf && (*(volatile __u64 *)&((struct bpf_perf_event_data *)ctx)->regs.cs & 3) == 3) {
+		struct bpf_perf_event_data *pe = ctx;
+		w->pc = pe->regs.ip;
+		w->sp = pe->regs.sp;
+		w->fp = pe->regs.bp;
+		w->r13 = pe->regs.r13;
+		return 0;
+	}
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs)
+		return -1;
+	w->pc = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->fp = BPF_CORE_READ(regs, bp);
+	w->r13 = BPF_CORE_READ(regs, r13);
+	return 0;
+}
+
+/* Whether the current task is selected (not idle unless asked, not jflame, of
+ * the selected processes), and its tgid and tid as jflame sees them. */
+static __always_inline bool select_current(__u32 *tgid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
-	struct cpu_scratch *cs;
-	struct profile_sample *s;
-	const struct hotspot_proc *hp;
-	__u64 size = offsetof(struct profile_sample, user);
+	__u32 pid = id >> 32, t = (__u32)id;
 
 	if (pid == 0 && !include_idle)
-		return 0;
+		return false;
 	if (pidns_ino && pid != 0) {
 		/* as jflame sees it: the helper for tasks of its own namespace,
 		 * the task's pid numbers for those of namespaces below it */
 		struct bpf_pidns_info ns = {};
 		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) == 0) {
 			pid = ns.tgid;
-			tid = ns.pid;
-		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &tid)) {
-			return 0; /* another pod's, or the host's */
+			t = ns.pid;
+		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &t)) {
+			return false; /* another pod's, or the host's */
 		}
 	}
 	if (pid == self_pid && self_pid)
-		return 0;
+		return false;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
-		return 0;
-	count(PROFILE_STAT_SAMPLES);
+		return false;
+	*tgid = pid;
+	*tid = t;
+	return true;
+}
+
+/* Builds the current task's sample (kernel and user stacks, HotSpot-walked
+ * for JVMs) and puts it in the ring. perf: ctx is a perf event's. */
+static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 tid, __u8 kind, __u64 weight_ns)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cpu_scratch *cs;
+	struct profile_sample *s;
+	const struct hotspot_proc *hp;
+	__u64 size = offsetof(struct profile_sample, user);
 
 	cs = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!cs) {
@@ -571,12 +583,14 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	s = &cs->s;
 	s->ts_ns = bpf_ktime_get_ns();
 	s->cgroup_id = bpf_get_current_cgroup_id();
+	s->weight_ns = weight_ns;
 	s->pid = pid;
 	s->tid = tid;
 	s->cpu = cpu;
 	s->nframes = 0;
 	s->walk = PROFILE_WALK_KERNEL;
 	s->walk_end = PROFILE_END_OK;
+	s->kind = kind;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->kstack_bytes = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
 	if (s->kstack_bytes < 0 && pid != 0)
@@ -586,7 +600,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	if (hp) {
 		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
 		s->walk = PROFILE_WALK_HOTSPOT;
-		if (user_regs(ctx, &w) == 0) {
+		if (user_regs(ctx, perf, &w) == 0) {
 			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
 		} else {
 			w.end = PROFILE_END_READ;
@@ -613,6 +627,78 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 									      BPF_RB_NO_WAKEUP) != 0)
 		count(PROFILE_STAT_DROPPED);
 	return 0;
+}
+
+SEC("perf_event")
+int profile_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid, tid;
+
+	if (!select_current(&pid, &tid))
+		return 0;
+	count(PROFILE_STAT_SAMPLES);
+	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0);
+}
+
+/* Off-CPU: when a selected task leaves the CPU its time is kept here, by its
+ * kernel tid; when it runs again (offcpu_resume, in its own context, where
+ * its kernel stack is still the one it blocked in and its user registers and
+ * stack are as it left them) the block becomes one sample weighted by its
+ * length. LRU: a task that exits while off the CPU leaves nothing behind. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} offcpu_start SEC(".maps");
+
+static __always_inline void count_add(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+	if (v)
+		*v += n;
+}
+
+/* Runs in prev's context: prev is the current task. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 pid, tid, ktid = (__u32)bpf_get_current_pid_tgid();
+	__u64 ts;
+
+	if (!select_current(&pid, &tid))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_start, &ktid, &ts, BPF_ANY) != 0)
+		count(PROFILE_STAT_OFFCPU_LOST);
+	return 0;
+}
+
+/* finish_task_switch() runs in the context of the task switched to, before it
+ * returns from schedule(): attached by jflame to its symbol (a compiler clone
+ * such as finish_task_switch.isra.0 on most kernels). */
+SEC("kprobe")
+int offcpu_resume(struct pt_regs *ctx)
+{
+	__u32 pid, tid, ktid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *start, delta;
+
+	if (!ktid)
+		return 0;
+	start = bpf_map_lookup_elem(&offcpu_start, &ktid);
+	if (!start)
+		return 0;
+	delta = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&offcpu_start, &ktid);
+	if (delta < min_block_ns) {
+		count(PROFILE_STAT_OFFCPU_SHORT);
+		count_add(PROFILE_STAT_OFFCPU_SHORT_NS, delta);
+		return 0;
+	}
+	if (!select_current(&pid, &tid))
+		return 0;
+	count(PROFILE_STAT_SAMPLES);
+	return emit_sample(ctx, false, pid, tid, PROFILE_KIND_OFFCPU, delta);
 }
 
 /* A launched command's children (a wrapper script starting java) are recorded too. */
