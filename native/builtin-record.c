@@ -1840,6 +1840,10 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n", w->rec.samples, w->rec.lost,
 		w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote);
+	if (recording_timed(&w->rec))
+		fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
+			"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
+			w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
 	if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
 		fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
 	rc = 0;
