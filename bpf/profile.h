@@ -26,6 +26,10 @@ enum profile_kind {
 	PROFILE_KIND_OFFCPU,  /* a block: the stack where the task left the CPU, weight_ns off it */
 };
 
+/* The sample has no user stack: an off-CPU block that did not end where it
+ * began (a preemption, a page fault), whose user stack was gone by then. */
+#define PROFILE_FLAG_NO_USER 1
+
 /* How a HotSpot walk ended. */
 enum profile_walk_end {
 	PROFILE_END_OK = 0,      /* reached the stack's root (a zero frame pointer or return address) */
@@ -71,7 +75,8 @@ struct profile_sample {
 	__u8 walk;          /* enum profile_walk */
 	__u8 walk_end;      /* enum profile_walk_end */
 	__u8 kind;          /* enum profile_kind */
-	__u8 pad[7];
+	__u8 flags;         /* PROFILE_FLAG_* */
+	__u8 pad[6];
 	char comm[PROFILE_COMM_LEN];
 	__u64 kstack[PROFILE_MAX_KERNEL_FRAMES];
 	union {
@@ -102,6 +107,8 @@ struct hotspot_proc {
 	__u16 blob_header;         /* bytes of a blob to read: past the last field above, at most 512 */
 	__u8 blob_code_offsets;    /* 1: code begin/end are int offsets from the blob (JDK 23+) */
 	__u8 pad[5];
+	__u64 jvm_text_low, jvm_text_high; /* libjvm's code: where a scan past native frames
+					      without frame pointers (libc's) resumes; 0 none */
 };
 
 /* Per-CPU counters in the `stats` array map. */

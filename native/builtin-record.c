@@ -787,6 +787,8 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 		w->stack_errors++;
 		fold_add(&r->fold, "[failed to read user stack]");
 	}
+	if (s->flags & PROFILE_FLAG_NO_USER)
+		fold_add(&r->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
 	for (size_t i = nu; i > 0; i--)
 		fold_add_frame(&r->fold, &f[nk + i - 1]);
 	if (s->kstack_bytes < 0 && s->pid != 0) {

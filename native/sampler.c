@@ -27,7 +27,7 @@ struct sampler {
 	int *fds;
 	struct bpf_link **links;
 	struct bpf_link *fork_link; /* follow_children */
-	struct bpf_link *switch_link, *resume_link; /* offcpu */
+	struct bpf_link *switch_link, *exit_link; /* offcpu */
 	int ncpus, nopen;
 	sampler_fn fn;
 	void *ctx;
@@ -130,50 +130,17 @@ static int open_event(const char *event, int freq, int cpu)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The kernel's name of finish_task_switch: itself, or a compiler clone
- * ("finish_task_switch.isra.0"). 0, or -1 when /proc/kallsyms lists neither. */
-static int resume_symbol(char *out, size_t len)
-{
-	static const char base[] = "finish_task_switch";
-	char line[512], sym[256];
-	FILE *f = fopen("/proc/kallsyms", "re");
-	int rc = -1;
-	if (!f)
-		return -1;
-	while (rc != 0 && fgets(line, sizeof(line), f)) {
-		char type;
-		unsigned long long addr;
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 || (type != 't' && type != 'T'))
-			continue;
-		if (strncmp(sym, base, sizeof(base) - 1) == 0 && (sym[sizeof(base) - 1] == '\0' || sym[sizeof(base) - 1] == '.')) {
-			snprintf(out, len, "%s", sym);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-/* Off-CPU: sched_switch remembers when a selected task leaves the CPU, a
- * kprobe on finish_task_switch takes its stack when it comes back. */
+/* Off-CPU: sched_switch times blocks and keeps the kernel stacks of long
+ * ones, sys_exit adds their user stacks (see profile.bpf.c). */
 static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 {
-	char sym[256];
 	s->switch_link = bpf_program__attach(s->skel->progs.offcpu_switch);
-	if (!s->switch_link) {
-		snprintf(err, errlen, "jflame: failed to attach to sched_switch for -e offcpu: %s; it needs a kernel "
-			 "with BTF tracepoints (5.5 or later)", strerror(errno));
-		return -1;
-	}
-	if (resume_symbol(sym, sizeof(sym)) != 0) {
-		snprintf(err, errlen, "jflame: failed to find finish_task_switch in /proc/kallsyms for -e offcpu; "
-			 "run as root (kernel.kptr_restrict hides symbols from others)");
-		return -1;
-	}
-	s->resume_link = bpf_program__attach_kprobe(s->skel->progs.offcpu_resume, false, sym);
-	if (!s->resume_link) {
-		snprintf(err, errlen, "jflame: failed to attach a kprobe to %s for -e offcpu: %s; the kernel needs "
-			 "CONFIG_KPROBES", sym, strerror(errno));
+	if (s->switch_link)
+		s->exit_link = bpf_program__attach(s->skel->progs.offcpu_sys_exit);
+	if (!s->switch_link || !s->exit_link) {
+		snprintf(err, errlen, "jflame: failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
+			 "a kernel with BTF tracepoints (5.5 or later)", s->switch_link ? "sys_exit" : "sched_switch",
+			 strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -252,9 +219,11 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
 	bpf_program__set_autoload(s->skel->progs.offcpu_switch, o->offcpu);
-	bpf_program__set_autoload(s->skel->progs.offcpu_resume, o->offcpu);
-	if (!o->offcpu)
+	bpf_program__set_autoload(s->skel->progs.offcpu_sys_exit, o->offcpu);
+	if (!o->offcpu) {
 		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
+		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
+	}
 	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
 	/* one sample under construction per CPU, indexed by CPU number */
 	int possible = libbpf_num_possible_cpus();
@@ -355,8 +324,8 @@ void sampler_stop(struct sampler *s)
 	if (!s)
 		return;
 	bpf_link__destroy(s->switch_link);
-	bpf_link__destroy(s->resume_link);
-	s->switch_link = s->resume_link = NULL;
+	bpf_link__destroy(s->exit_link);
+	s->switch_link = s->exit_link = NULL;
 	for (int i = 0; s && i < s->ncpus; i++) {
 		if (s->links[i])
 			bpf_link__destroy(s->links[i]);
