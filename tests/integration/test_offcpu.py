@@ -133,6 +133,31 @@ class OffCpuCase(unittest.TestCase):
             self.assertRegex(f.read(), r"blocks under 5\.000 ms not drawn: \d+")
 
 
+class HostTest(unittest.TestCase):
+    def test_whole_host_totals_bounded(self):
+        """-a -e offcpu on the host: finishes, and no thread is off the CPU
+        longer than the recording (blocks begun before it are not counted)."""
+        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        tmp = tempfile.mkdtemp(prefix="jflame-offcpu-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        stacks, folded = os.path.join(tmp, "host.stacks"), os.path.join(tmp, "host.folded")
+        r = subprocess.run([JFLAME, "record", "-a", "-e", "offcpu", "-d", "3", "-o", stacks, "-o", folded],
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        head = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
+        per_tid = {}
+        with open(stacks) as f:
+            for line in f:
+                m = head.match(line.rstrip("\n"))
+                if m:
+                    per_tid[m.group(2)] = per_tid.get(m.group(2), 0) + int(m.group(3))
+        self.assertTrue(per_tid, "no off-CPU samples on the whole host")
+        worst = max(per_tid.values())
+        self.assertLessEqual(worst, 3.3e9, "a thread off the CPU for %.2f s in a 3 s recording" % (worst / 1e9))
+        total_us = sum(n for f, n in read_folded(folded))
+        self.assertLessEqual(total_us, len(per_tid) * 3.3e6)
+
+
 class BadOptionsTest(unittest.TestCase):
     def fails(self, args, expect):
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
