@@ -21,6 +21,7 @@ const volatile bool follow_children = false; /* processes forked by selected one
  * it are not sampled. Both 0: the kernel's pids. */
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
+const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
 
 #define RING_BYTES (16 * 1024 * 1024)
 #define RING_WAKEUP_BYTES (RING_BYTES / 4)
@@ -434,6 +435,46 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 		cache_put(w, f, pc, 0, CACHED_FP);
 }
 
+#define SCAN_WORDS 256 /* stack words searched past a native frame without a frame pointer */
+
+struct scan {
+	struct walk *w;
+	__u64 at; /* the word's address */
+	bool found;
+};
+
+static long scan_step(__u32 j, void *ctx)
+{
+	struct scan *q = ctx;
+	struct walk *w = q->w;
+	__u64 a = q->at + 8 * (__u64)j;
+	if (a + 8 > w->win_hi || a < w->win_lo + 8)
+		return a + 8 > w->win_hi ? 1 : 0;
+	__u64 idx = ((a - w->win_lo) >> 3) & (WINDOW_WORDS - 1);
+	__u64 ra = w->win[idx], fp = w->win[(idx - 1) & (WINDOW_WORDS - 1)];
+	/* a return address into libjvm with a saved frame pointer below it that
+	 * points up the stack: a call from libjvm's frame-pointer code */
+	if (ra < w->hp->jvm_text_low || ra >= w->hp->jvm_text_high || fp <= a || fp - a > MAX_FRAME_BYTES || (fp & 7))
+		return 0;
+	w->pc = ra;
+	w->sp = a + 8;
+	w->fp = fp;
+	q->found = true;
+	return 1;
+}
+
+/* Native code without frame pointers (libc's pthread and futex wrappers, where
+ * threads block) ends a frame-pointer walk: the walk goes on from the first
+ * return address into libjvm found in the next SCAN_WORDS words of the stack. */
+static __always_inline bool scan_to_jvm(struct walk *w, __u64 sp)
+{
+	struct scan q = { .w = w, .at = sp };
+	if (!w->hp->jvm_text_high || !stack_at(w, sp, 1))
+		return false;
+	bpf_loop(SCAN_WORDS, scan_step, &q, 0);
+	return q.found;
+}
+
 static long walk_step(__u32 i, void *ctx)
 {
 	struct walk *w = ctx;
@@ -456,36 +497,18 @@ static long walk_step(__u32 i, void *ctx)
 		unwind_code(w, f, i == 0);
 	else if (i == 0 && !fp_plausible(w) && take_return(w, w->sp, false))
 		; /* a native leaf called from compiled code before it set up rbp */
-	else
+	else {
+		__u64 sp = w->sp;
 		unwind_fp(w);
+		if (w->done && i < 4 && scan_to_jvm(w, sp))
+			w->done = false;
+	}
 	if (!w->done && !w->pc)
 		w->done = true;
 	if (w->done)
 		return 1;
 	if (i + 1 == PROFILE_MAX_USER_FRAMES)
 		w->end = PROFILE_END_TRUNCATED;
-	return 0;
-}
-
-/* The registers of the sampled task's user mode: the sampled ones, or those
- * saved on kernel entry when the sample hit the kernel. */
-static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct walk *w)
-{
-	/* context fields are read whole, 8 bytes (the verifier allows no less) */
-	if ((*(volatile __u64 *)&ctx->regs.cs & 3) == 3) {
-		w->pc = ctx->regs.ip;
-		w->sp = ctx->regs.sp;
-		w->fp = ctx->regs.bp;
-		w->r13 = ctx->regs.r13;
-		return 0;
-	}
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs)
-		return -1;
-	w->pc = BPF_CORE_READ(regs, ip);
-	w->sp = BPF_CORE_READ(regs, sp);
-	w->fp = BPF_CORE_READ(regs, bp);
-	w->r13 = BPF_CORE_READ(regs, r13);
 	return 0;
 }
 
@@ -534,34 +557,73 @@ static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u3
 	return *tid && *tgid;
 }
 
-SEC("perf_event")
-int profile_sample(struct bpf_perf_event_data *ctx)
+/* The registers of the sampled task's user mode: the sampled ones (a perf
+ * event's sample that hit user mode), else those saved on kernel entry. */
+static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
+{
+	/* context fields are read whole, 8 bytes (the verifier allows no less) */
+	if (perf && (*(volatile __u64 *)&((struct bpf_perf_event_data *)ctx)->regs.cs & 3) == 3) {
+		struct bpf_perf_event_data *pe = ctx;
+		w->pc = pe->regs.ip;
+		w->sp = pe->regs.sp;
+		w->fp = pe->regs.bp;
+		w->r13 = pe->regs.r13;
+		return 0;
+	}
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs)
+		return -1;
+	w->pc = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->fp = BPF_CORE_READ(regs, bp);
+	w->r13 = BPF_CORE_READ(regs, r13);
+	return 0;
+}
+
+/* Whether the current task is selected (not idle unless asked, not jflame, of
+ * the selected processes), and its tgid and tid as jflame sees them. */
+static __always_inline bool select_current(__u32 *tgid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
-	struct cpu_scratch *cs;
-	struct profile_sample *s;
-	const struct hotspot_proc *hp;
-	__u64 size = offsetof(struct profile_sample, user);
+	__u32 pid = id >> 32, t = (__u32)id;
 
 	if (pid == 0 && !include_idle)
-		return 0;
+		return false;
 	if (pidns_ino && pid != 0) {
 		/* as jflame sees it: the helper for tasks of its own namespace,
 		 * the task's pid numbers for those of namespaces below it */
 		struct bpf_pidns_info ns = {};
 		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) == 0) {
 			pid = ns.tgid;
-			tid = ns.pid;
-		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &tid)) {
-			return 0; /* another pod's, or the host's */
+			t = ns.pid;
+		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &t)) {
+			return false; /* another pod's, or the host's */
 		}
 	}
 	if (pid == self_pid && self_pid)
-		return 0;
+		return false;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
-		return 0;
-	count(PROFILE_STAT_SAMPLES);
+		return false;
+	*tgid = pid;
+	*tid = t;
+	return true;
+}
+
+/* Builds the current task's sample (kernel and user stacks, HotSpot-walked
+ * for JVMs) and puts it in the ring. perf: ctx is a perf event's. */
+struct offcpu_pending;
+static __always_inline void pending_kstack(struct profile_sample *s, const struct offcpu_pending *pend);
+
+/* pend: an off-CPU block, whose kernel stack was taken when it ended; its
+ * user stack is walked now when user, else left out (PROFILE_FLAG_NO_USER). */
+static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 tid, __u8 kind, __u64 weight_ns,
+				       const struct offcpu_pending *pend, bool user)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cpu_scratch *cs;
+	struct profile_sample *s;
+	const struct hotspot_proc *hp;
+	__u64 size = offsetof(struct profile_sample, user);
 
 	cs = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!cs) {
@@ -571,22 +633,28 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	s = &cs->s;
 	s->ts_ns = bpf_ktime_get_ns();
 	s->cgroup_id = bpf_get_current_cgroup_id();
+	s->weight_ns = weight_ns;
 	s->pid = pid;
 	s->tid = tid;
 	s->cpu = cpu;
 	s->nframes = 0;
 	s->walk = PROFILE_WALK_KERNEL;
 	s->walk_end = PROFILE_END_OK;
+	s->kind = kind;
+	s->flags = user ? 0 : PROFILE_FLAG_NO_USER;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
-	s->kstack_bytes = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
+	if (pend)
+		pending_kstack(s, pend);
+	else
+		s->kstack_bytes = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
 	if (s->kstack_bytes < 0 && pid != 0)
 		count(PROFILE_STAT_KSTACK_FAILED);
 	s->ustack_bytes = 0;
-	hp = pid ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
+	hp = pid && user ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
 	if (hp) {
 		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
 		s->walk = PROFILE_WALK_HOTSPOT;
-		if (user_regs(ctx, &w) == 0) {
+		if (user_regs(ctx, perf, &w) == 0) {
 			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
 		} else {
 			w.end = PROFILE_END_READ;
@@ -597,7 +665,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		s->walk_end = w.end;
 		s->ustack_bytes = (__s32)(w.n * 8);
 		size += (__u64)w.n * sizeof(struct profile_frame);
-	} else if (pid != 0) {
+	} else if (pid != 0 && user) {
 		s->ustack_bytes = bpf_get_stack(ctx, s->user.pcs, sizeof(s->user.pcs), BPF_F_USER_STACK);
 		if (s->ustack_bytes < 0)
 			count(PROFILE_STAT_USTACK_FAILED);
@@ -613,6 +681,146 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 									      BPF_RB_NO_WAKEUP) != 0)
 		count(PROFILE_STAT_DROPPED);
 	return 0;
+}
+
+SEC("perf_event")
+int profile_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid, tid;
+
+	if (!select_current(&pid, &tid))
+		return 0;
+	count(PROFILE_STAT_SAMPLES);
+	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, true);
+}
+
+/* Off-CPU. No kprobe or fentry is needed (kernels without CONFIG_KPROBES or
+ * BPF trampolines have neither), only tracepoints:
+ * 1. sched_switch, the task leaving (it is current): its time, and the
+ *    syscall it is in (its state says whether it blocked or was preempted);
+ * 2. sched_switch, the task coming back (not current yet, its stacks as it
+ *    left them): the time off the CPU; a block under min_block_ns is counted
+ *    and forgotten, a longer one keeps its kernel stack (bpf_get_task_stack)
+ *    and waits for
+ * 3. sys_exit of that syscall, in the task's own context before it runs any
+ *    user code: its user stack is still the one it blocked in (walked with
+ *    its own memory, the HotSpot walker for JVMs), and the sample goes out.
+ *    A block that did not end in that syscall's exit (preemption, a page
+ *    fault) goes out at the task's next sys_exit or switch-out without a user
+ *    stack (PROFILE_FLAG_NO_USER): it is not there to be walked any more. */
+struct offcpu_start_val {
+	__u64 ts;
+	__s64 nr; /* the syscall the task left the CPU in; -1 none (preempted) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* kernel tid */
+	__type(value, struct offcpu_start_val);
+} offcpu_start SEC(".maps");
+
+struct offcpu_pending {
+	__u64 weight_ns;
+	__s64 nr;
+	__s32 kstack_bytes;
+	__u32 pad;
+	__u64 kstack[PROFILE_MAX_KERNEL_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* kernel tid */
+	__type(value, struct offcpu_pending);
+} offcpu_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_pending);
+} pending_scratch SEC(".maps");
+
+static __always_inline void pending_kstack(struct profile_sample *s, const struct offcpu_pending *pend)
+{
+	s->kstack_bytes = pend->kstack_bytes;
+	if (bpf_probe_read_kernel(s->kstack, sizeof(s->kstack), pend->kstack) != 0)
+		s->kstack_bytes = -14; /* -EFAULT */
+}
+
+static __always_inline void count_add(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+	if (v)
+		*v += n;
+}
+
+/* The current task's pending block, sent with its user stack when user. */
+static __always_inline int offcpu_emit(void *ctx, __u32 ktid, struct offcpu_pending *pend, bool user)
+{
+	__u32 pid, tid;
+	int rc = 0;
+	if (select_current(&pid, &tid)) {
+		count(PROFILE_STAT_SAMPLES);
+		rc = emit_sample(ctx, false, pid, tid, PROFILE_KIND_OFFCPU, pend->weight_ns, pend, user);
+	}
+	bpf_map_delete_elem(&offcpu_pending, &ktid);
+	return rc;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
+{
+	__u32 pid, tid, ktid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	__u64 now = bpf_ktime_get_ns();
+	struct offcpu_start_val *st, v = { .ts = now, .nr = -1 };
+	struct offcpu_pending *pend;
+
+	/* prev, leaving: a block it came back from without a syscall exit goes out first */
+	if (ktid && (pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
+		offcpu_emit(ctx, ktid, pend, false);
+	if (ktid && select_current(&pid, &tid)) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		if (prev_state != 0 && regs) /* blocked (not preempted): in which syscall */
+			v.nr = (__s64)BPF_CORE_READ(regs, orig_ax);
+		if (bpf_map_update_elem(&offcpu_start, &ktid, &v, BPF_ANY) != 0)
+			count(PROFILE_STAT_OFFCPU_LOST);
+	}
+
+	/* next, coming back */
+	__u32 nk = BPF_CORE_READ(next, pid);
+	if (!nk || !(st = bpf_map_lookup_elem(&offcpu_start, &nk)))
+		return 0;
+	__u64 delta = now - st->ts;
+	__s64 nr = st->nr;
+	bpf_map_delete_elem(&offcpu_start, &nk);
+	if (delta < min_block_ns) {
+		count(PROFILE_STAT_OFFCPU_SHORT);
+		count_add(PROFILE_STAT_OFFCPU_SHORT_NS, delta);
+		return 0;
+	}
+	pend = bpf_map_lookup_elem(&pending_scratch, &zero);
+	if (!pend)
+		return 0;
+	pend->weight_ns = delta;
+	pend->nr = nr;
+	pend->kstack_bytes = bpf_get_task_stack(next, pend->kstack, sizeof(pend->kstack), 0);
+	if (bpf_map_update_elem(&offcpu_pending, &nk, pend, BPF_ANY) != 0)
+		count(PROFILE_STAT_OFFCPU_LOST);
+	return 0;
+}
+
+/* Every syscall's return: one hash lookup unless the task has a block to send. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 ktid = (__u32)bpf_get_current_pid_tgid();
+	struct offcpu_pending *pend;
+
+	if (!ktid || !(pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
+		return 0;
+	return offcpu_emit(ctx, ktid, pend, pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, orig_ax));
 }
 
 /* A launched command's children (a wrapper script starting java) are recorded too. */

@@ -20,6 +20,16 @@ enum profile_walk {
 	PROFILE_WALK_HOTSPOT,    /* the HotSpot walker: user.frames[] holds nframes frames */
 };
 
+/* What a sample measures. */
+enum profile_kind {
+	PROFILE_KIND_CPU = 0, /* a perf event's sample of a running task */
+	PROFILE_KIND_OFFCPU,  /* a block: the stack where the task left the CPU, weight_ns off it */
+};
+
+/* The sample has no user stack: an off-CPU block that did not end where it
+ * began (a preemption, a page fault), whose user stack was gone by then. */
+#define PROFILE_FLAG_NO_USER 1
+
 /* How a HotSpot walk ended. */
 enum profile_walk_end {
 	PROFILE_END_OK = 0,      /* reached the stack's root (a zero frame pointer or return address) */
@@ -53,8 +63,9 @@ struct profile_frame {
  * or a negative errno when the read failed. The record in the ring buffer
  * ends after the user frames it holds (records have variable length). */
 struct profile_sample {
-	__u64 ts_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 ts_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns); off-CPU: when the task ran again */
 	__u64 cgroup_id; /* of the sampled task, cgroup v2 */
+	__u64 weight_ns; /* PROFILE_KIND_OFFCPU: nanoseconds off the CPU; CPU samples: 0 */
 	__u32 pid;       /* tgid, in jflame's pid namespace (the initial one on a host) */
 	__u32 tid;
 	__u32 cpu;
@@ -63,6 +74,9 @@ struct profile_sample {
 	__u16 nframes;      /* PROFILE_WALK_HOTSPOT: frames in user.frames */
 	__u8 walk;          /* enum profile_walk */
 	__u8 walk_end;      /* enum profile_walk_end */
+	__u8 kind;          /* enum profile_kind */
+	__u8 flags;         /* PROFILE_FLAG_* */
+	__u8 pad[6];
 	char comm[PROFILE_COMM_LEN];
 	__u64 kstack[PROFILE_MAX_KERNEL_FRAMES];
 	union {
@@ -93,6 +107,8 @@ struct hotspot_proc {
 	__u16 blob_header;         /* bytes of a blob to read: past the last field above, at most 512 */
 	__u8 blob_code_offsets;    /* 1: code begin/end are int offsets from the blob (JDK 23+) */
 	__u8 pad[5];
+	__u64 jvm_text_low, jvm_text_high; /* libjvm's code: where a scan past native frames
+					      without frame pointers (libc's) resumes; 0 none */
 };
 
 /* Per-CPU counters in the `stats` array map. */
@@ -101,6 +117,9 @@ enum profile_stat {
 	PROFILE_STAT_DROPPED,       /* ring buffer full: sample lost */
 	PROFILE_STAT_KSTACK_FAILED, /* kernel stack could not be read */
 	PROFILE_STAT_USTACK_FAILED, /* user stack could not be read */
+	PROFILE_STAT_OFFCPU_SHORT,  /* blocks shorter than min_block_ns: counted, not recorded */
+	PROFILE_STAT_OFFCPU_SHORT_NS, /* their nanoseconds */
+	PROFILE_STAT_OFFCPU_LOST,   /* a switch-out not remembered (map full): its block is lost */
 	PROFILE_STAT_MAX,
 };
 

@@ -52,6 +52,9 @@
  * names (LATE_NS) or were read late (every 100 ms) are in by then. */
 #define WINDOW_GRACE_NS (LATE_NS + 200000000ULL)
 
+/* What a recording measures (-e). */
+enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
+
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
 struct record_opts {
@@ -63,7 +66,10 @@ struct record_opts {
 	const char *outputs[MAX_OUTPUTS];
 	enum out_format formats[MAX_OUTPUTS];
 	size_t noutputs;
-	const char *event;
+	const char *event;         /* the perf event of CPU samples; NULL: chosen */
+	enum rec_mode mode;        /* -e cpu (default), offcpu, wall */
+	uint64_t min_block_ns;     /* --min-block: shorter off-CPU blocks are counted, not recorded */
+	bool min_block_set;
 	bool include_idle, verbose;
 	bool no_attach;            /* do not load the agent into JVMs that lack it */
 	bool no_inline;            /* compiled frames without their inlined callees */
@@ -86,6 +92,7 @@ struct record_opts {
 
 static const struct record_opts defaults = {
 	.freq = 99,
+	.min_block_ns = 1000, /* 1 us, offcputime's default */
 	.agent_options = "",
 	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
 };
@@ -115,6 +122,7 @@ struct record {
 	int cur;
 	int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC when recording started */
 	uint64_t dropped_before;    /* ring-buffer losses counted into windows already closed */
+	uint64_t short_before, short_ns_before; /* off-CPU blocks under --min-block, likewise */
 	uint64_t closed;            /* windows written */
 	uint64_t total_samples, total_lost; /* over the windows closed */
 	uint64_t no_window;         /* samples dropped: no memory for a window */
@@ -188,8 +196,18 @@ static const char usage[] =
 	"                          .stacks timestamped samples (perf script text),\n"
 	"                          .pb.gz pprof, .json speedscope,\n"
 	"                          .html subsecond-offset heat map (FlameScope)\n"
-	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where the CPU\n"
-	"                          counts them, else cpu-clock)\n"
+	"  -e, --event EVENT       what to record:\n"
+	"                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
+	"                          where the CPU counts them, else cpu-clock; or name\n"
+	"                          the perf event: -e cycles, -e cpu-clock),\n"
+	"                          offcpu: a sample each time a thread blocks, weighted\n"
+	"                          by the nanoseconds it was off the CPU,\n"
+	"                          wall: cpu-clock samples and off-CPU blocks together,\n"
+	"                          each weighted by its time (a thread's width is its\n"
+	"                          elapsed time)\n"
+	"      --min-block DURATION  offcpu, wall: record blocks at least this long\n"
+	"                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
+	"                          shorter ones are counted in the subtitle\n"
 	"      --include-idle      also sample the idle task\n"
 	"      --no-attach         do not load the agent into JVMs\n"
 	"      --agent PATH        the agent library (default: next to jflame)\n"
@@ -222,6 +240,8 @@ static const char usage[] =
 	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
 	"  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
 	"  jflame record -o app.svg -- java -jar app.jar\n"
+	"  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
+	"  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
 	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
 	"\n"
 	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
@@ -303,6 +323,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },    { "push-token", required_argument, NULL, 't' },
 		{ "push-basic-auth", required_argument, NULL, 'b' }, { "push-tenant", required_argument, NULL, 'X' },
 		{ "push-ca", required_argument, NULL, 'C' },  { "push-timeout", required_argument, NULL, 'M' },
+		{ "min-block", required_argument, NULL, 'Q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -429,11 +450,28 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'e':
-			if (strcmp(optarg, "cpu-clock") != 0 && strcmp(optarg, "cycles") != 0) {
-				fprintf(stderr, "jflame: -e takes cpu-clock or cycles, not '%s'\n", optarg);
+			o->mode = MODE_CPU;
+			o->event = NULL;
+			if (strcmp(optarg, "offcpu") == 0) {
+				o->mode = MODE_OFFCPU;
+			} else if (strcmp(optarg, "wall") == 0) {
+				o->mode = MODE_WALL;
+				o->event = "cpu-clock"; /* time-based: its samples are CPU time */
+			} else if (strcmp(optarg, "cpu-clock") == 0 || strcmp(optarg, "cycles") == 0) {
+				o->event = optarg;
+			} else if (strcmp(optarg, "cpu") != 0) {
+				fprintf(stderr, "jflame: -e takes cpu, offcpu, wall, cpu-clock or cycles, not '%s'; see "
+					"jflame record --help\n", optarg);
 				return -1;
 			}
-			o->event = optarg;
+			break;
+		case 'Q':
+			if (cli_parse_nanos(optarg, 0, 3600000000000ULL, &o->min_block_ns) != 0) {
+				fprintf(stderr, "jflame: --min-block takes a duration such as 500us, 1ms or 0.5s (a bare "
+					"number is microseconds), not '%s'\n", optarg);
+				return -1;
+			}
+			o->min_block_set = true;
 			break;
 		case 'I':
 			o->include_idle = true;
@@ -494,6 +532,10 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		o->command = argv + optind;
 		o->ncommand = argc - optind;
+	}
+	if (o->min_block_set && o->mode == MODE_CPU) {
+		fprintf(stderr, "jflame: --min-block goes with -e offcpu or -e wall\n");
+		return -1;
 	}
 	if (o->all && o->npids > 0) {
 		fprintf(stderr, "jflame: give -p PID or -a, not both\n");
@@ -610,11 +652,14 @@ static void write_stacks_sample(struct record *r, struct window *w, const struct
 				const char *thread, const struct frame *f, size_t n)
 {
 	FILE *out = w->stacks.f;
-	uint64_t period = r->sampler && strcmp(sampler_event(r->sampler), "cpu-clock") == 0 ?
-				  1000000000ULL / (uint64_t)r->o.freq : 1;
+	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
+	uint64_t period = strcmp(event, "cpu-clock") == 0 ? 1000000000ULL / (uint64_t)r->o.freq : 1;
+	if (s->kind == PROFILE_KIND_OFFCPU) { /* as perf's offcpu-time: the period is the time blocked */
+		event = "offcpu-time";
+		period = s->weight_ns;
+	}
 	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
-		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period,
-		r->sampler ? sampler_event(r->sampler) : "cpu-clock");
+		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period, event);
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].line > 0) /* perf script -F+srcline puts "file:line" under its frame */
 			fprintf(out, "\t%16" PRIx64 " %s (%s)\n  %s:%d\n", (uint64_t)f[i].addr, f[i].name, f[i].dso,
@@ -742,6 +787,8 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 		w->stack_errors++;
 		fold_add(&r->fold, "[failed to read user stack]");
 	}
+	if (s->flags & PROFILE_FLAG_NO_USER)
+		fold_add(&r->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
 	for (size_t i = nu; i > 0; i--)
 		fold_add_frame(&r->fold, &f[nk + i - 1]);
 	if (s->kstack_bytes < 0 && s->pid != 0) {
@@ -751,8 +798,11 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 	for (size_t i = nk; i > 0; i--)
 		fold_add_frame(&r->fold, &f[i - 1]);
 	const struct fold_buf *plain = &r->fold;
+	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
+	uint64_t weight = r->o.mode == MODE_CPU ? 0 : s->kind == PROFILE_KIND_OFFCPU ? s->weight_ns :
+						    1000000000ULL / (uint64_t)r->o.freq;
 	if (r->want_lines) {
-		if (r->fold.oom || recording_add(&w->rec_lines, r->fold.p, r->fold.len, 1) != 0)
+		if (r->fold.oom || recording_add_weighted(&w->rec_lines, r->fold.p, r->fold.len, 1, weight) != 0)
 			w->oom++;
 		if (r->fold.nlines) {
 			fold_reset(&r->plain);
@@ -760,7 +810,7 @@ static void handle_sample(struct record *r, const struct profile_sample *s, uint
 			plain = &r->plain;
 		}
 	}
-	if (r->fold.oom || plain->oom || recording_add(&w->rec, plain->p, plain->len, 1) != 0)
+	if (r->fold.oom || plain->oom || recording_add_weighted(&w->rec, plain->p, plain->len, 1, weight) != 0)
 		w->oom++;
 	if (w->stacks_open)
 		write_stacks_sample(r, w, s, thread, f, nk + nu);
@@ -968,7 +1018,16 @@ static void describe(struct record *r, struct window *w, double seconds)
 	sampler_read_stats(r->sampler, &st);
 	rec->seconds = seconds;
 	rec->freq = r->o.freq;
-	snprintf(rec->event, sizeof(rec->event), "%s", sampler_event(r->sampler));
+	snprintf(rec->event, sizeof(rec->event), "%s", r->o.mode == MODE_OFFCPU ? "sched_switch" :
+		 r->o.mode == MODE_WALL ? "cpu-clock+sched_switch" : sampler_event(r->sampler));
+	if (r->o.mode != MODE_CPU) {
+		snprintf(rec->weight_type, sizeof(rec->weight_type), "%s", r->o.mode == MODE_WALL ? "wall" : "off_cpu");
+		rec->min_block_ns = r->o.min_block_ns;
+		rec->short_blocks = st.short_blocks - r->short_before;
+		rec->short_ns = st.short_ns - r->short_ns_before;
+		r->short_before = st.short_blocks;
+		r->short_ns_before = st.short_ns;
+	}
 	rec->lost = st.dropped - r->dropped_before;
 	rec->samples = r->o.window_ns ? w->handled + rec->lost : st.samples;
 	r->dropped_before = st.dropped;
@@ -1029,8 +1088,12 @@ static int write_folded(FILE *f, const struct recording *rec)
 	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s %" PRIu64 "\n", s[i].stack, s[i].count);
+	/* time modes: microseconds, integers as flamegraph.pl wants them */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = recording_timed(rec) ? (s[i].weight + 500) / 1000 : s[i].count;
+		if (v)
+			fprintf(f, "%s %" PRIu64 "\n", s[i].stack, v);
+	}
 	free(s);
 	return 0;
 }
@@ -1046,20 +1109,33 @@ static int write_svg(FILE *f, const struct recording *rec, char *err, size_t err
 		snprintf(err, errlen, "jflame: out of memory");
 		goto out;
 	}
+	/* time modes: widths in microseconds, shown in ms */
 	for (size_t i = 0; i < n; i++)
-		st[i] = (struct fg_stack){ s[i].stack, s[i].count, 0 };
-	snprintf(title, sizeof(title), "CPU: %s", rec->target);
-	snprintf(subtitle, sizeof(subtitle),
-		 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-		 " unwind failed, %" PRIu64 " failed stack reads; %s",
-		 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
-		 rec->stack_errors, rec->frame_pointers);
+		st[i] = (struct fg_stack){ s[i].stack, recording_timed(rec) ? (s[i].weight + 500) / 1000 : s[i].count, 0 };
+	snprintf(title, sizeof(title), "%s: %s", recording_title(rec), rec->target);
+	if (!recording_timed(rec))
+		snprintf(subtitle, sizeof(subtitle),
+			 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+			 " unwind failed, %" PRIu64 " failed stack reads; %s",
+			 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
+			 rec->stack_errors, rec->frame_pointers);
+	else
+		snprintf(subtitle, sizeof(subtitle),
+			 "%s, %.1f s (%s%s): %.1f ms in %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
+			 " truncated, %" PRIu64 " unwind failed; blocks under %.3f ms not drawn: %" PRIu64 " (%.1f ms); %s",
+			 strcmp(rec->weight_type, "wall") == 0 ? "wall-clock time" : "off-CPU time", rec->seconds,
+			 rec->event, strcmp(rec->weight_type, "wall") == 0 ? "" : ", weighted by time blocked",
+			 (double)rec->total_weight / 1e6, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
+			 (double)rec->min_block_ns / 1e6, rec->short_blocks, (double)rec->short_ns / 1e6,
+			 rec->frame_pointers);
 	struct fg_options o = {
 		.title = title,
 		.subtitle = subtitle,
 		.colors = "java",
 		.legend = true,
 		.hash = true,
+		.countname = recording_timed(rec) ? "ms" : NULL,
+		.count_scale = recording_timed(rec) ? 1000 : 0,
 	};
 	rc = flamegraph_write(f, st, n, &o, err, errlen);
 out:
@@ -1242,7 +1318,8 @@ static void push_window(struct record *r, struct window *w)
 		const char *rest;
 		struct series *s = series_of(r, &all, &ns, sc[i].stack, &rest);
 		if (s && *rest)
-			stack_table_add(&s->t, rest, strlen(rest), sc[i].count, sc[i].count * period);
+			stack_table_add(&s->t, rest, strlen(rest), sc[i].count,
+					recording_timed(&w->rec) ? sc[i].weight : sc[i].count * period);
 	}
 	free(sc);
 	for (size_t i = 0; i < ns; i++) {
@@ -1559,6 +1636,9 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		.follow_children = r->o.command != NULL,
 		.include_idle = r->o.include_idle,
 		.event = r->o.event,
+		.no_cpu = r->o.mode == MODE_OFFCPU,
+		.offcpu = r->o.mode != MODE_CPU,
+		.min_block_ns = r->o.min_block_ns,
 		.verbose = r->o.verbose,
 	};
 	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
@@ -1738,8 +1818,13 @@ int cmd_record(int argc, char **argv)
 	}
 	struct window *w = &r.win[0];
 	if (w->rec.total == 0) {
-		snprintf(err, sizeof(err), "jflame: no samples in %.1f s: the target%s used no CPU; nothing written",
-			 w->rec.seconds, r.o.all ? "s" : "");
+		if (r.o.mode == MODE_CPU)
+			snprintf(err, sizeof(err), "jflame: no samples in %.1f s: the target%s used no CPU; nothing "
+				 "written", w->rec.seconds, r.o.all ? "s" : "");
+		else
+			snprintf(err, sizeof(err), "jflame: no samples in %.1f s: no thread of the target%s blocked for "
+				 "%.3f ms or more (%" PRIu64 " shorter blocks); nothing written; lower --min-block",
+				 w->rec.seconds, r.o.all ? "s" : "", (double)r.o.min_block_ns / 1e6, w->rec.short_blocks);
 		goto out;
 	}
 	if (w->oom || r.no_window) {
@@ -1757,6 +1842,10 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n", w->rec.samples, w->rec.lost,
 		w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote);
+	if (recording_timed(&w->rec))
+		fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
+			"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
+			w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
 	if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
 		fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
 	rc = 0;

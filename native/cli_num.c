@@ -46,6 +46,28 @@ int cli_parse_duration(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+int cli_parse_nanos(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	static const struct { const char *name; double ns; } units[] = {
+		{ "", 1e3 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0) || *s == '+' || *s == ' ')
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].name) != 0)
+			continue;
+		double ns = v * units[i].ns;
+		if (!(ns >= (double)lo) || ns > (double)hi || ns >= 18446744073709551616.0)
+			return -1;
+		*out = (uint64_t)(ns + 0.5);
+		return 0;
+	}
+	return -1;
+}
+
 int cli_parse_size(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	static const char units[] = "kMGT";

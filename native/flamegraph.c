@@ -1149,7 +1149,10 @@ static void draw_frame(struct draw *d, size_t i)
 	out_str(o, "<g>\n<title>");
 	out_xml_n(o, s, len, SIZE_MAX);
 	out_str(o, " (");
-	out_u64(o, n->total, true);
+	if (d->o->count_scale > 1)
+		out_centi(o, (int64_t)llround(100.0 * (double)n->total / (double)d->o->count_scale), false);
+	else
+		out_u64(o, n->total, true);
 	out_char(o, ' ');
 	out_xml(o, d->countname);
 	out_str(o, ", ");

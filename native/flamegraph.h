@@ -29,6 +29,8 @@ struct fg_options {
 				 "blue", "aqua", "yellow", "purple", "orange"; unknown names
 				 draw as "hot" */
 	const char *countname; /* "samples" when NULL */
+	uint64_t count_scale;  /* > 1: titles show counts divided by this, with two
+				  decimals ("1,234.56 ms" from microseconds with 1000) */
 	const char *nametype;  /* "Function:" when NULL */
 	const char *fonttype;  /* "Verdana" when NULL */
 	double fontsize;       /* 12 when 0 */

@@ -23,6 +23,7 @@
 #define UNLOADED_COUNTER "java.cls.unloadedClasses"
 
 struct hotspot_vm {
+	uint64_t jvm_text_low, jvm_text_high; /* libjvm's code (0 unknown) */
 	pid_t pid, nspid;
 	hotspot_read_fn read;
 	void *ctx;
@@ -435,7 +436,7 @@ static bool is_libjvm(const char *path)
 
 /* The addresses of the table variables in process pid: libjvm's .dynsym
  * with the load bias its mappings show. */
-static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], char *err, size_t errlen)
+static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], uint64_t text[2], char *err, size_t errlen)
 {
 	char path[64], file[4200];
 	struct proc_maps pm = { 0 };
@@ -463,6 +464,9 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], char *err, siz
 		if (pm.maps[i].inode == jvm->inode && pm.maps[i].dev_major == jvm->dev_major &&
 		    pm.maps[i].dev_minor == jvm->dev_minor && strcmp(pm.maps[i].path, jvm->path) == 0)
 			maps[n++] = (struct elf_mapping){ pm.maps[i].start, pm.maps[i].end, pm.maps[i].offset };
+	for (size_t i = 0; i < pm.n; i++) /* its code, for the walker's stack scan */
+		if (pm.maps[i].inode == jvm->inode && strchr(pm.maps[i].perms, 'x') && !text[1])
+			text[0] = pm.maps[i].start, text[1] = pm.maps[i].end;
 	/* the file as the process sees it (its mount namespace), else the
 	 * mapping itself (replaced on disk, or no access to its root) */
 	snprintf(file, sizeof(file), "/proc/%d/root%s", (int)pid, jvm->path);
@@ -485,16 +489,18 @@ out:
 struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, size_t errlen)
 {
 	char path[64], who[32];
-	uint64_t sym[HOTSPOT_NSYMS];
+	uint64_t sym[HOTSPOT_NSYMS], text[2] = { 0, 0 };
 	struct hotspot_vm *vm = NULL;
 
-	if (libjvm_symbols(pid, sym, err, errlen) != 0)
+	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
 		return NULL;
 	if (!(vm = vm_alloc(remote_read, (void *)(intptr_t)pid))) {
 		snprintf(err, errlen, "jflame: out of memory");
 		return NULL;
 	}
 	vm->pid = pid;
+	vm->jvm_text_low = text[0];
+	vm->jvm_text_high = text[1];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	vm->nspid = proc_info_nspid(path, pid);
 	snprintf(who, sizeof(who), "pid %d", (int)pid);
@@ -583,6 +589,8 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 	out->code_high = high;
 	out->interp_low = buf;
 	out->interp_high = buf + (uint64_t)limit;
+	out->jvm_text_low = vm->jvm_text_low;
+	out->jvm_text_high = vm->jvm_text_high;
 	out->heapblock_size = (__u32)vm->heapblock_size;
 	out->blob_name = (__u16)vm->blob_name;
 	out->blob_frame_size = (__u16)vm->blob_frame_size;

@@ -127,7 +127,17 @@ static uint64_t stack_hash(const char *s, size_t len)
 	return a ^ (a >> 29);
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 int recording_add(struct recording *r, const char *stack, size_t len, uint64_t count)
+{
+	return recording_add_weighted(r, stack, len, count, 0);
+}
+
+int recording_add_weighted(struct recording *r, const char *stack, size_t len, uint64_t count, uint64_t weight)
 {
 	const char *nul = memchr(stack, '\0', len);
 	if (nul)
@@ -139,7 +149,9 @@ int recording_add(struct recording *r, const char *stack, size_t len, uint64_t c
 	for (; r->keys[i].hash; i = (i + 1) & (r->cap - 1)) {
 		if (r->keys[i].hash == h && r->keys[i].len == len && memcmp(r->slots[i].stack, stack, len) == 0) {
 			r->slots[i].count += count;
+			r->slots[i].weight = add_sat(r->slots[i].weight, weight);
 			r->total += count;
+			r->total_weight = add_sat(r->total_weight, weight);
 			return 0;
 		}
 	}
@@ -148,10 +160,11 @@ int recording_add(struct recording *r, const char *stack, size_t len, uint64_t c
 		return -1;
 	memcpy(copy, stack, len);
 	copy[len] = '\0';
-	r->slots[i] = (struct stack_count){ copy, count };
+	r->slots[i] = (struct stack_count){ copy, count, weight };
 	r->keys[i] = (struct recording_key){ h, len };
 	r->nstacks++;
 	r->total += count;
+	r->total_weight = add_sat(r->total_weight, weight);
 	return 0;
 }
 

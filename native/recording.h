@@ -5,10 +5,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct stack_count {
 	const char *stack; /* folded: frames root first joined by ';' */
 	uint64_t count;
+	uint64_t weight;   /* nanoseconds, in recordings with a weight_type (see below) */
 };
 
 struct recording_chunk;
@@ -25,6 +27,12 @@ struct recording {
 	struct recording_chunk *chunks; /* where the stacks' text lives */
 	size_t cap, nstacks;
 	uint64_t total;            /* sum of counts */
+	uint64_t total_weight;     /* sum of weights */
+	/* "" : counts are CPU samples and there are no weights (-e cpu);
+	 * "off_cpu" or "wall": counts are samples (off-CPU blocks and CPU
+	 * samples), weights the nanoseconds they stand for (pprof's names) */
+	char weight_type[16];
+	uint64_t min_block_ns, short_blocks, short_ns; /* off-CPU: blocks under the threshold */
 	/* what was recorded, for subtitles and summaries */
 	char target[256];
 	double seconds;
@@ -40,6 +48,18 @@ void recording_free(struct recording *r);
 /* Adds count to the stack (copied; up to a NUL byte in it, if any). 0, or -1
  * when out of memory. */
 int recording_add(struct recording *r, const char *stack, size_t len, uint64_t count);
+/* The same, with a weight added to the stack's (sums saturate). */
+int recording_add_weighted(struct recording *r, const char *stack, size_t len, uint64_t count, uint64_t weight);
+/* Whether the recording is weighted by time (off_cpu, wall). */
+static inline int recording_timed(const struct recording *r)
+{
+	return r->weight_type[0] != '\0';
+}
+/* What the recording shows, for titles: "CPU", "Off-CPU" or "Wall". */
+static inline const char *recording_title(const struct recording *r)
+{
+	return !recording_timed(r) ? "CPU" : strcmp(r->weight_type, "wall") == 0 ? "Wall" : "Off-CPU";
+}
 /* The stacks sorted by their text (for writers). Caller frees the array. */
 struct stack_count *recording_sorted(const struct recording *r, size_t *n);
 

@@ -27,6 +27,7 @@ struct sampler {
 	int *fds;
 	struct bpf_link **links;
 	struct bpf_link *fork_link; /* follow_children */
+	struct bpf_link *switch_link, *exit_link; /* offcpu */
 	int ncpus, nopen;
 	sampler_fn fn;
 	void *ctx;
@@ -129,6 +130,22 @@ static int open_event(const char *event, int freq, int cpu)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Off-CPU: sched_switch times blocks and keeps the kernel stacks of long
+ * ones, sys_exit adds their user stacks (see profile.bpf.c). */
+static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
+{
+	s->switch_link = bpf_program__attach(s->skel->progs.offcpu_switch);
+	if (s->switch_link)
+		s->exit_link = bpf_program__attach(s->skel->progs.offcpu_sys_exit);
+	if (!s->switch_link || !s->exit_link) {
+		snprintf(err, errlen, "jflame: failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
+			 "a kernel with BTF tracepoints (5.5 or later)", s->switch_link ? "sys_exit" : "sched_switch",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void perf_error(int e, const char *event, char *err, size_t errlen)
 {
 	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
@@ -200,6 +217,13 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->pidns_dev = ns_dev;
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
+	s->skel->rodata->min_block_ns = o->min_block_ns;
+	bpf_program__set_autoload(s->skel->progs.offcpu_switch, o->offcpu);
+	bpf_program__set_autoload(s->skel->progs.offcpu_sys_exit, o->offcpu);
+	if (!o->offcpu) {
+		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
+		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
+	}
 	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
 	/* one sample under construction per CPU, indexed by CPU number */
 	int possible = libbpf_num_possible_cpus();
@@ -235,8 +259,11 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		}
 	}
 
-	s->event = o->event ? o->event : "cycles";
-	for (int cpu = 0; cpu < ncpus; cpu++) {
+	if (o->offcpu && attach_offcpu(s, err, errlen) != 0)
+		goto fail;
+
+	s->event = o->no_cpu ? NULL : o->event ? o->event : "cycles";
+	for (int cpu = 0; s->event && cpu < ncpus; cpu++) {
 		if (!online[cpu])
 			continue;
 		int fd = open_event(s->event, o->freq, cpu);
@@ -294,6 +321,11 @@ int sampler_poll(struct sampler *s, int timeout_ms)
 
 void sampler_stop(struct sampler *s)
 {
+	if (!s)
+		return;
+	bpf_link__destroy(s->switch_link);
+	bpf_link__destroy(s->exit_link);
+	s->switch_link = s->exit_link = NULL;
 	for (int i = 0; s && i < s->ncpus; i++) {
 		if (s->links[i])
 			bpf_link__destroy(s->links[i]);
@@ -325,6 +357,9 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 	st->dropped = sum[PROFILE_STAT_DROPPED];
 	st->kstack_failed = sum[PROFILE_STAT_KSTACK_FAILED];
 	st->ustack_failed = sum[PROFILE_STAT_USTACK_FAILED];
+	st->short_blocks = sum[PROFILE_STAT_OFFCPU_SHORT];
+	st->short_ns = sum[PROFILE_STAT_OFFCPU_SHORT_NS];
+	st->blocks_lost = sum[PROFILE_STAT_OFFCPU_LOST];
 }
 
 int sampler_max_user_frames(const struct sampler *s)

@@ -18,6 +18,9 @@ struct sampler_opts {
 	bool follow_children; /* with pids: processes they fork are sampled too */
 	bool include_idle;   /* also sample the idle task */
 	const char *event;   /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
+	bool no_cpu;         /* no perf events: off-CPU samples only */
+	bool offcpu;         /* also a sample per block of a selected thread (sched_switch) */
+	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
 	bool verbose;        /* libbpf's messages on stderr */
 };
 
@@ -25,6 +28,8 @@ struct sampler_stats {
 	uint64_t samples;      /* taken for selected tasks */
 	uint64_t dropped;      /* lost: ring buffer full */
 	uint64_t kstack_failed, ustack_failed;
+	uint64_t short_blocks, short_ns; /* off-CPU blocks under min_block_ns, and their time */
+	uint64_t blocks_lost;            /* off-CPU blocks lost: too many threads off the CPU at once */
 };
 
 /* s holds `size` bytes: the header, the kernel stack and as many user frames
@@ -54,6 +59,7 @@ int sampler_max_user_frames(const struct sampler *s);
  * (NULL: back to the kernel's frame-pointer walk). 0 or a negative errno. */
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp);
 int sampler_max_kernel_frames(const struct sampler *s);
+/* The perf event sampled on: "cycles" or "cpu-clock"; NULL with no_cpu. */
 const char *sampler_event(const struct sampler *s);
 int sampler_ncpus(const struct sampler *s);
 void sampler_close(struct sampler *s);

@@ -106,7 +106,13 @@ void stack_table_meta_from_recording(struct stack_table *t, const struct recordi
 {
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
 	struct stack_meta *m = &t->meta;
-	if (period) {
+	if (recording_timed(rec)) {
+		/* off-CPU blocks have no period: wall's CPU samples have one */
+		m->has_weight = true;
+		snprintf(m->weight_type, sizeof(m->weight_type), "%s", rec->weight_type);
+		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
+		m->period = strcmp(rec->weight_type, "wall") == 0 ? period : 0;
+	} else if (period) {
 		m->has_weight = true;
 		snprintf(m->weight_type, sizeof(m->weight_type), "cpu");
 		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
@@ -116,12 +122,18 @@ void stack_table_meta_from_recording(struct stack_table *t, const struct recordi
 	if (now_ns > m->duration_ns)
 		m->time_ns = now_ns - m->duration_ns;
 	snprintf(m->event, sizeof(m->event), "%s", rec->event);
-	snprintf(m->name, sizeof(m->name), "CPU: %.*s", (int)sizeof(m->name) - 6, rec->target);
+	snprintf(m->name, sizeof(m->name), "%s: %.*s", recording_title(rec), (int)sizeof(m->name) - 10, rec->target);
 	snprintf(m->comment, sizeof(m->comment),
 		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
 		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
 		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
 		 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
+	if (recording_timed(rec)) {
+		size_t len = strlen(m->comment);
+		snprintf(m->comment + len, sizeof(m->comment) - len,
+			 "\n%s: blocks of %" PRIu64 " us or more; %" PRIu64 " shorter blocks (%.3f ms) not recorded",
+			 rec->weight_type, rec->min_block_ns / 1000, rec->short_blocks, (double)rec->short_ns / 1e6);
+	}
 }
 
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
@@ -134,7 +146,8 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 		return -1;
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
 	for (size_t i = 0; i < n; i++)
-		if (stack_table_add(t, s[i].stack, strlen(s[i].stack), s[i].count, s[i].count * period) < 0)
+		if (stack_table_add(t, s[i].stack, strlen(s[i].stack), s[i].count,
+				    recording_timed(rec) ? s[i].weight : s[i].count * period) < 0)
 			goto out;
 	stack_table_meta_from_recording(t, rec, now_ns);
 	t->meta.lines = stacks != NULL;

@@ -10,7 +10,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
-TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9][0-9,]*) [^,]+, (?P<pct>[0-9.]+)%(; [+-]?[0-9]+\.[0-9]{2}%)?\)$", re.S)
+TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9][0-9,]*(\.[0-9]{2})?) [^,]+, (?P<pct>[0-9.]+)%(; [+-]?[0-9]+\.[0-9]{2}%)?\)$", re.S)
 RGB = re.compile(r"^rgb\(([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})\)$")
 EPS = 0.0015
 
@@ -87,7 +87,7 @@ def check_file(path):
             problems.append("fill %r of %r" % (rect.get("fill"), title))
         if w < 0 or h <= 0 or x < 10 - EPS or x + w > width - 10 + EPS or y < 0 or y + h > height:
             problems.append("frame %r outside the page" % title)
-        frames.append((m.group("name"), int(m.group("count").replace(",", "")), x, y, w, h))
+        frames.append((m.group("name"), float(m.group("count").replace(",", "")), x, y, w, h))
     if not frames or frames[0][0] != "all":
         problems.append("the first frame is not the root 'all'")
         return problems

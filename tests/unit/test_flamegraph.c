@@ -951,6 +951,23 @@ static void join_line(char *buf, size_t size, const char *sep, const char *s)
 	buf[at] = '\0';
 }
 
+/* Time-weighted graphs (off-CPU, wall): counts in microseconds shown as ms. */
+static void test_count_scale(void)
+{
+	struct fg_stack st[] = { { "t;sleep", 9012345, 0 }, { "t;spin", 1001, 0 } };
+	struct fg_options o = { .countname = "ms", .count_scale = 1000 };
+	struct svg s = { 0 };
+
+	svg_draw(&s, "count_scale", st, 2, &o);
+	CHECK_EQ_INT(s.ret, 0);
+	CHECK_HAS_STR(s.p, "<title>sleep (9012.35 ms, 99.99%)</title>");
+	CHECK_HAS_STR(s.p, "<title>spin (1.00 ms, 0.01%)</title>");
+	CHECK_HAS_STR(s.p, "<title>all (9013.35 ms, 100%)</title>");
+	/* the page's script reads the count back from such titles */
+	CHECK_HAS_STR(s.p, "([0-9,.]+)");
+	svg_free(&s);
+}
+
 static void test_subtitle_wraps(void)
 {
 	static const char *warn = "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind failed, "
@@ -1219,6 +1236,7 @@ int main(int argc, char **argv)
 	test_differential();
 	test_layouts();
 	test_options();
+	test_count_scale();
 	test_subtitle_wraps();
 	test_errors();
 	test_random();

@@ -187,8 +187,46 @@ static void test_growth(void)
 	recording_free(&r);
 }
 
+/* Off-CPU and wall recordings: a weight (ns) per stack beside the count. */
+static void test_weights(void)
+{
+	struct recording r;
+	size_t n = 0;
+
+	CHECK_EQ_INT(recording_init(&r), 0);
+	CHECK(!recording_timed(&r));
+	CHECK(strcmp(recording_title(&r), "CPU") == 0);
+	snprintf(r.weight_type, sizeof(r.weight_type), "off_cpu");
+	CHECK(recording_timed(&r));
+	CHECK(strcmp(recording_title(&r), "Off-CPU") == 0);
+	CHECK_EQ_INT(recording_add_weighted(&r, "a;sleep", 7, 1, 9000000), 0);
+	CHECK_EQ_INT(recording_add_weighted(&r, "a;sleep", 7, 1, 9100000), 0);
+	CHECK_EQ_INT(recording_add_weighted(&r, "a;spin", 6, 1, 1000000), 0);
+	CHECK_EQ_INT(recording_add(&r, "a;spin", 6, 2), 0); /* no weight */
+	CHECK_EQ_INT(recording_add_weighted(&r, "b", 1, 1, UINT64_MAX), 0);
+	CHECK_EQ_INT(recording_add_weighted(&r, "b", 1, 1, 5), 0); /* saturates */
+	CHECK_EQ_U64(r.total, 7);
+	CHECK_EQ_U64(r.total_weight, UINT64_MAX);
+	struct stack_count *s = recording_sorted(&r, &n);
+	CHECK(s != NULL);
+	CHECK_EQ_INT(n, 3);
+	if (s && n == 3) {
+		CHECK(strcmp(s[0].stack, "a;sleep") == 0);
+		CHECK_EQ_U64(s[0].count, 2);
+		CHECK_EQ_U64(s[0].weight, 18100000);
+		CHECK_EQ_U64(s[1].count, 3);
+		CHECK_EQ_U64(s[1].weight, 1000000);
+		CHECK_EQ_U64(s[2].weight, UINT64_MAX);
+	}
+	free(s);
+	snprintf(r.weight_type, sizeof(r.weight_type), "wall");
+	CHECK(strcmp(recording_title(&r), "Wall") == 0);
+	recording_free(&r);
+}
+
 int main(void)
 {
+	test_weights();
 	test_basic();
 	test_order();
 	test_growth();
