@@ -188,12 +188,15 @@ class PushTest(unittest.TestCase):
         jvmtest.require(shutil.which("node") and os.path.isdir(
             os.path.join(browser, "node_modules", "@pyroscope", "nodejs")),
             "node and @pyroscope/nodejs (scripts/deps.sh runs npm ci in tests/browser)")
-        live = subprocess.run(["node", "pyroscope_capture.mjs", "--requests", "1"], cwd=browser,
+        # the client's first flush sends its CPU and its heap profile, in either order
+        live = subprocess.run(["node", "pyroscope_capture.mjs", "--requests", "2"], cwd=browser,
                               capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
         self.assertEqual(live.returncode, 0, live.stderr)
         live = json.loads(live.stdout)
         self.assertEqual(live["client"]["version"], capture["client"]["version"])
-        lq, cq = live["requests"][0], next(r for r in capture["requests"] if "sampleRate" in r["query_object"])
+        cpu = [r for r in live["requests"] if "sampleRate" in r["query_object"]]
+        self.assertTrue(cpu, [r["raw_query"] for r in live["requests"]])
+        lq, cq = cpu[0], next(r for r in capture["requests"] if "sampleRate" in r["query_object"])
         self.assertEqual([k for k, _ in lq["query"]], [k for k, _ in cq["query"]])
         self.assertEqual(lq["headers"]["content-type"], cq["headers"]["content-type"])
         self.assertEqual(lq["body"]["kind"], cq["body"]["kind"])
