@@ -263,8 +263,10 @@ static void send_with_retries(struct pusher *p, const struct push_profile *prof)
 						"cannot be sent are counted in the summary\n", p->shown, code,
 						again ? " after retries" : "");
 				else
-					fprintf(stderr, "jflame: warning: cannot send a window's profile to %s: %s; windows that "
-						"cannot be sent are counted in the summary\n", p->shown, errbuf);
+					fprintf(stderr, "jflame: warning: cannot send a window's profile to %s: %s%s; windows that "
+						"cannot be sent are counted in the summary\n", p->shown, errbuf,
+						strstr(errbuf, "certificate") || strstr(errbuf, "SSL") ?
+							" (a server whose CA is not the system's: --push-ca FILE)" : "");
 			}
 			return;
 		}

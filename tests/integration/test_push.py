@@ -13,6 +13,7 @@ import http.server
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -34,13 +35,19 @@ class Ingest(http.server.ThreadingHTTPServer):
     """Records each request answered 200; answers with `plan`'s statuses in
     turn (then 200), where a negative one hangs for that many seconds."""
 
-    def __init__(self, plan=()):
+    def __init__(self, plan=(), tls=None):
         self.requests, self.plan, self.lock = [], list(plan), threading.Lock()
         super().__init__(("127.0.0.1", 0), Handler)
+        self.scheme = "http"
+        if tls:  # (certificate, key): https
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.socket = ctx.wrap_socket(self.socket, server_side=True)
+            self.scheme = "https"
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.server_address[1]
+        return "%s://127.0.0.1:%d" % (self.scheme, self.server_address[1])
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -90,8 +97,8 @@ class PushTest(unittest.TestCase):
     def out(self, name):
         return os.path.join(self.tmp, name)
 
-    def server(self, plan=()):
-        srv = Ingest(plan)
+    def server(self, plan=(), tls=None):
+        srv = Ingest(plan, tls)
         t = threading.Thread(target=srv.serve_forever, daemon=True)
         t.start()
         self.addCleanup(srv.server_close)
@@ -257,6 +264,37 @@ class PushTest(unittest.TestCase):
         self.assertIn("period_type", prof)
         self.assertGreater(int(prof["period"][0]), 0)
         self.assertTrue(prof.get("sample"))
+
+    def test_https_with_its_ca_and_not_without(self):
+        """--push-ca trusts a server's certificate; without it the same server
+        is refused (one warning, counted as failed, never retried forever)."""
+        openssl = shutil.which("openssl")
+        jvmtest.require(openssl, "openssl (Debian's openssl package)")
+        cert, key = self.out("cert.pem"), self.out("key.pem")
+        r = subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        srv = self.server(tls=(cert, key))
+        self.assertTrue(srv.url.startswith("https://"))
+        a = self.jvm()
+        r = self.record("-p", str(a.pid), "--window", "2", "-d", "4.5", "--push", srv.url, "--push-ca", cert,
+                        env={"JFLAME_PUSH_TOKEN": "tls-s3cr3t"})
+        pushed = PUSHED.search(r.stderr)
+        self.assertIsNotNone(pushed, r.stderr)
+        self.assertEqual((int(pushed.group(1)), int(pushed.group(2))), (3, 3), r.stderr)
+        self.assertEqual(len(srv.requests), 3)
+        self.assertEqual(header(srv.requests[0][1], "Authorization"), "Bearer tls-s3cr3t")
+        self.assertNotIn("tls-s3cr3t", r.stderr)
+        # the same server, its certificate not trusted: refused, said once
+        n = len(srv.requests)
+        r = self.record("-p", str(a.pid), "--window", "2", "-d", "2.5", "--push", srv.url, "--push-timeout", "2")
+        pushed = PUSHED.search(r.stderr)
+        self.assertIsNotNone(pushed, r.stderr)
+        self.assertEqual(int(pushed.group(1)), 0, r.stderr)
+        self.assertEqual(len(srv.requests), n)
+        self.assertEqual(len(re.findall("cannot send a window's profile to https://127.0.0.1", r.stderr)), 1, r.stderr)
+        self.assertIn("--push-ca FILE", r.stderr)
 
     def test_failing_and_hanging_server_is_retried(self):
         srv = self.server(plan=[500, 503, -3])  # two errors, then an answer after 3 s
