@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define MAX_RUNNING 64
+#define RECENT_CHILDREN 256 /* children remembered after they exit (their samples come later) */
 
 struct job {
 	pid_t pid, child;
@@ -29,6 +30,8 @@ struct attach_queue {
 	size_t njobs;
 	pid_t *tried;
 	size_t ntried, tcap;
+	pid_t recent[RECENT_CHILDREN]; /* the latest children, a ring */
+	size_t nrecent;
 };
 
 struct attach_queue *attach_queue_new(const struct attach_opts *opts, attach_done_fn fn, void *ctx)
@@ -105,12 +108,22 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: fork failed; this JVM is skipped");
 		return -1;
 	}
+	q->recent[q->nrecent++ % RECENT_CHILDREN] = child;
 	struct job *j = &q->jobs[q->njobs++];
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
 	j->child = child;
 	j->fd = fds[0];
 	return 0;
+}
+
+bool attach_queue_is_child(const struct attach_queue *q, pid_t pid)
+{
+	size_t n = q->nrecent < RECENT_CHILDREN ? q->nrecent : RECENT_CHILDREN;
+	for (size_t i = 0; i < n; i++)
+		if (q->recent[i] == pid)
+			return true;
+	return false;
 }
 
 bool attach_queue_pending(const struct attach_queue *q, pid_t pid)

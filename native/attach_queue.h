@@ -20,6 +20,9 @@ struct attach_queue *attach_queue_new(const struct attach_opts *opts, attach_don
  * the child could not be started (fn is then called with the reason). */
 int attach_queue_start(struct attach_queue *q, pid_t pid);
 bool attach_queue_pending(const struct attach_queue *q, pid_t pid);
+/* Whether pid is one of the queue's own attaching children (the latest 256,
+ * also after they exit): jflame's, not to be recorded. */
+bool attach_queue_is_child(const struct attach_queue *q, pid_t pid);
 size_t attach_queue_npending(const struct attach_queue *q);
 /* Reports every attach that has finished; waits up to wait_ms for one. */
 void attach_queue_poll(struct attach_queue *q, int wait_ms);

@@ -897,6 +897,8 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 	struct record *r = ctx;
 	(void)size; /* the sampler checked that s holds what its counts say */
 	pid_t pid = (pid_t)s->pid;
+	if (r->aq && attach_queue_is_child(r->aq, pid))
+		return; /* jflame's own attaching child, as jflame itself is not sampled */
 	if (r->aq && pid > 0 && pid < PID_LIMIT) {
 		/* a process becomes a JVM when the java launcher has loaded libjvm.so
 		 * (or after an exec): looked at until then, attached to once */

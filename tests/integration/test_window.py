@@ -238,6 +238,11 @@ class SoakTest(WindowCase):
         print("soak: RSS KiB by time: " + " ".join("%.0fs:%d" % (t, u[0]) for t, u in samples))
         self.assertLessEqual(fds1, fds0 + 2, samples)
         self.assertLessEqual(rss1, rss0 * 1.25 + 8192, samples)
+        # jflame attached to each JVM from a forked child: neither jflame nor
+        # its children are recorded
+        own = {fr[0] for f in os.listdir(self.tmp) if f.endswith(".folded") for fr, _ in read_folded(self.out(f))
+               if re.match(r"^\[\d+\] jflame$", fr[0])}
+        self.assertEqual(own, set())
         # the last JVMs ran in the windows kept: their Java frames are named
         named = sum(c for f in os.listdir(self.tmp) if f.endswith(".folded") for fr, c in read_folded(self.out(f))
                     if any(x.startswith("jflame/examples/") and x[-4:] in ("_[j]", "_[i]", "_[0]") for x in fr))
