@@ -37,6 +37,7 @@ struct proc {
 	char root[32];
 	struct proc_maps maps;
 	struct elf_syms **map_syms; /* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
+	const char **map_paths;     /* per mapping: its path interned (frames outlive a maps reload), or NULL yet */
 	uint64_t maps_ns;
 	bool maps_gone, is_jvm;
 	struct jit_syms *jit;
@@ -103,6 +104,7 @@ static void proc_free(struct proc *p)
 		return;
 	proc_maps_free(&p->maps);
 	free(p->map_syms);
+	free(p->map_paths);
 	jit_syms_free(p->jit);
 	hotspot_vm_free(p->hs);
 	free(p->tids);
@@ -165,8 +167,10 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 	}
 	proc_maps_free(&p->maps);
 	free(p->map_syms);
+	free(p->map_paths);
 	p->maps = pm;
 	p->map_syms = calloc(pm.n ? pm.n : 1, sizeof(*p->map_syms));
+	p->map_paths = calloc(pm.n ? pm.n : 1, sizeof(*p->map_paths));
 	for (size_t i = 0; i < pm.n; i++) {
 		const char *slash = strrchr(pm.maps[i].path, '/');
 		if (slash && strcmp(slash, "/libjvm.so") == 0)
@@ -512,7 +516,10 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 	}
 	if (es == NO_SYMS)
 		es = NULL;
-	f.dso = m->path; /* lives as long as the mapping; interned below only if kept */
+	/* interned: a later frame of the same sample may reload the maps */
+	if (p->map_paths && !p->map_paths[mi])
+		p->map_paths[mi] = str_intern(sy->si, m->path);
+	f.dso = p->map_paths ? p->map_paths[mi] : NULL;
 	const char *name = es ? elf_syms_lookup(es, at - m->start + m->offset, &off) : NULL;
 	if (name) {
 		f.name = name; /* stable: the cache keeps every file's symbols until the end */
