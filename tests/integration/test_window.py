@@ -200,9 +200,14 @@ class SoakTest(WindowCase):
         jar = os.environ.get("JFLAME_EXAMPLES_JAR", "")
         jvmtest.require(os.path.exists(jar), "examples jar not built (JFLAME_EXAMPLES_JAR=%r)" % jar)
         seconds = int(os.environ.get("JFLAME_SOAK_SECONDS", "60"))
+        # stderr to a file: a pipe read only at the end fills up (a line a
+        # window) and stalls jflame in longer soaks
+        log = open(os.path.join(self.tmp, "..", os.path.basename(self.tmp) + ".log"), "w+")
+        self.addCleanup(os.unlink, log.name)
+        self.addCleanup(log.close)
         p = subprocess.Popen([JFLAME, "record", "-a", "-F", "99", "--window", "1", "-d", str(seconds), "--keep", "8",
                               "-o", self.out("cpu-%t.pb.gz"), "-o", self.out("cpu-%t.folded")],
-                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=dict(
+                             stderr=log, stdin=subprocess.DEVNULL, env=dict(
                                  os.environ, ASAN_OPTIONS=asan_without_quarantine()))
         jvms, samples, start = [], [], time.monotonic()
         try:
@@ -225,7 +230,9 @@ class SoakTest(WindowCase):
                           "/tmp/jflame-%d.status" % k.pid):
                     if os.path.exists(f):
                         os.unlink(f)
-        _, err = p.communicate(timeout=120)
+        p.wait(timeout=120)
+        log.seek(0)
+        err = log.read()
         self.assertEqual(p.returncode, 0, err[-3000:])
         ws = windows(err)
         self.assertGreaterEqual(len(ws), seconds - 3, err[-2000:])
