@@ -4,8 +4,9 @@
  *
  *   jflame_sample_reader PATH SECONDS [alloc] [lock] [interval=BYTES] [min-ns=NS]
  *
- * A record: "sample KIND TID VALUE WEIGHT FLAGS CLASS FRAMES" (frames root
- * first, joined by ';'); the end: "stats key=value ...". */
+ * A record: "sample KIND TID TS_NS VALUE WEIGHT FLAGS CLASS FRAMES" (frames root
+ * first, joined by ';'); "active BITS at_ms MS" when the agent first has
+ * events on; at the end "stats key=value ...". */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,8 +26,8 @@ static uint64_t now_ns(void)
 static int print_sample(void *ctx, const struct sample_view *s)
 {
 	(void)ctx;
-	printf("sample %s %d %" PRIu64 " %" PRIu64 " %u %s ", s->kind == SAMPLE_ALLOC ? "alloc" : "lock", (int)s->tid,
-	       s->value, s->weight, s->flags, s->cls);
+	printf("sample %s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %s ", s->kind == SAMPLE_ALLOC ? "alloc" : "lock",
+	       (int)s->tid, s->ts_ns, s->value, s->weight, s->flags, s->cls);
 	for (size_t i = s->nframes; i-- > 0;)
 		printf("%s%s", s->frames[i], i ? ";" : "");
 	printf("\n");
