@@ -75,6 +75,11 @@ class SamplesTest(unittest.TestCase):
         stats = dict(kv.split("=", 1) for kv in m.group(1).split(" ") if "=" in kv)
         return samples, stats, r.stdout
 
+    def not_preempted(self, jvm):
+        time.sleep(0.2)
+        self.assertNotIn("by another copy of the agent", jvm.stderr(),
+                         "another jflame agent got into this JVM first (a concurrent `jflame record -a`?)")
+
     def thread_tid(self, jvm, name):
         st = jvm.wait_status(lambda s: any(v == name for k, v in s.items() if k.startswith("thread.")))
         return int([k for k, v in st.items() if k.startswith("thread.") and v == name][0].split(".", 1)[1])
@@ -126,6 +131,7 @@ class SamplesTest(unittest.TestCase):
         jvm = self.jvm(LOCK_CONTEND, ["--seconds", "40"])
         r = jvmtest.jattach(jvm.pid, "load", jvmtest.AGENT, "true")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.not_preempted(jvm)
         st = jvm.wait_status(lambda s: s.get("state") == "running")
         self.assertEqual(st["samples_path"], jvm.samples_path)
         waiter = self.thread_tid(jvm, "ledger-waiter")
@@ -203,6 +209,7 @@ class SamplesTest(unittest.TestCase):
         self.addCleanup(lambda: os.path.lexists(path) and os.unlink(path))
         r = jvmtest.jattach(jvm.pid, "load", jvmtest.AGENT, "true")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.not_preempted(jvm)
         st = jvm.wait_status(lambda s: s.get("state") == "running")
         with open(victim) as f:
             self.assertEqual(f.read(), "do not touch\n")
@@ -210,7 +217,7 @@ class SamplesTest(unittest.TestCase):
 
     def test_symlink_at_ring_path_replaced_not_followed(self):
         jvm, st = self.plant_and_attach("symlink")
-        self.assertFalse(os.path.islink(jvm.samples_path))
+        self.assertFalse(os.path.islink(jvm.samples_path), jvm.stderr())
         self.assertEqual(st["samples_path"], jvm.samples_path)
         samples, stats, out = self.read(jvm.samples_path, 1, "alloc")
         self.assertTrue(samples, out[-2000:])
