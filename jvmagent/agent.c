@@ -1048,6 +1048,7 @@ static void samples_init(jvmtiEnv *jvmti)
 		smp.ring_ok = true;
 	}
 	smp.ring.h->agent_error[0] = '\0';
+	smp.can_alloc = smp.can_lock = false;
 	atomic_store(&smp.interval, SAMPLE_RING_DEFAULT_ALLOC_INTERVAL);
 	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE)
 		memset(&pot, 0, sizeof(pot));
