@@ -731,6 +731,9 @@ struct name_slot {
 static struct samples {
 	struct sample_ring_writer ring;
 	bool ring_ok, can_alloc, can_lock;
+	bool alloc_cap;        /* holding can_generate_sampled_object_alloc_events (only while sampling) */
+	uint64_t alloc_retry_ns; /* when to try for it again after another agent held it */
+	char init_error[256];    /* agent_error as samples_init left it */
 	char path[64];
 	atomic_uint active;           /* SAMPLE_WANT_ bits whose events are on */
 	_Atomic uint64_t interval;    /* the heap sampling interval in force */
@@ -769,6 +772,8 @@ static void samples_error(const char *fmt, ...)
 	va_end(ap);
 	char *e = smp.ring.h->agent_error;
 	size_t cap = sizeof(smp.ring.h->agent_error), n = strnlen(e, cap - 1);
+	if (strstr(e, msg))
+		return;
 	for (const char *p = n ? "; " : ""; *p && n + 1 < cap; p++)
 		e[n++] = *p;
 	for (const char *p = msg; *p && n + 1 < cap; p++)
@@ -944,6 +949,25 @@ static void control_apply(jvmtiEnv *jvmti, bool off)
 	want &= (smp.can_alloc ? SAMPLE_WANT_ALLOC : 0) | (smp.can_lock ? SAMPLE_WANT_LOCK : 0);
 	if (interval > INT32_MAX)
 		interval = INT32_MAX;
+	/* Allocation sampling is a solo capability (one JVMTI environment at a
+	 * time): held only while sampling, so async-profiler & co. can have it otherwise. */
+	if ((want & SAMPLE_WANT_ALLOC) && !smp.alloc_cap) {
+		jvmtiCapabilities c = { 0 };
+		c.can_generate_sampled_object_alloc_events = 1;
+		if (now_ns() < smp.alloc_retry_ns) {
+			want &= ~SAMPLE_WANT_ALLOC;
+		} else if ((e = (*jvmti)->AddCapabilities(jvmti, &c)) == JVMTI_ERROR_NONE) {
+			smp.alloc_cap = true;
+			if (smp.alloc_retry_ns) /* no longer another agent's */
+				memcpy(smp.ring.h->agent_error, smp.init_error, sizeof(smp.init_error));
+			smp.alloc_retry_ns = 0;
+		} else {
+			want &= ~SAMPLE_WANT_ALLOC;
+			smp.alloc_retry_ns = now_ns() + SAMPLE_RING_BEAT_NS;
+			samples_error("another JVMTI agent samples allocations (JVMTI allows one at a time; error %d)",
+				      (int)e);
+		}
+	}
 	if ((want & SAMPLE_WANT_ALLOC) && (!(active & SAMPLE_WANT_ALLOC) || interval != atomic_load(&smp.interval))) {
 		e = (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)interval);
 		if (e == JVMTI_ERROR_NONE) {
@@ -967,6 +991,12 @@ static void control_apply(jvmtiEnv *jvmti, bool off)
 		active &= ~SAMPLE_WANT_ALLOC;
 		atomic_fetch_and(&smp.active, ~SAMPLE_WANT_ALLOC);
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+	}
+	if (!(active & SAMPLE_WANT_ALLOC) && smp.alloc_cap) {
+		jvmtiCapabilities c = { 0 };
+		c.can_generate_sampled_object_alloc_events = 1;
+		if ((*jvmti)->RelinquishCapabilities(jvmti, &c) == JVMTI_ERROR_NONE)
+			smp.alloc_cap = false;
 	}
 
 	atomic_store(&smp.lock_min_ns, min_ns);
@@ -1052,11 +1082,11 @@ static void samples_init(jvmtiEnv *jvmti)
 	atomic_store(&smp.interval, SAMPLE_RING_DEFAULT_ALLOC_INTERVAL);
 	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE)
 		memset(&pot, 0, sizeof(pot));
-	if (pot.can_generate_sampled_object_alloc_events) {
-		memset(&c, 0, sizeof(c));
-		c.can_generate_sampled_object_alloc_events = 1;
-		smp.can_alloc = (*jvmti)->AddCapabilities(jvmti, &c) == JVMTI_ERROR_NONE;
-	}
+	/* taken when a reader asks (control_apply): only one environment may hold it */
+	jint version = 0;
+	(*jvmti)->GetVersionNumber(jvmti, &version);
+	smp.can_alloc = pot.can_generate_sampled_object_alloc_events ||
+			((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 11;
 	if (!smp.can_alloc)
 		samples_error("this JVM cannot sample allocations (JVMTI can_generate_sampled_object_alloc_events, "
 			      "JDK 11 or later)");
@@ -1067,6 +1097,7 @@ static void samples_init(jvmtiEnv *jvmti)
 	}
 	if (!smp.can_lock)
 		samples_error("this JVM offers no monitor contention events (JVMTI can_generate_monitor_events)");
+	memcpy(smp.init_error, smp.ring.h->agent_error, sizeof(smp.init_error));
 }
 
 /* The control thread: a daemon java.lang.Thread "jflame-control" run as a JVMTI agent thread. */

@@ -193,6 +193,19 @@ class SamplesTest(unittest.TestCase):
         self.assertEqual(ring_header(path)["written"][1], written, "samples still written")
         self.assertTrue(jvm.alive())
 
+    def test_another_agent_holds_allocation_sampling(self):
+        # one JVMTI environment at a time may sample allocations: another agent has it
+        holder = os.environ.get("JFLAME_ALLOC_HOLDER", "")
+        jvmtest.require(os.path.isfile(holder), "alloc holder not built (JFLAME_ALLOC_HOLDER=%r)" % holder)
+        jvm = self.jvm(LOCK_CONTEND, ["--seconds", "40"], agent_opts="", jvm_flags=["-agentpath:" + holder])
+        self.assertIn("alloc-holder: holding allocation sampling", jvm.stderr())
+        samples, stats, out = self.read(jvm.samples_path, 2, "alloc", "lock")
+        self.assertIn("another JVMTI agent samples allocations", stats["agent_error"] + out[-300:])
+        self.assertEqual(stats["seen_active"], "2", out[-2000:])  # lock on, alloc not
+        self.assertEqual(stats["written_alloc"], "0")
+        self.assertTrue(any(s.kind == "lock" and s.cls == "jflame/examples/Ledger" for s in samples))
+        self.assertTrue(jvm.alive())
+
     def plant_and_attach(self, kind):
         jvm = self.jvm(ALLOC_MIX, ["--seconds", "40"])
         victim = os.path.join("/tmp", "jflame-victim-%d" % os.getpid())
