@@ -1,17 +1,16 @@
 /* builtin-svg.c - `jflame svg`: folded stacks (flamegraph.pl's input, also its
  * two-column differential form) to an interactive SVG, with flamegraph.pl's options. */
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
-#include "out_file.h"
 
 static const char usage[] =
 	"usage: jflame svg [options] [FILE...] > graph.svg\n"
@@ -161,11 +160,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt)
-				fprintf(stderr, "jflame: option %s needs a value; see jflame svg --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame svg --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("svg", argv[optind - 1], optopt != 0);
 		}
 	}
 	if (optind + 1 < argc) {
@@ -176,43 +171,43 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	return 0;
 }
 
+struct svg_out {
+	const struct folded *f;
+	const struct fg_options *o;
+};
+
+static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct svg_out *w = ctx;
+	return flamegraph_write(out, w->f->stacks, w->f->n, w->o, err, errlen);
+}
+
 int cmd_svg(int argc, char **argv)
 {
 	struct svg_cmd cmd;
 	struct folded f = { 0 };
-	struct out_file of = { 0 };
 	char err[1024] = "";
 	int rc = 1;
-	bool open_out = false;
 
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	if (folded_read(&f, cmd.input, err, sizeof(err)) != 0)
 		goto out;
-	const char *name = strcmp(cmd.input, "-") ? cmd.input : "standard input";
+	const char *name = cli_input_name(cmd.input);
 	if (f.n == 0) {
 		snprintf(err, sizeof(err), "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)", name, f.bad_lines ? " (no line ends in a count)" : "");
 		goto out;
 	}
-	if (f.bad_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n", f.bad_lines,
-			f.first_bad);
+	cli_folded_warn(&f, NULL);
 	cmd.o.differential = f.differential;
 	cmd.o.legend = !cmd.no_legend;
-	if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0)
-		goto out;
-	open_out = true;
-	if (flamegraph_write(of.f, f.stacks, f.n, &cmd.o, err, sizeof(err)) != 0)
-		goto out;
-	open_out = false;
-	if (out_file_commit(&of, err, sizeof(err)) != 0)
+	struct svg_out w = { &f, &cmd.o };
+	if (cli_output_write(cmd.output, write_svg, &w, err, sizeof(err)) != 0)
 		goto out;
 	rc = 0;
 out:
-	if (open_out)
-		out_file_abort(&of);
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
 	folded_free(&f);
