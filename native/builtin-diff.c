@@ -91,22 +91,26 @@ static int output_kind(const char *path, enum out_kind *k)
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_TITLE = 256, O_SUBTITLE, O_NEGATE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_COUNTNAME, O_NOLEGEND, O_KEEPIDS };
+	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS };
 	static const struct option longopts[] = {
-		{ "normalize", no_argument, NULL, 'n' },             { "strip-hex", no_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },          { "title", required_argument, NULL, O_TITLE },
-		{ "subtitle", required_argument, NULL, O_SUBTITLE }, { "negate", no_argument, NULL, O_NEGATE },
-		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "countname", required_argument, NULL, O_COUNTNAME },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "help", no_argument, NULL, 'h' },
-		{ "keep-ids", no_argument, NULL, O_KEEPIDS },
-		{ NULL, 0, NULL, 0 },
+		{ "normalize", no_argument, NULL, 'n' },                  { "strip-hex", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },               { "title", required_argument, NULL, FG_CLI_TITLE },
+		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE }, { "negate", no_argument, NULL, FG_CLI_NEGATE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "help", no_argument, NULL, 'h' },
+		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(c, 0, sizeof(*c));
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
+		int shared = fg_cli_option(&c->o, ch, optarg);
+		if (shared < 0)
+			return -1;
+		if (shared > 0)
+			continue;
 		switch (ch) {
 		case 'n':
 			c->normalize = true;
@@ -125,29 +129,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			}
 			c->outputs[c->noutputs++] = optarg;
 			break;
-		case O_TITLE:
-			c->o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			c->o.subtitle = optarg;
-			break;
-		case O_NEGATE:
-			c->o.negate = true;
-			break;
 		case O_KEEPIDS:
 			c->keep_ids = true;
-			break;
-		case O_WIDTH:
-		case O_HEIGHT:
-			if (fg_cli_size(&c->o, ch == O_WIDTH, optarg) != 0)
-				return -1;
-			break;
-		case O_MINWIDTH:
-			if (fg_cli_minwidth(&c->o, optarg) != 0)
-				return -1;
-			break;
-		case O_COUNTNAME:
-			c->o.countname = optarg;
 			break;
 		case O_NOLEGEND:
 			c->no_legend = true;
@@ -158,7 +141,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		default:
 			return cli_option_error("diff", argv[optind - 1],
 						optopt == 'o' ||
-						(optopt >= O_TITLE && optopt <= O_COUNTNAME && optopt != O_NEGATE));
+						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}
 	}
 	if (argc - optind != 2) {

@@ -60,21 +60,20 @@ struct svg_cmd {
 
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
-	enum { O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE, O_FONTSIZE, O_COUNTNAME,
-	       O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED, O_FLAMECHART, O_NEGATE, O_NOTES,
-	       O_NOLEGEND };
+	enum { O_FONTTYPE = FG_CLI_NEXT, O_FONTSIZE, O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED,
+	       O_FLAMECHART, O_NOTES, O_NOLEGEND };
 	static const struct option longopts[] = {
-		{ "title", required_argument, NULL, O_TITLE },       { "subtitle", required_argument, NULL, O_SUBTITLE },
-		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
-		{ "fontsize", required_argument, NULL, O_FONTSIZE }, { "countname", required_argument, NULL, O_COUNTNAME },
-		{ "nametype", required_argument, NULL, O_NAMETYPE }, { "colors", required_argument, NULL, O_COLORS },
-		{ "color", required_argument, NULL, O_COLORS },      { "hash", no_argument, NULL, O_HASH },
-		{ "random", no_argument, NULL, O_RANDOM },           { "reverse", no_argument, NULL, O_REVERSE },
-		{ "inverted", no_argument, NULL, O_INVERTED },       { "flamechart", no_argument, NULL, O_FLAMECHART },
-		{ "negate", no_argument, NULL, O_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },                  { NULL, 0, NULL, 0 },
+		{ "title", required_argument, NULL, FG_CLI_TITLE },       { "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
+		{ "fontsize", required_argument, NULL, O_FONTSIZE },      { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "nametype", required_argument, NULL, O_NAMETYPE },      { "colors", required_argument, NULL, O_COLORS },
+		{ "color", required_argument, NULL, O_COLORS },           { "hash", no_argument, NULL, O_HASH },
+		{ "random", no_argument, NULL, O_RANDOM },                { "reverse", no_argument, NULL, O_REVERSE },
+		{ "inverted", no_argument, NULL, O_INVERTED },            { "flamechart", no_argument, NULL, O_FLAMECHART },
+		{ "negate", no_argument, NULL, FG_CLI_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },                       { NULL, 0, NULL, 0 },
 	};
 	static const char *const palettes[] = { "java", "hot", "mem", "io", "js", "red", "green", "blue",
 						"aqua", "yellow", "purple", "orange" };
@@ -85,22 +84,12 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long_only(argc, argv, "o:h", longopts, &idx)) != -1) {
+		int shared = fg_cli_option(&c->o, ch, optarg);
+		if (shared < 0)
+			return -1;
+		if (shared > 0)
+			continue;
 		switch (ch) {
-		case O_TITLE:
-			c->o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			c->o.subtitle = optarg;
-			break;
-		case O_WIDTH:
-		case O_HEIGHT:
-			if (fg_cli_size(&c->o, ch == O_WIDTH, optarg) != 0)
-				return -1;
-			break;
-		case O_MINWIDTH:
-			if (fg_cli_minwidth(&c->o, optarg) != 0)
-				return -1;
-			break;
 		case O_FONTTYPE:
 			c->o.fonttype = optarg;
 			break;
@@ -110,9 +99,6 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 				return -1;
 			}
 			c->o.fontsize = d;
-			break;
-		case O_COUNTNAME:
-			c->o.countname = optarg;
 			break;
 		case O_NAMETYPE:
 			c->o.nametype = optarg;
@@ -143,9 +129,6 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			break;
 		case O_FLAMECHART:
 			c->o.flamechart = true;
-			break;
-		case O_NEGATE:
-			c->o.negate = true;
 			break;
 		case O_NOTES:
 			c->o.notes = optarg;
