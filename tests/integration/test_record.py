@@ -41,10 +41,7 @@ class RecordCase(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def record(self, *args, timeout=120):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout)
 
     def jvm(self, mode, millis, agent_opts="", flags=("-XX:+PreserveFramePointer",)):
         jvm = Jvm([mode, str(millis)], agent_opts=agent_opts, jvm_flags=list(flags))

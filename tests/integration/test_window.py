@@ -62,10 +62,7 @@ class WindowCase(unittest.TestCase):
         return h
 
     def run_record(self, *args, timeout=120):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout)
 
 
 class WindowTest(WindowCase):
@@ -157,8 +154,7 @@ class WindowTest(WindowCase):
 
 class WindowBadInputTest(WindowCase):
     def fails(self, args, expect):
-        r = subprocess.run([JFLAME, "record"] + args, capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
+        r = jvmtest.record(args, timeout=60, check=False)
         self.assertEqual(r.returncode, 2, r.stderr)
         lines = r.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, r.stderr)
