@@ -208,6 +208,12 @@ def read_folded(path):
     return stacks
 
 
+def stacks_times(path):
+    """The sample times (seconds) of a .stacks file, in the order written."""
+    with open(path) as f:
+        return [float(m.group(1)) for m in re.finditer(r"^\S.* (\d+\.\d+): \d+ \S+:$", f.read(), re.M)]
+
+
 def read_status(path):
     st = {}
     with open(path) as f:

@@ -92,6 +92,10 @@ class JavaRecordTest(RecordCase):
         self.assertEqual(len(blocks), total)
         head = blocks[0].splitlines()[0]
         self.assertRegex(head, r"^.+ \d+/\d+ \[\d{3}\] \d+\.\d{6}: \d+ (cpu-clock|cycles):$")
+        # in time order, whichever CPU's buffer or queue a sample came through
+        times = jvmtest.stacks_times(stacks_out)
+        self.assertEqual(len(times), total)
+        self.assertEqual(times, sorted(times), "the .stacks samples are not in time order")
         self.assertIn("Ljflame/examples/Workload;::spin (/tmp/perf-%d.map)" % jvm.pid, text)
 
     def test_pprof_speedscope_and_heatmap_outputs(self):
