@@ -4,28 +4,17 @@
 # and inline chains (the default) against =nounfold: bytes and CPU per compiled method.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$root/build}          # the build tree to take the agent and the examples jar from
-agent=$build/jvmagent/libjflame-agent.so
-jar=$build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 rounds=${1:-11}
 heavy_opts=${HEAVY_OPTS:--Xcomp -XX:TieredStopAtLevel=1}   # compiles every method the workload runs
 light_opts=${LIGHT_OPTS:--XX:TieredStopAtLevel=1}          # same program, far fewer compiles
 work=${WORK:-startup 5}
 
-if [[ ! -f $agent || ! -f $jar ]]; then
-  echo "agent_mapgen: build missing ($agent, $jar); build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if [[ ! -x $java ]]; then
-  echo "agent_mapgen: no java at $java; set JAVA=/path/to/bin/java or run scripts/deps.sh" >&2
-  exit 1
-fi
-if ! [[ $rounds =~ ^[0-9]+$ ]] || ((rounds < 3)); then
-  echo "agent_mapgen: ROUNDS must be an integer >= 3 (got '$rounds')" >&2
-  exit 1
-fi
+require_build "$agent" "$jar"
+require_java
+int_arg ROUNDS "$rounds" 3
 
 # The floor: an agent that listens to the same JVMTI events and does nothing.
 listener_dir=$(mktemp -d)
@@ -37,7 +26,7 @@ cc -O2 -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
 PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$rounds" "$heavy_opts" "$light_opts" "$work" "$listener_dir/liblistener.so" <<'PY'
 import math, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, events_size, median_ci, status_of
+from benchlib import cleanup, cleanup_all, events_size, median_ci, status_of
 
 java, agent, jar, rounds, heavy_opts, light_opts, work, listener = sys.argv[1:]
 rounds = int(rounds)
@@ -342,7 +331,5 @@ try:
     print()
     print("\n".join(out))
 finally:
-    for pid in created:
-        cleanup(pid)
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    cleanup_all(created, tmpdir)
 PY

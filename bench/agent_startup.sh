@@ -4,32 +4,21 @@
 # slower" verdict, and inlining on against off (time and bytes per compiled method).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$root/build}          # the build tree to take the agent and the examples jar from
-agent=$build/jvmagent/libjflame-agent.so
-jar=$build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 runs=${1:-15}
 work=${WORK:-startup 300}          # Workload mode and argument
 jvm_opts=${JVM_OPTS:-}             # extra JVM flags for every run (A and B alike)
 
-if [[ ! -f $agent || ! -f $jar ]]; then
-  echo "agent_startup: build missing ($agent, $jar); build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if [[ ! -x $java ]]; then
-  echo "agent_startup: no java at $java; set JAVA=/path/to/bin/java or run scripts/deps.sh" >&2
-  exit 1
-fi
-if ! [[ $runs =~ ^[0-9]+$ ]] || ((runs < 3)); then
-  echo "agent_startup: RUNS must be an integer >= 3 (got '$runs')" >&2
-  exit 1
-fi
+require_build "$agent" "$jar"
+require_java
+int_arg RUNS "$runs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$runs" "$work" "$jvm_opts" <<'PY'
 import math, os, shlex, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, events_size, median_ci, status_of
+from benchlib import cleanup, cleanup_all, events_size, median_ci, status_of
 
 java, agent, jar, runs, work, jvm_opts = sys.argv[1:]
 runs = int(runs)
@@ -148,6 +137,5 @@ try:
     print()
     print("\n".join(lines))
 finally:
-    for pid in created:
-        cleanup(pid)
+    cleanup_all(created)
 PY

@@ -7,27 +7,15 @@
 # (default 6), median ratio.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$root/build}
-jflame=$build/native/jflame
-agent=$build/jvmagent/libjflame-agent.so
-jar=$build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 seconds=${1:-600}
 pairs=${2:-6}
 
-if [[ ! -x $jflame || ! -f $agent || ! -f $jar ]]; then
-  echo "always_on: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 60)); then
-  echo "always_on: SECONDS must be an integer >= 60 (got '$seconds')" >&2
-  exit 1
-fi
-if ! [[ $pairs =~ ^[0-9]+$ ]] || ((pairs < 3)); then
-  echo "always_on: PAIRS must be an integer >= 3 (got '$pairs')" >&2
-  exit 1
-fi
+require_build "$jflame" "$agent" "$jar"
+int_arg SECONDS "$seconds" 60
+int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$seconds" "$pairs" <<'PY'
 import http.server, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time

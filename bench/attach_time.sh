@@ -4,24 +4,17 @@
 # logs during the attach vs an equally long quiet window before it; `jattach ... load` of the same agent as referee.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jflame=$root/build/native/jflame
-agent=$root/build/jvmagent/libjflame-agent.so
-jar=$root/build/examples/jflame-examples.jar
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 rounds=${1:-7}
 # the JVMs to measure: Java 17 and, when installed, Temurin 25
 javas=${JAVAS:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java /usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 target_opts=${TARGET_OPTS:--XX:+PreserveFramePointer -Xcomp -XX:TieredStopAtLevel=1}
 jattach=${JATTACH-$(command -v jattach || true)}   # JATTACH= (empty) skips the referee
 
-if [[ ! -x $jflame || ! -f $agent || ! -f $jar ]]; then
-  echo "attach_time: build missing ($jflame, $agent, $jar); build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $rounds =~ ^[0-9]+$ ]] || ((rounds < 3)); then
-  echo "attach_time: ROUNDS must be an integer >= 3 (got '$rounds')" >&2
-  exit 1
-fi
+require_build "$jflame" "$agent" "$jar"
+int_arg ROUNDS "$rounds" 3
 found=()
 for j in $javas; do
   if [[ -x $j && -x $(dirname "$j")/jcmd ]]; then
@@ -30,10 +23,7 @@ for j in $javas; do
     echo "attach_time: skipping $j (no such JDK, or it has no jcmd)" >&2
   fi
 done
-if ((${#found[@]} == 0)); then
-  echo "attach_time: no JDK found; set JAVAS='/path/to/bin/java ...' or run scripts/deps.sh" >&2
-  exit 1
-fi
+((${#found[@]} > 0)) || bench_die "no JDK found; set JAVAS='/path/to/bin/java ...' or run scripts/deps.sh"
 
 # The JVM's share of the replay: a do-nothing agent that times GenerateEvents, loaded with jattach after each run.
 replay_dir=$(mktemp -d)
@@ -52,7 +42,7 @@ PYTHONPATH="$root/bench" python3 - "$jflame" "$agent" "$jar" "$rounds" "$target_
   "$root/bench/AttachTarget.java" "${found[@]}" <<'PY'
 import os, re, select, shlex, shutil, signal, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, median_ci, status_of
+from benchlib import cleanup, cleanup_all, median_ci, status_of
 
 jflame, agent, jar, rounds, target_opts, jattach, replay, target_src, *javas = sys.argv[1:]
 rounds = int(rounds)
@@ -346,7 +336,5 @@ try:
     print()
     print("\n".join(L))
 finally:
-    for pid in created:
-        cleanup(pid)
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    cleanup_all(created, tmpdir)
 PY

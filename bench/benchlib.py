@@ -1,8 +1,11 @@
 # benchlib.py - helpers shared by the bench/ scripts: the agent's files of a run,
-# its status file, and medians with distribution-free confidence intervals.
+# its status file, waiting for jflame, and medians with distribution-free confidence intervals.
 import math
 import os
+import shutil
 import statistics
+import sys
+import time
 
 
 def cleanup(pid):
@@ -12,6 +15,25 @@ def cleanup(pid):
             os.unlink(p)
         except FileNotFoundError:
             pass
+
+
+def cleanup_all(pids, tmpdir=None):
+    """Removes the agent's files of every JVM in pids, and tmpdir when given."""
+    for pid in pids:
+        cleanup(pid)
+    if tmpdir:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def wait_jflame(p, t0, script):
+    """Waits for jflame's process p (stderr piped as text, started at time.monotonic() t0):
+    (wall s, its rusage, its stderr); exits naming script when jflame failed."""
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    err = p.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{script}: jflame failed: " + err)
+    return wall, ru, err
 
 
 def events_size(pid):

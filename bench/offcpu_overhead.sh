@@ -6,24 +6,15 @@
 # MIN_BLOCK (default 1ms: the blocks are timed and counted, none walked).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$root/build}
-jflame=$build/native/jflame
-agent=$build/jvmagent/libjflame-agent.so
-jar=$build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 pairs=${1:-5}
 window=${WINDOW:-8}
 min_block=${MIN_BLOCK:-1ms}
 
-if [[ ! -x $jflame || ! -f $agent || ! -f $jar ]]; then
-  echo "offcpu_overhead: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $pairs =~ ^[0-9]+$ ]] || ((pairs < 3)); then
-  echo "offcpu_overhead: PAIRS must be an integer >= 3 (got '$pairs')" >&2
-  exit 1
-fi
+require_build "$jflame" "$agent" "$jar"
+int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$pairs" "$window" "$min_block" <<'PY'
 import os, re, statistics, subprocess, sys, tempfile, time

@@ -5,27 +5,21 @@
 # with and without -XX:+PreserveFramePointer (PART=host or PART=jvm runs one part only).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jflame=$root/build/native/jflame
-hog=$root/build/tests/integration/jflame_cpuhog
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 seconds=${1:-30}
 freq=${FREQ:-99}
 
-if [[ ! -x $jflame || ! -x $hog ]]; then
-  echo "record_cost: build missing ($jflame, $hog); build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 5)); then
-  echo "record_cost: SECONDS must be an integer >= 5 (got '$seconds')" >&2
-  exit 1
-fi
+require_build "$jflame" "$hog"
+int_arg SECONDS "$seconds" 5
 
 part=${PART:-all}
-jar=$root/build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 if [[ $part != jvm ]]; then
 env PYTHONPATH="$root/bench" python3 - "$jflame" "$hog" "$seconds" "$freq" <<'PY'
 import json, os, subprocess, sys, tempfile, time
+
+from benchlib import wait_jflame
 
 jflame, hog, seconds, freq = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 ncpu = os.cpu_count()
@@ -52,11 +46,7 @@ try:
     shown = json.loads(subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True,
                                       text=True, check=True).stdout)
     prog = next((x for x in shown if x.get("name") == "profile_sample"), None)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    err = p.stderr.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("record_cost: jflame failed: " + err)
+    wall, ru, err = wait_jflame(p, t0, "record_cost")
 finally:
     with open(STATS, "w") as f:
         f.write(old + "\n")

@@ -3,27 +3,18 @@
 # program busy: time spent outside the recording window (start-up, writing outputs) and peak memory.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jflame=$root/build/native/jflame
-agent=$root/build/jvmagent/libjflame-agent.so
-jar=$root/build/examples/jflame-examples.jar
-hog=$root/build/tests/integration/jflame_cpuhog
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 seconds=${1:-60}
 
-if [[ ! -x $jflame || ! -f $agent || ! -f $jar || ! -x $hog ]]; then
-  echo "record_postprocess: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 5)); then
-  echo "record_postprocess: SECONDS must be an integer >= 5 (got '$seconds')" >&2
-  exit 1
-fi
+require_build "$jflame" "$agent" "$jar" "$hog"
+int_arg SECONDS "$seconds" 5
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$hog" "$seconds" <<'PY'
 import os, subprocess, sys, tempfile, time
 
-from benchlib import cleanup
+from benchlib import cleanup, wait_jflame
 
 java, agent, jar, jflame, hog, seconds = sys.argv[1:]
 seconds = int(seconds)
@@ -40,11 +31,7 @@ try:
         args += ["-o", o]
     t0 = time.monotonic()
     p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    err = p.stderr.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("record_postprocess: jflame failed: " + err)
+    wall, ru, err = wait_jflame(p, t0, "record_postprocess")
 finally:
     jvm.terminate()
     native.kill()

@@ -3,23 +3,15 @@
 # `jflame record -p PID -F 99` running, interleaved pairs; median ratio (target: < 1% loss).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jflame=$root/build/native/jflame
-agent=$root/build/jvmagent/libjflame-agent.so
-jar=$root/build/examples/jflame-examples.jar
-java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
 pairs=${1:-6}
 window=${WINDOW:-16}
 format=${FORMAT:-string-builder}
 
-if [[ ! -x $jflame || ! -f $agent || ! -f $jar ]]; then
-  echo "record_throughput: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $pairs =~ ^[0-9]+$ ]] || ((pairs < 3)); then
-  echo "record_throughput: PAIRS must be an integer >= 3 (got '$pairs')" >&2
-  exit 1
-fi
+require_build "$jflame" "$agent" "$jar"
+int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$pairs" "$window" "$format" <<'PY'
 import os, re, statistics, subprocess, sys, tempfile, time

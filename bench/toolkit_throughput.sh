@@ -6,19 +6,15 @@
 # system) is printed beside wall time: on a shared machine it is the steadier.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-jflame=${JFLAME_BIN:-$root/build/native/jflame}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_help "$@"
+
+jflame=${JFLAME_BIN:-$jflame}
 rounds=${1:-5}
 inputs=${JFLAME_BENCH_INPUTS:-/tmp/jflame-bench-inputs}
 
-if [[ ! -x $jflame ]]; then
-  echo "toolkit_throughput: build missing; build with: cmake -S $root -B $root/build && make -C $root/build -j2" >&2
-  exit 1
-fi
-if ! [[ $rounds =~ ^[0-9]+$ ]] || ((rounds < 1)); then
-  echo "toolkit_throughput: ROUNDS must be a positive integer (got '$rounds')" >&2
-  exit 1
-fi
+require_build "$jflame"
+int_arg ROUNDS "$rounds" 1
 python3 "$root/bench/gen_inputs.py" "$inputs" >/dev/null
 
 exec python3 - "$jflame" "$inputs" "$rounds" <<'PY'

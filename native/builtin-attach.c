@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "builtin.h"
 #include "caps.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "proc_info.h"
 
@@ -83,13 +84,10 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt == 't' || (optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
-			    (optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0))
-				fprintf(stderr, "jflame: option %s needs a value; see jflame attach --help\n",
-					argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame attach --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("attach", argv[optind - 1],
+						optopt == 't' ||
+						(optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
+						(optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0));
 		}
 	}
 	if (optind >= argc) {

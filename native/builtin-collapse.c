@@ -7,10 +7,9 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "collapse.h"
-#include "out_file.h"
-#include "perf_script.h"
 #include "recording.h"
 
 #define MAX_INPUTS 256
@@ -111,26 +110,40 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt == 'o' || (optopt >= O_FROM && optopt <= O_EVENT))
-				fprintf(stderr, "jflame: option %s needs a value; see jflame collapse --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame collapse --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("collapse", argv[optind - 1],
+						optopt == 'o' || (optopt >= O_FROM && optopt <= O_EVENT));
 		}
 	}
 	if (c->o.has_from && c->o.has_to && c->o.to <= c->o.from) {
 		fprintf(stderr, "jflame: --to %g is not after --from %g\n", c->o.to, c->o.from);
 		return -1;
 	}
-	for (int i = optind; i < argc; i++) {
-		if (c->ninputs == MAX_INPUTS) {
-			fprintf(stderr, "jflame: at most %d input files\n", MAX_INPUTS);
-			return -1;
-		}
-		c->inputs[c->ninputs++] = argv[i];
+	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
+}
+
+/* "stack count\n" lines, most samples first */
+struct sorted_out {
+	const struct stack_count *s;
+	size_t n;
+};
+
+static int write_sorted(FILE *f, void *ctx, char *err, size_t errlen)
+{
+	const struct sorted_out *o = ctx;
+	(void)err, (void)errlen;
+	for (size_t i = 0; i < o->n; i++) {
+		/* "stack count\n" without printf's parsing: a few % of the whole run */
+		char num[24];
+		size_t k = sizeof(num);
+		uint64_t v = o->s[i].count;
+		num[--k] = '\n';
+		do
+			num[--k] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		num[--k] = ' ';
+		fputs_unlocked(o->s[i].stack, f);
+		fwrite_unlocked(num + k, 1, sizeof(num) - k, f);
 	}
-	if (c->ninputs == 0)
-		c->inputs[c->ninputs++] = "-";
 	return 0;
 }
 
@@ -139,10 +152,8 @@ int cmd_collapse(int argc, char **argv)
 	struct collapse_cmd cmd;
 	struct recording rec;
 	struct collapse c;
-	struct out_file of = { 0 };
+	struct cli_script_lines lines;
 	char err[1024] = "";
-	uint64_t bad = 0, longl = 0, samples = 0;
-	char first_bad[128] = "";
 	int rc = 1;
 
 	int p = parse_options(&cmd, argc, argv);
@@ -153,63 +164,33 @@ int cmd_collapse(int argc, char **argv)
 		return 1;
 	}
 	collapse_init(&c, &cmd.o, &rec);
-	for (size_t i = 0; i < cmd.ninputs; i++) {
-		struct ps_stats st;
-		if (perf_script_parse_file(cmd.inputs[i], collapse_sample, &c, &st, err, sizeof(err)) != 0)
-			goto out;
-		if (c.oom) {
-			snprintf(err, sizeof(err), "jflame: out of memory folding %s", cmd.inputs[i]);
-			goto out;
-		}
-		if (st.bad_lines && !first_bad[0])
-			snprintf(first_bad, sizeof(first_bad), "%s: '%s'", strcmp(cmd.inputs[i], "-") ? cmd.inputs[i] :
-				 "standard input", st.first_bad);
-		bad += st.bad_lines;
-		longl += st.long_lines;
-		samples += st.samples;
-	}
-	if (samples == 0) {
+	int r = cli_scripts_read(cmd.inputs, cmd.ninputs, collapse_sample, &c, &c.oom, &lines, err, sizeof(err));
+	if (r > 0)
+		snprintf(err, sizeof(err), "jflame: out of memory folding %s", lines.oom_input);
+	if (r != 0)
+		goto out;
+	if (lines.samples == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
 			 cmd.ninputs == 1 && strcmp(cmd.inputs[0], "-") == 0 ? "standard input" : cmd.inputs[0],
-			 bad ? " (it does not look like perf script output)" : "");
+			 lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
-	if (bad || longl)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %s)\n",
-			bad, longl, first_bad[0] ? first_bad : "-");
-	if (c.other_event)
-		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
-			c.event, c.other_event);
+	cli_scripts_warn(&lines, 127, &c); /* the first bad line as it always was: cut to 127 bytes */
 	if (c.kept == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples left after the filters (%" PRIu64 " outside the time range)",
 			 c.out_of_range);
 		goto out;
 	}
-	size_t n;
-	struct stack_count *sorted = recording_sorted(&rec, &n);
+	struct sorted_out so;
+	struct stack_count *sorted = recording_sorted(&rec, &so.n);
 	if (!sorted) {
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
-	if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0) {
-		free(sorted);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		/* "stack count\n" without printf's parsing: a few % of the whole run */
-		char num[24];
-		size_t k = sizeof(num);
-		uint64_t v = sorted[i].count;
-		num[--k] = '\n';
-		do
-			num[--k] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		num[--k] = ' ';
-		fputs_unlocked(sorted[i].stack, of.f);
-		fwrite_unlocked(num + k, 1, sizeof(num) - k, of.f);
-	}
+	so.s = sorted;
+	r = cli_output_write(cmd.output, write_sorted, &so, err, sizeof(err));
 	free(sorted);
-	if (out_file_commit(&of, err, sizeof(err)) != 0)
+	if (r != 0)
 		goto out;
 	rc = 0;
 out:

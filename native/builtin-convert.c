@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "collapse.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "input_file.h"
-#include "out_file.h"
 #include "perf_script.h"
 #include "pprof.h"
 #include "profile_format.h"
@@ -130,11 +130,7 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt)
-				fprintf(stderr, "jflame: option %s needs a value; see jflame convert --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame convert --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("convert", argv[optind - 1], optopt != 0);
 		}
 	}
 	if (optind == argc) {
@@ -204,9 +200,7 @@ static int table_from_folded(struct stack_table *t, struct folded *f, const char
 			 f->bad_lines ? " (no line ends in a count)" : "");
 		return -1;
 	}
-	if (f->bad_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n", f->bad_lines,
-			f->first_bad);
+	cli_folded_warn(f, NULL);
 	for (size_t i = 0; i < f->n; i++) {
 		if (stack_table_add(t, f->stacks[i].frames, strlen(f->stacks[i].frames), f->stacks[i].count, 0) < 0) {
 			snprintf(err, errlen, "jflame: out of memory reading %s", name);
@@ -319,7 +313,7 @@ out:
 
 static int read_input(struct stack_table *t, const struct convert_cmd *cmd, char *err, size_t errlen)
 {
-	const char *name = strcmp(cmd->input, "-") ? cmd->input : "standard input";
+	const char *name = cli_input_name(cmd->input);
 	bool raw;
 	enum profile_format f = cmd->from ? cmd->from : profile_format_of_name(cmd->input, &raw);
 	struct folded fo = { 0 };
@@ -450,6 +444,32 @@ out:
 	return rc;
 }
 
+/* One output of the table in one format. */
+struct table_out {
+	const struct stack_table *t;
+	enum profile_format format;
+	bool raw;
+	const char *title;
+};
+
+static int write_table(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct table_out *w = ctx;
+	switch (w->format) {
+	case PFMT_FOLDED:
+		return write_folded(out, w->t, err, errlen);
+	case PFMT_PPROF:
+		return pprof_write(out, w->t, w->raw, err, errlen);
+	case PFMT_SPEEDSCOPE:
+		return speedscope_write(out, w->t, err, errlen);
+	case PFMT_SVG:
+		return write_svg(out, w->t, w->title, err, errlen);
+	default:
+		snprintf(err, errlen, "jflame: cannot write %s", profile_format_label(w->format));
+		return -1;
+	}
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct convert_cmd cmd;
@@ -483,32 +503,8 @@ int cmd_convert(int argc, char **argv)
 			t.timeline[i].weight = period;
 	}
 	for (size_t i = 0; i < cmd.noutputs; i++) {
-		struct out_file of;
-		int wr = -1;
-		if (out_file_open(&of, strcmp(cmd.outputs[i], "-") ? cmd.outputs[i] : NULL, err, sizeof(err)) != 0)
-			goto out;
-		switch (cmd.formats[i]) {
-		case PFMT_FOLDED:
-			wr = write_folded(of.f, &t, err, sizeof(err));
-			break;
-		case PFMT_PPROF:
-			wr = pprof_write(of.f, &t, cmd.raw[i], err, sizeof(err));
-			break;
-		case PFMT_SPEEDSCOPE:
-			wr = speedscope_write(of.f, &t, err, sizeof(err));
-			break;
-		case PFMT_SVG:
-			wr = write_svg(of.f, &t, cmd.title, err, sizeof(err));
-			break;
-		default:
-			snprintf(err, sizeof(err), "jflame: cannot write %s", profile_format_label(cmd.formats[i]));
-			break;
-		}
-		if (wr != 0) {
-			out_file_abort(&of);
-			goto out;
-		}
-		if (out_file_commit(&of, err, sizeof(err)) != 0)
+		struct table_out w = { &t, cmd.formats[i], cmd.raw[i], cmd.title };
+		if (cli_output_write(cli_output_path(cmd.outputs[i]), write_table, &w, err, sizeof(err)) != 0)
 			goto out;
 	}
 	rc = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
@@ -90,22 +91,26 @@ static int output_kind(const char *path, enum out_kind *k)
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_TITLE = 256, O_SUBTITLE, O_NEGATE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_COUNTNAME, O_NOLEGEND, O_KEEPIDS };
+	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS };
 	static const struct option longopts[] = {
-		{ "normalize", no_argument, NULL, 'n' },             { "strip-hex", no_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },          { "title", required_argument, NULL, O_TITLE },
-		{ "subtitle", required_argument, NULL, O_SUBTITLE }, { "negate", no_argument, NULL, O_NEGATE },
-		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "countname", required_argument, NULL, O_COUNTNAME },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "help", no_argument, NULL, 'h' },
-		{ "keep-ids", no_argument, NULL, O_KEEPIDS },
-		{ NULL, 0, NULL, 0 },
+		{ "normalize", no_argument, NULL, 'n' },                  { "strip-hex", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },               { "title", required_argument, NULL, FG_CLI_TITLE },
+		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE }, { "negate", no_argument, NULL, FG_CLI_NEGATE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "help", no_argument, NULL, 'h' },
+		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(c, 0, sizeof(*c));
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
+		int shared = fg_cli_option(&c->o, ch, optarg);
+		if (shared < 0)
+			return -1;
+		if (shared > 0)
+			continue;
 		switch (ch) {
 		case 'n':
 			c->normalize = true;
@@ -124,29 +129,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			}
 			c->outputs[c->noutputs++] = optarg;
 			break;
-		case O_TITLE:
-			c->o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			c->o.subtitle = optarg;
-			break;
-		case O_NEGATE:
-			c->o.negate = true;
-			break;
 		case O_KEEPIDS:
 			c->keep_ids = true;
-			break;
-		case O_WIDTH:
-		case O_HEIGHT:
-			if (fg_cli_size(&c->o, ch == O_WIDTH, optarg) != 0)
-				return -1;
-			break;
-		case O_MINWIDTH:
-			if (fg_cli_minwidth(&c->o, optarg) != 0)
-				return -1;
-			break;
-		case O_COUNTNAME:
-			c->o.countname = optarg;
 			break;
 		case O_NOLEGEND:
 			c->no_legend = true;
@@ -155,11 +139,9 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt == 'o' || (optopt >= O_TITLE && optopt <= O_COUNTNAME && optopt != O_NEGATE))
-				fprintf(stderr, "jflame: option %s needs a value; see jflame diff --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame diff --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("diff", argv[optind - 1],
+						optopt == 'o' ||
+						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}
 	}
 	if (argc - optind != 2) {
@@ -178,15 +160,10 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 	return 0;
 }
 
-static const char *input_name(const char *path)
-{
-	return strcmp(path, "-") ? path : "standard input";
-}
-
 /* Reads one side; refuses differential input and empty profiles. */
 static int read_side(struct folded *f, const char *path, const char *which, char *err, size_t errlen)
 {
-	const char *name = input_name(path);
+	const char *name = cli_input_name(path);
 	if (folded_read(f, path, err, errlen) != 0)
 		return -1;
 	if (f->differential) {
@@ -200,9 +177,7 @@ static int read_side(struct folded *f, const char *path, const char *which, char
 			 f->bad_lines ? ", no line ends in a count" : "");
 		return -1;
 	}
-	if (f->bad_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
-			f->bad_lines, name, f->first_bad);
+	cli_folded_warn(f, name);
 	return 0;
 }
 
@@ -234,14 +209,14 @@ int cmd_diff(int argc, char **argv)
 	const char *page_subtitle = cmd.o.subtitle;
 	if (!cmd.o.subtitle) {
 		snprintf(page_sub, sizeof(page_sub), "BEFORE %.300s: %" PRIu64 " samples; AFTER %.300s: %" PRIu64 " samples",
-			 input_name(cmd.before), raw.total_before, input_name(cmd.after), raw.total_after);
+			 cli_input_name(cmd.before), raw.total_before, cli_input_name(cmd.after), raw.total_after);
 		snprintf(subtitle, sizeof(subtitle), "%s%s. Widths: AFTER; red grew, blue shrank", page_sub,
 			 cmd.normalize ? " (BEFORE normalized to AFTER's total)" : "");
 		cmd.o.subtitle = subtitle;
 		page_subtitle = page_sub;
 	}
 	for (size_t i = 0; i < cmd.noutputs; i++) {
-		if (out_file_open(&of[i], strcmp(cmd.outputs[i], "-") ? cmd.outputs[i] : NULL, err, sizeof(err)) != 0)
+		if (out_file_open(&of[i], cli_output_path(cmd.outputs[i]), err, sizeof(err)) != 0)
 			goto out;
 		opened++;
 		int w;
@@ -253,7 +228,7 @@ int cmd_diff(int argc, char **argv)
 				o.title = "Differential Flame Graph";
 			w = flamegraph_write(of[i].f, d->stacks, d->n, &o, err, sizeof(err));
 		} else if (cmd.kinds[i] == OUT_HTML) {
-			struct compare_options co = { cmd.o.title, page_subtitle, input_name(cmd.before), input_name(cmd.after) };
+			struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before), cli_input_name(cmd.after) };
 			w = compare_write_html(of[i].f, raw.stacks, raw.n, &co, err, sizeof(err));
 		} else {
 			w = folded_diff_write(of[i].f, d);

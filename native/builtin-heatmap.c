@@ -8,12 +8,11 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
-#include "out_file.h"
-#include "perf_script.h"
 
 #define MAX_INPUTS 256
 
@@ -126,28 +125,22 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE || optopt == O_EVENT)
-				fprintf(stderr, "jflame: option %s needs a value; see jflame heatmap --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame heatmap --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("heatmap", argv[optind - 1],
+						optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE || optopt == O_EVENT);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (c->ninputs == MAX_INPUTS) {
-			fprintf(stderr, "jflame: at most %d input files\n", MAX_INPUTS);
-			return -1;
-		}
-		c->inputs[c->ninputs++] = argv[i];
-	}
-	if (c->ninputs == 0)
-		c->inputs[c->ninputs++] = "-";
-	return 0;
+	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
 }
 
-static const char *input_name(const char *path)
+struct page_out {
+	const struct heatmap *h;
+	const struct heatmap_options *o;
+};
+
+static int write_page(FILE *f, void *ctx, char *err, size_t errlen)
 {
-	return strcmp(path, "-") ? path : "standard input";
+	const struct page_out *p = ctx;
+	return heatmap_write_html(f, p->h, p->o, err, errlen);
 }
 
 int cmd_heatmap(int argc, char **argv)
@@ -155,10 +148,9 @@ int cmd_heatmap(int argc, char **argv)
 	struct heatmap_cmd cmd;
 	struct heatmap h;
 	struct heatmap_reader r;
-	struct out_file of = { 0 };
-	char err[1024] = "", first_bad[160] = "", subtitle[1024];
-	uint64_t bad = 0, longl = 0, samples = 0;
-	bool reader = false, open_out = false;
+	struct cli_script_lines lines;
+	char err[1024] = "", subtitle[1024];
+	bool reader = false;
 	int rc = 1;
 
 	int p = parse_options(&cmd, argc, argv);
@@ -173,38 +165,24 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	}
 	reader = true;
-	for (size_t i = 0; i < cmd.ninputs; i++) {
-		struct ps_stats st;
-		if (perf_script_parse_file(cmd.inputs[i], heatmap_reader_sample, &r, &st, err, sizeof(err)) != 0)
-			goto out;
-		if (r.oom) {
-			snprintf(err, sizeof(err), "jflame: out of memory reading %s", input_name(cmd.inputs[i]));
-			goto out;
-		}
-		if (st.bad_lines && !first_bad[0])
-			snprintf(first_bad, sizeof(first_bad), "%s: '%s'", input_name(cmd.inputs[i]), st.first_bad);
-		bad += st.bad_lines;
-		longl += st.long_lines;
-		samples += st.samples;
-	}
-	const char *name = input_name(cmd.inputs[0]);
-	if (samples == 0) {
+	int rd = cli_scripts_read(cmd.inputs, cmd.ninputs, heatmap_reader_sample, &r, &r.oom, &lines, err, sizeof(err));
+	if (rd > 0)
+		snprintf(err, sizeof(err), "jflame: out of memory reading %s", cli_input_name(lines.oom_input));
+	if (rd != 0)
+		goto out;
+	const char *name = cli_input_name(cmd.inputs[0]);
+	if (lines.samples == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
-			 "(perf record -g, then perf script)", name, bad ? " (it does not look like perf script output)" : "");
+			 "(perf record -g, then perf script)", name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
-	if (bad || longl)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %s)\n",
-			bad, longl, first_bad[0] ? first_bad : "-");
-	if (r.c.other_event)
-		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
-			r.c.event, r.c.other_event);
+	cli_scripts_warn(&lines, 159, &r.c); /* the first bad line as it always was: cut to 159 bytes */
 	if (r.untimed)
 		fprintf(stderr, "jflame: warning: %" PRIu64 " samples without a timestamp left out\n", r.untimed);
 	if (h.bad_time)
 		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n", h.bad_time);
 	if (h.n == 0) {
-		if (r.untimed == samples)
+		if (r.untimed == lines.samples)
 			snprintf(err, sizeof(err), "jflame: the samples in %s have no timestamps; the heat map needs them "
 				 "(perf script prints them unless -F leaves out time)", name);
 		else if (r.idle)
@@ -222,18 +200,11 @@ int cmd_heatmap(int argc, char **argv)
 	cmd.o.idle = r.idle;
 	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0)
 		goto out;
-	if (out_file_open(&of, cmd.output && strcmp(cmd.output, "-") ? cmd.output : NULL, err, sizeof(err)) != 0)
-		goto out;
-	open_out = true;
-	if (heatmap_write_html(of.f, &h, &cmd.o, err, sizeof(err)) != 0)
-		goto out;
-	open_out = false;
-	if (out_file_commit(&of, err, sizeof(err)) != 0)
+	struct page_out page = { &h, &cmd.o };
+	if (cli_output_write(cli_output_path(cmd.output), write_page, &page, err, sizeof(err)) != 0)
 		goto out;
 	rc = 0;
 out:
-	if (open_out)
-		out_file_abort(&of);
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
 	if (reader)

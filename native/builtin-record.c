@@ -35,6 +35,7 @@
 #include "speedscope.h"
 #include "stack_fold.h"
 #include "stack_table.h"
+#include "stacks_order.h"
 #include "str_intern.h"
 #include "symbolize.h"
 
@@ -110,6 +111,7 @@ struct window {
 	struct out_file stacks;     /* the .stacks output, written as samples come */
 	bool stacks_open;
 	char stacks_path[4096];
+	struct stacks_order stacks_order; /* its samples on their way, put in time order */
 	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
 };
 
@@ -651,7 +653,7 @@ static const struct frame *sample_frames(struct record *r, const struct profile_
 static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
 				const char *thread, const struct frame *f, size_t n)
 {
-	FILE *out = w->stacks.f;
+	FILE *out = stacks_order_begin(&w->stacks_order, w->stacks.f);
 	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
 	uint64_t period = strcmp(event, "cpu-clock") == 0 ? 1000000000ULL / (uint64_t)r->o.freq : 1;
 	if (s->kind == PROFILE_KIND_OFFCPU) { /* as perf's offcpu-time: the period is the time blocked */
@@ -668,6 +670,7 @@ static void write_stacks_sample(struct record *r, struct window *w, const struct
 			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
 	}
 	fputc('\n', out);
+	stacks_order_end(&w->stacks_order, s->ts_ns, w->stacks.f);
 }
 
 /* Whether the sample ran JIT code its agent has not named yet, and is young
@@ -1214,6 +1217,7 @@ static int write_outputs(struct record *r, struct window *w, char *wrote, size_t
 				continue;
 			w->stacks_open = false;
 			snprintf(path, sizeof(path), "%s", w->stacks_path);
+			stacks_order_flush(&w->stacks_order, w->stacks.f);
 			wr = out_file_commit(&w->stacks, e, sizeof(e));
 		} else if (output_path(r, w, i, path, sizeof(path), e, sizeof(e)) != 0 ||
 			   out_file_open(&of, path, e, sizeof(e)) != 0) {
@@ -1377,6 +1381,7 @@ static void window_free(struct record *r, struct window *w)
 		heatmap_free(&w->heatmap);
 	if (w->stacks_open)
 		out_file_abort(&w->stacks);
+	stacks_order_free(&w->stacks_order);
 	w->stacks_open = false;
 	w->open = false;
 }

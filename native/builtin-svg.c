@@ -1,17 +1,16 @@
 /* builtin-svg.c - `jflame svg`: folded stacks (flamegraph.pl's input, also its
  * two-column differential form) to an interactive SVG, with flamegraph.pl's options. */
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
-#include "out_file.h"
 
 static const char usage[] =
 	"usage: jflame svg [options] [FILE...] > graph.svg\n"
@@ -61,21 +60,20 @@ struct svg_cmd {
 
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
-	enum { O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE, O_FONTSIZE, O_COUNTNAME,
-	       O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED, O_FLAMECHART, O_NEGATE, O_NOTES,
-	       O_NOLEGEND };
+	enum { O_FONTTYPE = FG_CLI_NEXT, O_FONTSIZE, O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED,
+	       O_FLAMECHART, O_NOTES, O_NOLEGEND };
 	static const struct option longopts[] = {
-		{ "title", required_argument, NULL, O_TITLE },       { "subtitle", required_argument, NULL, O_SUBTITLE },
-		{ "width", required_argument, NULL, O_WIDTH },       { "height", required_argument, NULL, O_HEIGHT },
-		{ "minwidth", required_argument, NULL, O_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
-		{ "fontsize", required_argument, NULL, O_FONTSIZE }, { "countname", required_argument, NULL, O_COUNTNAME },
-		{ "nametype", required_argument, NULL, O_NAMETYPE }, { "colors", required_argument, NULL, O_COLORS },
-		{ "color", required_argument, NULL, O_COLORS },      { "hash", no_argument, NULL, O_HASH },
-		{ "random", no_argument, NULL, O_RANDOM },           { "reverse", no_argument, NULL, O_REVERSE },
-		{ "inverted", no_argument, NULL, O_INVERTED },       { "flamechart", no_argument, NULL, O_FLAMECHART },
-		{ "negate", no_argument, NULL, O_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },      { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },                  { NULL, 0, NULL, 0 },
+		{ "title", required_argument, NULL, FG_CLI_TITLE },       { "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
+		{ "fontsize", required_argument, NULL, O_FONTSIZE },      { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "nametype", required_argument, NULL, O_NAMETYPE },      { "colors", required_argument, NULL, O_COLORS },
+		{ "color", required_argument, NULL, O_COLORS },           { "hash", no_argument, NULL, O_HASH },
+		{ "random", no_argument, NULL, O_RANDOM },                { "reverse", no_argument, NULL, O_REVERSE },
+		{ "inverted", no_argument, NULL, O_INVERTED },            { "flamechart", no_argument, NULL, O_FLAMECHART },
+		{ "negate", no_argument, NULL, FG_CLI_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },                       { NULL, 0, NULL, 0 },
 	};
 	static const char *const palettes[] = { "java", "hot", "mem", "io", "js", "red", "green", "blue",
 						"aqua", "yellow", "purple", "orange" };
@@ -86,22 +84,12 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long_only(argc, argv, "o:h", longopts, &idx)) != -1) {
+		int shared = fg_cli_option(&c->o, ch, optarg);
+		if (shared < 0)
+			return -1;
+		if (shared > 0)
+			continue;
 		switch (ch) {
-		case O_TITLE:
-			c->o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			c->o.subtitle = optarg;
-			break;
-		case O_WIDTH:
-		case O_HEIGHT:
-			if (fg_cli_size(&c->o, ch == O_WIDTH, optarg) != 0)
-				return -1;
-			break;
-		case O_MINWIDTH:
-			if (fg_cli_minwidth(&c->o, optarg) != 0)
-				return -1;
-			break;
 		case O_FONTTYPE:
 			c->o.fonttype = optarg;
 			break;
@@ -111,9 +99,6 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 				return -1;
 			}
 			c->o.fontsize = d;
-			break;
-		case O_COUNTNAME:
-			c->o.countname = optarg;
 			break;
 		case O_NAMETYPE:
 			c->o.nametype = optarg;
@@ -145,9 +130,6 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		case O_FLAMECHART:
 			c->o.flamechart = true;
 			break;
-		case O_NEGATE:
-			c->o.negate = true;
-			break;
 		case O_NOTES:
 			c->o.notes = optarg;
 			break;
@@ -161,11 +143,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			fputs(usage, stdout);
 			return 1;
 		default:
-			if (optopt)
-				fprintf(stderr, "jflame: option %s needs a value; see jflame svg --help\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "jflame: unknown option '%s'; see jflame svg --help\n", argv[optind - 1]);
-			return -1;
+			return cli_option_error("svg", argv[optind - 1], optopt != 0);
 		}
 	}
 	if (optind + 1 < argc) {
@@ -176,43 +154,43 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	return 0;
 }
 
+struct svg_out {
+	const struct folded *f;
+	const struct fg_options *o;
+};
+
+static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct svg_out *w = ctx;
+	return flamegraph_write(out, w->f->stacks, w->f->n, w->o, err, errlen);
+}
+
 int cmd_svg(int argc, char **argv)
 {
 	struct svg_cmd cmd;
 	struct folded f = { 0 };
-	struct out_file of = { 0 };
 	char err[1024] = "";
 	int rc = 1;
-	bool open_out = false;
 
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	if (folded_read(&f, cmd.input, err, sizeof(err)) != 0)
 		goto out;
-	const char *name = strcmp(cmd.input, "-") ? cmd.input : "standard input";
+	const char *name = cli_input_name(cmd.input);
 	if (f.n == 0) {
 		snprintf(err, sizeof(err), "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)", name, f.bad_lines ? " (no line ends in a count)" : "");
 		goto out;
 	}
-	if (f.bad_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n", f.bad_lines,
-			f.first_bad);
+	cli_folded_warn(&f, NULL);
 	cmd.o.differential = f.differential;
 	cmd.o.legend = !cmd.no_legend;
-	if (out_file_open(&of, cmd.output, err, sizeof(err)) != 0)
-		goto out;
-	open_out = true;
-	if (flamegraph_write(of.f, f.stacks, f.n, &cmd.o, err, sizeof(err)) != 0)
-		goto out;
-	open_out = false;
-	if (out_file_commit(&of, err, sizeof(err)) != 0)
+	struct svg_out w = { &f, &cmd.o };
+	if (cli_output_write(cmd.output, write_svg, &w, err, sizeof(err)) != 0)
 		goto out;
 	rc = 0;
 out:
-	if (open_out)
-		out_file_abort(&of);
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
 	folded_free(&f);

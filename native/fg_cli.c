@@ -1,5 +1,4 @@
-/* fg_cli.c - the flame graph's size options (--width, --height, --minwidth)
- * shared by `jflame svg` and `jflame diff`. */
+/* fg_cli.c - the flame graph's options shared by `jflame svg` and `jflame diff`. */
 #include "fg_cli.h"
 
 #include <stdio.h>
@@ -36,4 +35,29 @@ int fg_cli_minwidth(struct fg_options *o, const char *arg)
 	o->minwidth = d > 0 ? d : 1e-9;
 	o->minwidth_percent = pct;
 	return 0;
+}
+
+int fg_cli_option(struct fg_options *o, int ch, const char *arg)
+{
+	switch (ch) {
+	case FG_CLI_TITLE:
+		o->title = arg;
+		return 1;
+	case FG_CLI_SUBTITLE:
+		o->subtitle = arg;
+		return 1;
+	case FG_CLI_WIDTH:
+	case FG_CLI_HEIGHT:
+		return fg_cli_size(o, ch == FG_CLI_WIDTH, arg) == 0 ? 1 : -1;
+	case FG_CLI_MINWIDTH:
+		return fg_cli_minwidth(o, arg) == 0 ? 1 : -1;
+	case FG_CLI_COUNTNAME:
+		o->countname = arg;
+		return 1;
+	case FG_CLI_NEGATE:
+		o->negate = true;
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -35,8 +35,7 @@ struct line_entry {
 
 struct hotspot_names {
 	struct hotspot_layout l;
-	hotspot_read_fn read;
-	void *ctx;
+	struct remote_mem mem;
 	struct str_intern *si;
 	struct name_entry *names; /* open addressing, cap a power of two */
 	size_t nnames, cap;
@@ -53,19 +52,6 @@ struct hotspot_names {
 };
 
 /* ---- memory ---------------------------------------------------------------------- */
-
-static int rd(const struct hotspot_names *n, uint64_t addr, void *buf, size_t len)
-{
-	if (!addr || addr + len < addr)
-		return -1;
-	return n->read(n->ctx, addr, buf, len);
-}
-
-static uint64_t rd_u64(const struct hotspot_names *n, uint64_t addr)
-{
-	uint64_t v = 0;
-	return rd(n, addr, &v, 8) == 0 ? v : 0;
-}
 
 /* addr + off for a layout offset; 0 (unreadable) when the field is unknown. */
 static uint64_t at(uint64_t addr, long off)
@@ -172,8 +158,7 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 	if (!n)
 		return NULL;
 	n->l = *l;
-	n->read = read;
-	n->ctx = ctx;
+	n->mem = (struct remote_mem){ read, ctx };
 	n->si = si;
 	n->cap = 1024;
 	n->nmcap = 256;
@@ -222,11 +207,11 @@ static int symbol_append(const struct hotspot_names *n, uint64_t sym, char *out,
 {
 	uint16_t length = 0; /* a u2: a symbol is at most 64 KiB */
 	char buf[512];
-	if (rd(n, at(sym, n->l.symbol_length), &length, 2) != 0 || length == 0)
+	if (remote_mem_read(&n->mem, at(sym, n->l.symbol_length), &length, 2) != 0 || length == 0)
 		return -1;
 	for (size_t done = 0; done < length;) {
 		size_t chunk = length - done < sizeof(buf) ? length - done : sizeof(buf);
-		if (rd(n, at(sym, n->l.symbol_body) + done, buf, chunk) != 0)
+		if (remote_mem_read(&n->mem, at(sym, n->l.symbol_body) + done, buf, chunk) != 0)
 			return -1;
 		for (size_t i = 0; i < chunk; i++) {
 			unsigned char c = (unsigned char)buf[i];
@@ -247,7 +232,7 @@ static uint64_t pool_symbol(const struct hotspot_names *n, uint64_t cp, uint16_t
 {
 	if (!index || n->l.cp_size <= 0)
 		return 0;
-	return rd_u64(n, cp + (uint64_t)n->l.cp_size + 8 * (uint64_t)index) & ~1ULL;
+	return remote_mem_u64(&n->mem, cp + (uint64_t)n->l.cp_size + 8 * (uint64_t)index) & ~1ULL;
 }
 
 /* A hidden class's name "pkg/Foo$$Lambda$14+0x0000000800c01234" (its Symbol)
@@ -268,7 +253,7 @@ static const char *source_file(struct hotspot_names *n, uint64_t cp)
 	char file[MAX_NAME];
 	uint16_t index = 0;
 	size_t pos = 0;
-	if (rd(n, at(cp, n->l.cp_source_file), &index, 2) != 0 ||
+	if (remote_mem_read(&n->mem, at(cp, n->l.cp_source_file), &index, 2) != 0 ||
 	    symbol_append(n, pool_symbol(n, cp, index), file, sizeof(file), &pos) != 0)
 		return NULL;
 	return str_intern(n->si, file);
@@ -282,15 +267,15 @@ static const char *method_read(struct hotspot_names *n, uint64_t method, uint32_
 	uint64_t holder;
 	uint16_t name_index = 0;
 	size_t pos = 0;
-	*cm = rd_u64(n, at(method, n->l.method_const_method));
+	*cm = remote_mem_u64(&n->mem, at(method, n->l.method_const_method));
 	if (!*cm || (cookie && (uint32_t)(*cm >> 3) != cookie))
 		return NULL;
-	*cp = rd_u64(n, at(*cm, n->l.cm_constants));
-	if (!*cp || rd(n, at(*cm, n->l.cm_name_index), &name_index, 2) != 0 || !name_index)
+	*cp = remote_mem_u64(&n->mem, at(*cm, n->l.cm_constants));
+	if (!*cp || remote_mem_read(&n->mem, at(*cm, n->l.cm_name_index), &name_index, 2) != 0 || !name_index)
 		return NULL;
-	holder = rd_u64(n, at(*cp, n->l.cp_pool_holder));
+	holder = remote_mem_u64(&n->mem, at(*cp, n->l.cp_pool_holder));
 	name[pos++] = 'L';
-	if (symbol_append(n, rd_u64(n, at(holder, n->l.klass_name)), name, MAX_CLASS, &pos) != 0)
+	if (symbol_append(n, remote_mem_u64(&n->mem, at(holder, n->l.klass_name)), name, MAX_CLASS, &pos) != 0)
 		return NULL;
 	hidden_class_dot(name, 1, pos);
 	memcpy(name + pos, ";::", 4);
@@ -345,9 +330,9 @@ const char *hotspot_names_nmethod(struct hotspot_names *n, uint64_t nmethod, uin
 		return NULL;
 	if ((name = nms_find(n, nmethod, compile_id)) != NULL)
 		return name;
-	if (rd(n, at(nmethod, n->l.nm_compile_id), &id, 4) != 0 || (uint32_t)id != compile_id)
+	if (remote_mem_read(&n->mem, at(nmethod, n->l.nm_compile_id), &id, 4) != 0 || (uint32_t)id != compile_id)
 		return NULL;
-	name = hotspot_names_method(n, rd_u64(n, at(nmethod, n->l.nm_method)), 0, t_ns);
+	name = hotspot_names_method(n, remote_mem_u64(&n->mem, at(nmethod, n->l.nm_method)), 0, t_ns);
 	if (name)
 		nms_put(n, nmethod, compile_id, name);
 	return name;
@@ -357,7 +342,7 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 {
 	char name[MAX_NAME];
 	size_t got = 0;
-	uint64_t p = rd_u64(n, at(blob, n->l.blob_name));
+	uint64_t p = remote_mem_u64(&n->mem, at(blob, n->l.blob_name));
 	if (!p)
 		return NULL;
 	/* a C string: read in pieces that stop at 32-byte boundaries, so one
@@ -366,7 +351,7 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 		size_t chunk = 32 - ((p + got) & 31);
 		if (chunk > sizeof(name) - 1 - got)
 			chunk = sizeof(name) - 1 - got;
-		if (!chunk || rd(n, p + got, name + got, chunk) != 0)
+		if (!chunk || remote_mem_read(&n->mem, p + got, name + got, chunk) != 0)
 			return NULL;
 		if (memchr(name + got, '\0', chunk))
 			break;
@@ -443,16 +428,16 @@ static int method_line(struct hotspot_names *n, uint64_t method, uint32_t cookie
 	int line = -1;
 	if (!method || bci < 0 || n->l.cm_size <= 0 || (n->l.cm_flags_size != 2 && n->l.cm_flags_size != 4))
 		return -1;
-	cm = rd_u64(n, at(method, n->l.method_const_method));
+	cm = remote_mem_u64(&n->mem, at(method, n->l.method_const_method));
 	if (!cm || (cookie && (uint32_t)(cm >> 3) != cookie) ||
-	    rd(n, at(cm, n->l.cm_flags), &flags, (size_t)n->l.cm_flags_size) != 0 ||
-	    rd(n, at(cm, n->l.cm_code_size), &code_size, 2) != 0)
+	    remote_mem_read(&n->mem, at(cm, n->l.cm_flags), &flags, (size_t)n->l.cm_flags_size) != 0 ||
+	    remote_mem_read(&n->mem, at(cm, n->l.cm_code_size), &code_size, 2) != 0)
 		return -1;
 	if (!(flags & 1) || bci >= code_size) /* has_linenumber_table */
 		return -1;
 	/* the table follows the bytecodes; the ConstMethod's size bounds it */
 	uint64_t table = cm + (uint64_t)n->l.cm_size + code_size;
-	if (n->l.cm_method_size > 0 && rd(n, at(cm, n->l.cm_method_size), &words, 4) == 0 && words > 0) {
+	if (n->l.cm_method_size > 0 && remote_mem_read(&n->mem, at(cm, n->l.cm_method_size), &words, 4) == 0 && words > 0) {
 		uint64_t end = cm + 8 * (uint64_t)words;
 		if (end <= table)
 			return -1;
@@ -460,9 +445,9 @@ static int method_line(struct hotspot_names *n, uint64_t method, uint32_t cookie
 	}
 	if (!(t = malloc(len)))
 		return -1;
-	if (rd(n, table, t, len) != 0) {
+	if (remote_mem_read(&n->mem, table, t, len) != 0) {
 		size_t rest = 4096 - (size_t)(table & 4095); /* what there is up to the end of its page */
-		if (rest >= len || rd(n, table, t, rest) != 0)
+		if (rest >= len || remote_mem_read(&n->mem, table, t, rest) != 0)
 			goto out;
 		len = rest;
 	}

@@ -6,10 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "remote_mem.h"
 #include "str_intern.h"
 
 /* Reads len bytes at addr of the JVM: 0 when all were read, else -1. */
-typedef int (*hotspot_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+typedef remote_read_fn hotspot_read_fn;
 
 /* Field offsets and sizes the names need (bytes; -1 when the JVM has none). */
 struct hotspot_layout {

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <time.h>
 
 #include "elf_lookup.h"
 #include "hsperf.h"
 #include "proc_info.h"
 #include "proc_maps.h"
+#include "remote_mem.h"
 
 #define MAX_STRIDE 256        /* a table entry is well below this */
 #define MAX_ENTRIES (1 << 15) /* entries of a table at most (JDK 17 has 1500) */
@@ -25,8 +25,7 @@
 struct hotspot_vm {
 	uint64_t jvm_text_low, jvm_text_high; /* libjvm's code (0 unknown) */
 	pid_t pid, nspid;
-	hotspot_read_fn read;
-	void *ctx;
+	struct remote_mem mem;
 	struct hotspot_names *names;
 	uint64_t sym[HOTSPOT_NSYMS]; /* 0: a vm without tables */
 	/* the walker's layout */
@@ -53,28 +52,6 @@ static uint64_t mono_ns(void)
 
 /* ---- memory --------------------------------------------------------------------- */
 
-static int remote_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	pid_t pid = (pid_t)(intptr_t)ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	if (len == 0)
-		return 0;
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
-}
-
-static int rd(const struct hotspot_vm *vm, uint64_t addr, void *buf, size_t len)
-{
-	if (!addr || addr + len < addr)
-		return -1;
-	return vm->read(vm->ctx, addr, buf, len);
-}
-
-static uint64_t rd_u64(const struct hotspot_vm *vm, uint64_t addr)
-{
-	uint64_t v = 0;
-	return rd(vm, addr, &v, 8) == 0 ? v : 0;
-}
-
 /* The tables and their strings live in libjvm's data: read whole pages once
  * (a few dozen reads instead of thousands); a page that cannot be read whole
  * (the end of a test's image) is read as asked. */
@@ -93,9 +70,9 @@ static int pages_read(const struct hotspot_vm *vm, struct pages *pc, uint64_t ad
 		size_t slot = (size_t)(page / PAGE) % PAGES, n = PAGE - (size_t)(a - page);
 		n = n < len - done ? n : len - done;
 		if (pc->addr[slot] != page + 1) {
-			if (rd(vm, page, pc->data[slot], PAGE) != 0) {
+			if (remote_mem_read(&vm->mem, page, pc->data[slot], PAGE) != 0) {
 				pc->addr[slot] = 0;
-				return rd(vm, addr, buf, len);
+				return remote_mem_read(&vm->mem, addr, buf, len);
 			}
 			pc->addr[slot] = page + 1;
 		}
@@ -142,15 +119,15 @@ static const char *const sym_names[HOTSPOT_NSYMS] = {
 static int table_read(const struct hotspot_vm *vm, struct pages *pc, bool types, hotspot_entry_fn fn, void *ctx)
 {
 	const uint64_t *s = vm->sym;
-	uint64_t base = rd_u64(vm, s[types ? HOTSPOT_SYM_TYPES : HOTSPOT_SYM_STRUCTS]);
-	uint64_t stride = rd_u64(vm, s[types ? HOTSPOT_SYM_TYPE_STRIDE : HOTSPOT_SYM_STRUCT_STRIDE]);
-	uint64_t type_off = rd_u64(vm, s[types ? HOTSPOT_SYM_TYPE_TYPE : HOTSPOT_SYM_STRUCT_TYPE]);
-	uint64_t field_off = types ? 0 : rd_u64(vm, s[HOTSPOT_SYM_STRUCT_FIELD]);
-	uint64_t tstring_off = types ? 0 : rd_u64(vm, s[HOTSPOT_SYM_STRUCT_TSTRING]);
-	uint64_t static_off = types ? 0 : rd_u64(vm, s[HOTSPOT_SYM_STRUCT_STATIC]);
-	uint64_t offset_off = types ? 0 : rd_u64(vm, s[HOTSPOT_SYM_STRUCT_OFFSET]);
-	uint64_t address_off = types ? 0 : rd_u64(vm, s[HOTSPOT_SYM_STRUCT_ADDRESS]);
-	uint64_t size_off = types ? rd_u64(vm, s[HOTSPOT_SYM_TYPE_SIZE]) : 0;
+	uint64_t base = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPES : HOTSPOT_SYM_STRUCTS]);
+	uint64_t stride = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPE_STRIDE : HOTSPOT_SYM_STRUCT_STRIDE]);
+	uint64_t type_off = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPE_TYPE : HOTSPOT_SYM_STRUCT_TYPE]);
+	uint64_t field_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_FIELD]);
+	uint64_t tstring_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_TSTRING]);
+	uint64_t static_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_STATIC]);
+	uint64_t offset_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_OFFSET]);
+	uint64_t address_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_ADDRESS]);
+	uint64_t size_off = types ? remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPE_SIZE]) : 0;
 	unsigned char e[MAX_STRIDE];
 	char type[MAX_NAME], field[MAX_NAME], tstring[MAX_NAME];
 	uint64_t type_ptr = 0;
@@ -316,7 +293,7 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t, struct ho
 {
 	int32_t major = 0;
 	if (t->a[A_MAJOR])
-		rd(vm, t->a[A_MAJOR], &major, 4);
+		remote_mem_read(&vm->mem, t->a[A_MAJOR], &major, 4);
 	l->jdk = major > 0 && major < 1000 ? major : 0;
 	l->method_const_method = t->f[F_METHOD_CM];
 	l->cm_constants = t->f[F_CM_CONSTANTS];
@@ -378,8 +355,7 @@ static struct hotspot_vm *vm_alloc(hotspot_read_fn read, void *ctx)
 	struct hotspot_vm *vm = calloc(1, sizeof(*vm));
 	if (!vm)
 		return NULL;
-	vm->read = read;
-	vm->ctx = ctx;
+	vm->mem = (struct remote_mem){ read, ctx };
 	vm->unloaded = -1;
 	return vm;
 }
@@ -405,7 +381,7 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 		snprintf(err, errlen, "jflame: %s: HotSpot's tables lack the fields methods are named with", who);
 		return -1;
 	}
-	if (!(vm->names = hotspot_names_new(&l, vm->read, vm->ctx, si))) {
+	if (!(vm->names = hotspot_names_new(&l, vm->mem.read, vm->mem.ctx, si))) {
 		snprintf(err, errlen, "jflame: out of memory");
 		return -1;
 	}
@@ -494,7 +470,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 
 	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
 		return NULL;
-	if (!(vm = vm_alloc(remote_read, (void *)(intptr_t)pid))) {
+	if (!(vm = vm_alloc(remote_mem_pid_read, (void *)(intptr_t)pid))) {
 		snprintf(err, errlen, "jflame: out of memory");
 		return NULL;
 	}
@@ -553,24 +529,24 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 	if (!vm->walkable)
 		return -1;
 	memset(out, 0, sizeof(*out));
-	heaps = rd_u64(vm, vm->heaps_addr);
-	low = rd_u64(vm, vm->low_bound_addr);
-	high = rd_u64(vm, vm->high_bound_addr);
-	stubq = rd_u64(vm, vm->interp_code_addr);
+	heaps = remote_mem_u64(&vm->mem, vm->heaps_addr);
+	low = remote_mem_u64(&vm->mem, vm->low_bound_addr);
+	high = remote_mem_u64(&vm->mem, vm->high_bound_addr);
+	stubq = remote_mem_u64(&vm->mem, vm->interp_code_addr);
 	if (!heaps || !low || high <= low || !stubq)
 		return 0; /* not set up yet */
-	if (rd(vm, heaps + (uint64_t)vm->ga_len, &len, 4) != 0 || !(data = rd_u64(vm, heaps + (uint64_t)vm->ga_data)) ||
-	    len <= 0)
+	if (remote_mem_read(&vm->mem, heaps + (uint64_t)vm->ga_len, &len, 4) != 0 ||
+	    !(data = remote_mem_u64(&vm->mem, heaps + (uint64_t)vm->ga_data)) || len <= 0)
 		return 0;
 	if (len > PROFILE_HOTSPOT_HEAPS)
 		return -1;
 	for (int32_t i = 0; i < len; i++) {
-		uint64_t heap = rd_u64(vm, data + 8 * (uint64_t)i);
-		if (!heap || rd(vm, heap + (uint64_t)vm->heap_log2_seg, &log2, 4) != 0)
+		uint64_t heap = remote_mem_u64(&vm->mem, data + 8 * (uint64_t)i);
+		if (!heap || remote_mem_read(&vm->mem, heap + (uint64_t)vm->heap_log2_seg, &log2, 4) != 0)
 			return 0;
-		out->heap_low[i] = rd_u64(vm, heap + (uint64_t)vm->heap_memory + (uint64_t)vm->vs_low);
-		out->heap_high[i] = rd_u64(vm, heap + (uint64_t)vm->heap_memory + (uint64_t)vm->vs_high);
-		out->heap_segmap[i] = rd_u64(vm, heap + (uint64_t)vm->heap_segmap + (uint64_t)vm->vs_low);
+		out->heap_low[i] = remote_mem_u64(&vm->mem, heap + (uint64_t)vm->heap_memory + (uint64_t)vm->vs_low);
+		out->heap_high[i] = remote_mem_u64(&vm->mem, heap + (uint64_t)vm->heap_memory + (uint64_t)vm->vs_high);
+		out->heap_segmap[i] = remote_mem_u64(&vm->mem, heap + (uint64_t)vm->heap_segmap + (uint64_t)vm->vs_low);
 		if (!out->heap_low[i] || out->heap_high[i] <= out->heap_low[i] || !out->heap_segmap[i])
 			return 0;
 		if (out->heap_low[i] < low || out->heap_high[i] > high)
@@ -581,9 +557,9 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 		out->segment_shift = (__u32)log2;
 	}
 	out->nheaps = (__u32)len;
-	buf = rd_u64(vm, stubq + (uint64_t)vm->sq_stub_buffer);
-	if (!buf || rd(vm, stubq + (uint64_t)vm->sq_buffer_limit, &limit, 4) != 0 || limit <= 0 || buf < low ||
-	    buf + (uint64_t)limit > high)
+	buf = remote_mem_u64(&vm->mem, stubq + (uint64_t)vm->sq_stub_buffer);
+	if (!buf || remote_mem_read(&vm->mem, stubq + (uint64_t)vm->sq_buffer_limit, &limit, 4) != 0 || limit <= 0 ||
+	    buf < low || buf + (uint64_t)limit > high)
 		return 0;
 	out->code_low = low;
 	out->code_high = high;

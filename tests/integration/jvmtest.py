@@ -13,6 +13,7 @@ import time
 import unittest
 
 AGENT = os.environ.get("JFLAME_AGENT", "")
+JFLAME = os.environ.get("JFLAME_BIN", "")
 JAR = os.environ.get("JFLAME_EXAMPLES_JAR", "")
 JAVA_HOME = os.environ.get("JFLAME_JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
 JAVA = os.path.join(JAVA_HOME, "bin", "java")
@@ -168,6 +169,26 @@ class Jvm:
         raise AssertionError("status never satisfied the condition; last status: %r" % st)
 
 
+def record(args, timeout=120, check=True, launch=False, env=None, cwd=None):
+    """Runs `jflame record ARGS` to its end, standard input closed, and returns
+    the subprocess.CompletedProcess (stdout and stderr as text). check: fail
+    unless it exits 0. launch: with what a JVM it starts needs (JFLAME_AGENT,
+    the sanitizer runtimes). env: more environment; cwd: where to run it."""
+    args = [str(a) for a in args]
+    e = None
+    if launch or env:
+        e = dict(os.environ)
+        if launch:
+            e["JFLAME_AGENT"] = AGENT
+            e.update(JVM_ENV)
+        e.update(env or {})
+    r = subprocess.run([JFLAME, "record"] + args, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL, env=e, cwd=cwd)
+    if check and r.returncode != 0:
+        raise AssertionError("jflame record %s failed (exit %d):\n%s" % (" ".join(args), r.returncode, r.stderr))
+    return r
+
+
 def read_map(path):
     entries = []
     with open(path) as f:
@@ -189,6 +210,12 @@ def read_folded(path):
                 raise AssertionError("%s:%d: not a folded line: %r" % (path, n, line))
             stacks.append((stack.split(";"), int(count)))
     return stacks
+
+
+def stacks_times(path):
+    """The sample times (seconds) of a .stacks file, in the order written."""
+    with open(path) as f:
+        return [float(m.group(1)) for m in re.finditer(r"^\S.* (\d+\.\d+): \d+ \S+:$", f.read(), re.M)]
 
 
 def read_status(path):

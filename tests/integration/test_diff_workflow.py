@@ -35,13 +35,8 @@ class DiffWorkflowTest(unittest.TestCase):
 
     def record(self, fmt):
         folded = self.out(fmt + ".folded")
-        env = dict(os.environ, JFLAME_AGENT=jvmtest.AGENT)
-        env.update(jvmtest.JVM_ENV)
-        r = subprocess.run([JFLAME, "record", "-o", folded, "--", jvmtest.JAVA, "-cp", jvmtest.JAR,
-                            "jflame.examples.KafkaStyle", "--seconds", "5", "--format", fmt],
-                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, env=env,
-                           cwd=self.tmp)
-        self.assertEqual(r.returncode, 0, r.stderr)
+        r = jvmtest.record(["-o", folded, "--", jvmtest.JAVA, "-cp", jvmtest.JAR, "jflame.examples.KafkaStyle",
+                            "--seconds", "5", "--format", fmt], launch=True, cwd=self.tmp)
         return folded, rate(r.stdout), r.stderr
 
     def test_string_format_regression_is_red(self):

@@ -27,10 +27,7 @@ class LaunchTest(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def launch(self, record_args, command, timeout=120):
-        env = dict(os.environ, JFLAME_AGENT=jvmtest.AGENT)
-        env.update(jvmtest.JVM_ENV)
-        return subprocess.run([JFLAME, "record"] + record_args + ["--"] + command, capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env, cwd=self.tmp)
+        return jvmtest.record(record_args + ["--"] + command, timeout=timeout, check=False, launch=True, cwd=self.tmp)
 
     def workload(self, *args):
         return [jvmtest.JAVA, "-cp", jvmtest.JAR, "jflame.examples.Workload"] + [str(a) for a in args]

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import unittest
@@ -47,9 +46,7 @@ class OffCpuCase(unittest.TestCase):
         """Records the JVM; returns jflame's result and the thread's measured
         sleep fraction over the recording (from its totals lines around it)."""
         before = self.totals(jvm)
-        r = subprocess.run([JFLAME, "record", "-p", str(jvm.pid), "-d", str(SECONDS)] + list(args),
-                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, "jflame record failed:\n" + r.stderr)
+        r = jvmtest.record(["-p", jvm.pid, "-d", SECONDS] + list(args))
         time.sleep(0.5)  # the next totals line
         after = self.totals(jvm)
         slept, spun = after[1] - before[1], after[2] - before[2]
@@ -141,9 +138,7 @@ class HostTest(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="jflame-offcpu-")
         self.addCleanup(shutil.rmtree, tmp, True)
         stacks, folded = os.path.join(tmp, "host.stacks"), os.path.join(tmp, "host.folded")
-        r = subprocess.run([JFLAME, "record", "-a", "-e", "offcpu", "-d", "3", "-o", stacks, "-o", folded],
-                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, r.stderr)
+        jvmtest.record(["-a", "-e", "offcpu", "-d", "3", "-o", stacks, "-o", folded])
         head = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
         per_tid = {}
         with open(stacks) as f:
@@ -161,7 +156,7 @@ class HostTest(unittest.TestCase):
 class BadOptionsTest(unittest.TestCase):
     def fails(self, args, expect):
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        r = subprocess.run([JFLAME, "record"] + args, capture_output=True, text=True, timeout=60)
+        r = jvmtest.record(args, timeout=60, check=False)
         self.assertNotEqual(r.returncode, 0)
         lines = r.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, r.stderr)

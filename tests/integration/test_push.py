@@ -111,10 +111,7 @@ class PushTest(unittest.TestCase):
         return j
 
     def record(self, *args, env=None, timeout=120):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})), cwd=self.tmp)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout, env=env, cwd=self.tmp)
 
     def decode(self, srv):
         """Each request as (query dict, headers, series name, labels dict, protoc-decoded profile)."""
@@ -336,8 +333,7 @@ class PushTest(unittest.TestCase):
             (["--push", "http://127.0.0.1:9", "--push-basic-auth", "secretwithoutcolon"], "USER:PASSWORD"),
             (["--push", "http://127.0.0.1:9", "--push-timeout", "0"], "--push-timeout takes"),
         ):
-            r = subprocess.run([JFLAME, "record", "-p", str(os.getpid()), "-d", "1"] + args, capture_output=True,
-                               text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=self.tmp)
+            r = jvmtest.record(["-p", os.getpid(), "-d", "1"] + args, timeout=60, check=False, cwd=self.tmp)
             self.assertEqual(os.listdir(self.tmp), [], "%s wrote something" % args)
             self.assertNotEqual(r.returncode, 0, args)
             lines = r.stderr.strip().splitlines()

@@ -41,10 +41,7 @@ class RecordCase(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def record(self, *args, timeout=120):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout)
 
     def jvm(self, mode, millis, agent_opts="", flags=("-XX:+PreserveFramePointer",)):
         jvm = Jvm([mode, str(millis)], agent_opts=agent_opts, jvm_flags=list(flags))
@@ -95,6 +92,10 @@ class JavaRecordTest(RecordCase):
         self.assertEqual(len(blocks), total)
         head = blocks[0].splitlines()[0]
         self.assertRegex(head, r"^.+ \d+/\d+ \[\d{3}\] \d+\.\d{6}: \d+ (cpu-clock|cycles):$")
+        # in time order, whichever CPU's buffer or queue a sample came through
+        times = jvmtest.stacks_times(stacks_out)
+        self.assertEqual(len(times), total)
+        self.assertEqual(times, sorted(times), "the .stacks samples are not in time order")
         self.assertIn("Ljflame/examples/Workload;::spin (/tmp/perf-%d.map)" % jvm.pid, text)
 
     def test_pprof_speedscope_and_heatmap_outputs(self):

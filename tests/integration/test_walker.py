@@ -92,9 +92,7 @@ class WalkerTest(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def record(self, *args, timeout=180):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout)
 
     def jvm(self, args, agent_opts=None, flags=(), stacks=False, ready=None):
         kw = {}

@@ -15,7 +15,7 @@ import time
 import unittest
 
 import jvmtest
-from jvmtest import read_folded
+from jvmtest import read_folded, stacks_times
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 CPUHOG = os.environ.get("JFLAME_CPUHOG", "")
@@ -28,12 +28,6 @@ STAMP = re.compile(r"cpu-(\d{8}T\d{6}Z)\.folded$")
 def windows(stderr):
     return [dict(seq=int(m.group(1)), start=m.group(2), seconds=float(m.group(3)), samples=int(m.group(4)),
                  lost=int(m.group(5)), wrote=m.group(9).split()) for m in WINDOW.finditer(stderr)]
-
-
-def stacks_times(path):
-    """The sample times (seconds) of a .stacks file."""
-    with open(path) as f:
-        return [float(m.group(1)) for m in re.finditer(r"^\S.* (\d+\.\d+): \d+ \S+:$", f.read(), re.M)]
 
 
 def proc_usage(pid):
@@ -62,10 +56,7 @@ class WindowCase(unittest.TestCase):
         return h
 
     def run_record(self, *args, timeout=120):
-        r = subprocess.run([JFLAME, "record"] + list(args), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        self.assertEqual(r.returncode, 0, "jflame record %s failed:\n%s" % (" ".join(args), r.stderr))
-        return r
+        return jvmtest.record(args, timeout=timeout)
 
 
 class WindowTest(WindowCase):
@@ -99,6 +90,7 @@ class WindowTest(WindowCase):
             times = stacks_times(stacks)
             self.assertEqual(n, w["samples"] - w["lost"])
             self.assertEqual(len(times), n)
+            self.assertEqual(times, sorted(times), "%s is not in time order" % stacks)
             if times:
                 spans.append((min(times), max(times)))
         self.assertGreater(sum(w["samples"] for w in ws), 200)
@@ -157,8 +149,7 @@ class WindowTest(WindowCase):
 
 class WindowBadInputTest(WindowCase):
     def fails(self, args, expect):
-        r = subprocess.run([JFLAME, "record"] + args, capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
+        r = jvmtest.record(args, timeout=60, check=False)
         self.assertEqual(r.returncode, 2, r.stderr)
         lines = r.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, r.stderr)

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
 
 #include "hotspot_vm.h"
+#include "remote_mem.h"
 
 #define MAX_METHODS 16
 #define MAX_BLOCKS 10000000 /* blocks of one heap walked at most */
@@ -16,8 +16,7 @@ static pid_t pid;
 
 static int peek(uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+	return remote_mem_pid_read((void *)(intptr_t)pid, addr, buf, len);
 }
 
 static uint64_t now_ns(void)
