@@ -172,7 +172,7 @@ void call_tree_free(struct call_tree *t)
 /* the name without jflame's kind annotation, as the SVG shows it */
 static size_t shown_len(const char *s, size_t len)
 {
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0k", s[len - 2]))
+	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
 		return len - 4;
 	return len;
 }
