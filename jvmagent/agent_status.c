@@ -50,6 +50,7 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 		  AGENT_STATUS_FORMAT, st->version, (int)st->pid, st->process_start);
 	pos = add(buf, len, pos, "mode=%s\nstate=%s\noptions=%s\njvm=%s\nmap=%s\nevents=%s\n", st->mode,
 		  st->state, st->options, st->jvm ? st->jvm : "", st->map_path, st->events_path);
+	pos = add(buf, len, pos, "samples_path=%s\n", st->samples_path ? st->samples_path : "");
 	pos = add(buf, len, pos, "started_ns=%" PRIu64 "\nupdated_ns=%" PRIu64 "\n", st->started_ns, st->updated_ns);
 	pos = add(buf, len, pos, "preserve_frame_pointer=%s\n", pfp);
 	pos = add(buf, len, pos, "debug_non_safepoints=%s\n", st->debug_non_safepoints > 0 ? "on" :

@@ -16,6 +16,7 @@ struct agent_thread {
 
 struct agent_status {
 	const char *version, *mode, *state, *options, *jvm, *map_path, *events_path;
+	const char *samples_path; /* the sample ring, "" when there is none */
 	pid_t pid;
 	uint64_t process_start; /* /proc/self/stat starttime, to tell a reused pid */
 	uint64_t started_ns, updated_ns; /* CLOCK_MONOTONIC */

@@ -20,4 +20,18 @@ struct java_method_desc {
 size_t java_name_append(char *buf, size_t len, size_t pos, const struct java_method_desc *m,
 			const struct agent_options *opts);
 
+/* The class of a JVM class signature as jflame's folded stacks show it:
+ * "Ljava/lang/String;" -> "java/lang/String", "[B" -> "byte[]",
+ * "[Ljava/lang/Object;" -> "java/lang/Object[]", "[[I" -> "int[][]", "I" -> "int".
+ * A signature of another shape is kept as it is. ';', newline and carriage
+ * return become '_' (they would break a folded line). Appends into buf at pos
+ * (NUL-terminated, truncated if it does not fit); returns the new pos, which
+ * stays below len. */
+size_t java_class_name(char *buf, size_t len, size_t pos, const char *sig);
+
+/* A Java frame as jflame's folded stacks name it, "pkg/Class.method": the
+ * class as java_class_name renders it, '.', the method name (sanitised
+ * alike; "?" for a NULL one). Same buffer rules as java_class_name. */
+size_t java_frame_name(char *buf, size_t len, size_t pos, const char *class_sig, const char *method);
+
 #endif

@@ -76,7 +76,7 @@ class Jvm:
         self.pid = self.proc.pid
         # pids wrap (pid_max is 32768 here): files an earlier process with this
         # pid left (a killed JVM, perf-map-agent) are not this JVM's
-        for p in (self.map_path, self.events_path, self.status_path):
+        for p in (self.map_path, self.events_path, self.status_path, self.samples_path):
             try:
                 if os.stat(p).st_mtime < started:
                     os.unlink(p)
@@ -123,7 +123,7 @@ class Jvm:
     def cleanup(self):
         self.kill()
         # a killed JVM leaves its attach socket behind
-        for p in (self.map_path, self.events_path, self.status_path, self.out_path, self.err_path,
+        for p in (self.map_path, self.events_path, self.status_path, self.samples_path, self.out_path, self.err_path,
                   "/tmp/.java_pid%d" % self.pid):
             try:
                 os.unlink(p)
@@ -139,6 +139,10 @@ class Jvm:
     @property
     def events_path(self):
         return "/tmp/jflame-%d.events" % self.pid
+
+    @property
+    def samples_path(self):
+        return "/tmp/jflame-%d.samples" % self.pid
 
     @property
     def status_path(self):

@@ -102,6 +102,7 @@ static struct agent_status sample(void)
 		.jvm = "OpenJDK 64-Bit Server VM 17.0.9",
 		.map_path = "/tmp/perf-4242.map",
 		.events_path = "/tmp/jflame-4242.events",
+		.samples_path = "/tmp/jflame-4242.samples",
 		.pid = 4242,
 		.process_start = 123456789,
 		.started_ns = 1000000000ULL,
@@ -136,6 +137,7 @@ static const char *const expected_lines[] = {
 	"jvm=OpenJDK 64-Bit Server VM 17.0.9",
 	"map=/tmp/perf-4242.map",
 	"events=/tmp/jflame-4242.events",
+	"samples_path=/tmp/jflame-4242.samples",
 	"started_ns=1000000000",
 	"updated_ns=18446744073709551615",
 	"preserve_frame_pointer=on",
@@ -206,7 +208,9 @@ static void test_render_variants(void)
 	st.error = "";
 	st.nthreads = 0;
 	st.threads = NULL;
+	st.samples_path = NULL;
 	agent_status_render(&st, buf, sizeof(buf));
+	CHECK_MSG(has_line(buf, "samples_path="), "%s", buf);
 	CHECK_MSG(has_line(buf, "preserve_frame_pointer=off"), "%s", buf);
 	CHECK_MSG(has_line(buf, "jvm="), "%s", buf);
 	CHECK_MSG(has_line(buf, "error="), "%s", buf);

@@ -156,8 +156,98 @@ static void test_full_buffer(void)
 	CHECK(check_filled(mem + 8, sizeof(mem) - 8, '#'));
 }
 
+/* Class signatures and frames as jflame's folded stacks show them. */
+struct class_case {
+	const char *sig, *want;
+};
+
+static const struct class_case class_cases[] = {
+	{ "Ljava/lang/String;", "java/lang/String" },
+	{ "[B", "byte[]" },
+	{ "[C", "char[]" },
+	{ "[Z", "boolean[]" },
+	{ "[J", "long[]" },
+	{ "[Ljava/lang/Object;", "java/lang/Object[]" },
+	{ "[[I", "int[][]" },
+	{ "[[[Ljava/util/Map$Entry;", "java/util/Map$Entry[][][]" },
+	{ "I", "int" },
+	{ "V", "void" },
+	{ "LMain;", "Main" },
+	{ "Ljava/lang/invoke/LambdaForm$MH.0x0000000800c01000;", "java/lang/invoke/LambdaForm$MH.0x0000000800c01000" },
+	/* other shapes: kept whole */
+	{ "", "?" },
+	{ NULL, "?" },
+	{ "[", "[" },
+	{ "L;", "L_" },
+	{ "Lpkg/Class", "Lpkg/Class" },
+	{ "[Q", "[Q" },
+	{ "II", "II" },
+	{ "java/lang/String", "java/lang/String" },
+	/* characters that would break a folded line */
+	{ "Lpkg/A;B;", "pkg/A_B" },
+	{ "Lpkg/Cl\nass;", "pkg/Cl_ass" },
+	{ "Lpkg/Cl\rass;", "pkg/Cl_ass" },
+	{ "Lpkg/Cl\\nass;", "pkg/Cl\\nass" },
+	{ "x;y", "x_y" },
+};
+#define NCLASS (sizeof(class_cases) / sizeof(class_cases[0]))
+
+static void test_class_names(void)
+{
+	for (size_t i = 0; i < NCLASS; i++) {
+		char buf[128];
+		size_t n = java_class_name(buf, sizeof(buf), 0, class_cases[i].sig);
+		CHECK_MSG(strcmp(buf, class_cases[i].want) == 0, "class case %zu: '%s', want '%s'", i, buf,
+			  class_cases[i].want);
+		CHECK_MSG(n == strlen(buf), "class case %zu: returned %zu", i, n);
+		/* every shorter buffer: a NUL-terminated prefix, nothing past len */
+		size_t full = strlen(class_cases[i].want);
+		for (size_t len = 0; len <= full + 1; len++) {
+			char mem[160];
+			memset(mem, '#', sizeof(mem));
+			n = java_class_name(len ? mem + 8 : NULL, len, 0, class_cases[i].sig);
+			CHECK(check_filled(mem, 8, '#') && check_filled(mem + 8 + len, sizeof(mem) - 8 - len, '#'));
+			if (len == 0) {
+				CHECK_EQ_INT(n, 0);
+				continue;
+			}
+			size_t want = full < len - 1 ? full : len - 1;
+			CHECK_MSG(n == want && strlen(mem + 8) == want && strncmp(mem + 8, class_cases[i].want, want) == 0,
+				  "class case %zu len %zu: '%s'", i, len, mem + 8);
+		}
+	}
+}
+
+static void test_frame_names(void)
+{
+	char buf[128];
+	size_t n = java_frame_name(buf, sizeof(buf), 0, "Ljflame/examples/AllocMix;", "makeBytes");
+	CHECK_EQ_STR(buf, "jflame/examples/AllocMix.makeBytes");
+	CHECK_EQ_INT(n, strlen(buf));
+	java_frame_name(buf, sizeof(buf), 0, "Ljava/lang/String;", "<init>");
+	CHECK_EQ_STR(buf, "java/lang/String.<init>");
+	java_frame_name(buf, sizeof(buf), 0, "Lpkg/Outer$Inner;", "lambda$run$0");
+	CHECK_EQ_STR(buf, "pkg/Outer$Inner.lambda$run$0");
+	java_frame_name(buf, sizeof(buf), 0, NULL, NULL);
+	CHECK_EQ_STR(buf, "?.?");
+	java_frame_name(buf, sizeof(buf), 0, "Lpkg/C;", "a;b\nc\rd");
+	CHECK_EQ_STR(buf, "pkg/C.a_b_c_d");
+	/* appended after what is there; truncated safely */
+	strcpy(buf, "x:");
+	n = java_frame_name(buf, sizeof(buf), 2, "Lp/C;", "m");
+	CHECK_EQ_STR(buf, "x:p/C.m");
+	CHECK_EQ_INT(n, 7);
+	char small[6];
+	n = java_frame_name(small, sizeof(small), 0, "Lpkg/Class;", "method");
+	CHECK_EQ_STR(small, "pkg/C");
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(java_frame_name(NULL, 0, 0, "Lp/C;", "m"), 0);
+}
+
 int main(void)
 {
+	test_class_names();
+	test_frame_names();
 	test_table();
 	test_append_at_pos();
 	test_truncation();
