@@ -2027,9 +2027,9 @@ static int window_close(struct record *r, struct window *w, uint64_t end_ns)
 		rc = write_outputs(r, w, EV_BPF, wrote, sizeof(wrote), err, sizeof(err));
 		if (r->pusher)
 			push_window(r, w);
-		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
+		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
 			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
-			rec->seconds, r->o.alloc || r->o.lock ? "cpu: " : "", rec->samples, rec->lost, rec->truncated,
+			rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
 			rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
 		if (rc != 0)
 			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
@@ -2475,9 +2475,9 @@ int cmd_record(int argc, char **argv)
 			push_window(&r, w);
 			finish_push(&r);
 		}
-		fprintf(stderr, "jflame: %s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+		fprintf(stderr, "jflame: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n",
-			r.o.alloc || r.o.lock ? "cpu: " : "", w->rec.samples, w->rec.lost, w->rec.truncated,
+			r.o.alloc || r.o.lock ? r.o.bpf_word : "", r.o.alloc || r.o.lock ? ": " : "", w->rec.samples, w->rec.lost, w->rec.truncated,
 			w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote[0] ? wrote : " nothing");
 		if (recording_timed(&w->rec))
 			fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
