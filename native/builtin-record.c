@@ -31,6 +31,7 @@
 #include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
+#include "sample_ring.h"
 #include "sampler.h"
 #include "speedscope.h"
 #include "stack_fold.h"
@@ -40,6 +41,10 @@
 #include "symbolize.h"
 
 #define MAX_OUTPUTS 16
+#define MAX_SPECS (MAX_OUTPUTS * 3) /* outputs once the naming rule of several events is applied */
+#define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
+#define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
+#define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
 #define MAX_PIDS 256
 #define ERR_LEN 1024
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
@@ -56,6 +61,12 @@
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
 
+/* The recordings of one run: the sampler's (cpu, offcpu or wall), and the
+ * agents' allocation and lock samples. */
+enum rec_event { EV_BPF, EV_ALLOC, EV_LOCK, EV_N };
+#define J_ALLOC 0 /* index of the agents' recordings in a window */
+#define J_LOCK 1
+
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
 struct record_opts {
@@ -64,11 +75,22 @@ struct record_opts {
 	size_t npids;
 	int freq;
 	double duration; /* seconds; 0 = until Ctrl-C or every target exited */
-	const char *outputs[MAX_OUTPUTS];
-	enum out_format formats[MAX_OUTPUTS];
+	const char *outputs[MAX_SPECS];     /* after the naming rule: one event each */
+	enum out_format formats[MAX_SPECS];
+	enum rec_event out_ev[MAX_SPECS];
 	size_t noutputs;
+	const char *user_outputs[MAX_OUTPUTS]; /* as given with -o */
+	enum out_format user_formats[MAX_OUTPUTS];
+	size_t nuser_outputs;
 	const char *event;         /* the perf event of CPU samples; NULL: chosen */
 	enum rec_mode mode;        /* -e cpu (default), offcpu, wall */
+	bool ev_given;             /* -e was given */
+	bool bpf_on;               /* a sampler event (cpu, offcpu, wall, a perf event) is recorded */
+	const char *bpf_word;      /* its word in output names: cpu, offcpu or wall */
+	bool alloc, lock;          /* -e alloc, -e lock: the agents' samples */
+	uint64_t alloc_interval;   /* --alloc-interval: bytes between allocation samples */
+	uint64_t lock_min_ns;      /* --lock-min: shorter monitor waits are counted, not recorded */
+	bool alloc_interval_set, lock_min_set, count_view, freq_set;
 	uint64_t min_block_ns;     /* --min-block: shorter off-CPU blocks are counted, not recorded */
 	bool min_block_set;
 	bool include_idle, verbose;
@@ -94,6 +116,13 @@ struct record_opts {
 static const struct record_opts defaults = {
 	.freq = 99,
 	.min_block_ns = 1000, /* 1 us, offcputime's default */
+	.alloc_interval = SAMPLE_RING_DEFAULT_ALLOC_INTERVAL,
+	/* 100 us: a contended enter that waits less mostly spun and got the
+	 * monitor; the agent walks the waiter's stack only for longer waits, so
+	 * its cost (a few us a wait) stays a small part of the time blocked */
+	.lock_min_ns = 100000,
+	.bpf_on = true,
+	.bpf_word = "cpu",
 	.agent_options = "",
 	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
 };
@@ -113,6 +142,19 @@ struct window {
 	char stacks_path[4096];
 	struct stacks_order stacks_order; /* its samples on their way, put in time order */
 	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
+	struct recording jrec[2];   /* the agents' samples: allocations (J_ALLOC) and locks (J_LOCK) */
+	uint64_t jhandled[2], jtruncated[2];
+};
+
+/* A JVM's sample ring (-e alloc, -e lock), read every turn of the main loop. */
+struct ring_src {
+	pid_t pid, nspid;
+	uint64_t start_ticks;      /* the process's start: the ring must be its own */
+	uint64_t first_ns, tried_ns;
+	bool open, gone, failed, told_missing;
+	struct sample_ring_reader rd;
+	uint64_t dropped, lock_short, bad; /* the ring's counters when last read */
+	char agent_error[256];     /* the last agent_error said */
 };
 
 struct record {
@@ -131,6 +173,13 @@ struct record {
 	struct pusher *pusher;      /* --push */
 	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
+	/* the agents' rings */
+	struct ring_src *rings;
+	size_t nrings;
+	uint64_t ring_dropped, ring_lock_short;  /* over every ring, so far */
+	uint64_t ring_dropped_before[2], ring_short_before; /* counted into windows already closed */
+	uint64_t ring_samples;
+	char agent_error[256];     /* the last error an agent reported */
 	struct fold_buf fold;
 	struct fold_buf plain;      /* with want_lines: the fold without its lines */
 	struct frame *frames;
@@ -192,13 +241,14 @@ static const char usage[] =
 	"  -o, --output FILE       write FILE, format by extension; may repeat; %t in\n"
 	"                          the name is the (window's) start in UTC as\n"
 	"                          20261125T015823Z, %p the pid, %h the host, %n the\n"
-	"                          window's number, %% a percent sign:\n"
+	"                          window's number, %e the event, %% a percent sign:\n"
 	"                          .svg flame graph (default jflame.svg; none with --push),\n"
 	"                          .folded/.collapsed folded stacks,\n"
 	"                          .stacks timestamped samples (perf script text),\n"
 	"                          .pb.gz pprof, .json speedscope,\n"
 	"                          .html subsecond-offset heat map (FlameScope)\n"
-	"  -e, --event EVENT       what to record:\n"
+	"  -e, --event EVENT[,EVENT]  what to record: one of cpu, offcpu, wall or a\n"
+	"                          perf event, and/or alloc and lock:\n"
 	"                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
 	"                          where the CPU counts them, else cpu-clock; or name\n"
 	"                          the perf event: -e cycles, -e cpu-clock),\n"
@@ -206,7 +256,21 @@ static const char usage[] =
 	"                          by the nanoseconds it was off the CPU,\n"
 	"                          wall: cpu-clock samples and off-CPU blocks together,\n"
 	"                          each weighted by its time (a thread's width is its\n"
-	"                          elapsed time)\n"
+	"                          elapsed time),\n"
+	"                          alloc: Java allocations sampled by the agent, weighted\n"
+	"                          by bytes, the allocated class as leaf (_[a]),\n"
+	"                          lock: contended synchronized monitors, weighted by\n"
+	"                          the time blocked, the monitor's class as leaf (_[l]);\n"
+	"                          with several events each -o holds one: an output\n"
+	"                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
+	"                          holds it, %e in a name is each event in turn, any\n"
+	"                          other is written per event as NAME-EVENT.EXT\n"
+	"      --alloc-interval SIZE  alloc: bytes between samples, on average (default\n"
+	"                          512k; 64k, 2m; from 1k to 1g)\n"
+	"      --lock-min DURATION  lock: record waits at least this long (default\n"
+	"                          100us; a bare number is us); shorter ones are counted\n"
+	"      --count             alloc, lock: folded, SVG and speedscope weigh stacks\n"
+	"                          by samples, not bytes or time (pprof has both)\n"
 	"      --min-block DURATION  offcpu, wall: record blocks at least this long\n"
 	"                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
 	"                          shorter ones are counted in the subtitle\n"
@@ -244,6 +308,8 @@ static const char usage[] =
 	"  jflame record -o app.svg -- java -jar app.jar\n"
 	"  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
 	"  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
+	"  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
+	"  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
 	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
 	"\n"
 	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
@@ -309,6 +375,194 @@ static int output_format(const char *path, enum out_format *f)
 	return 0;
 }
 
+/* -e: a comma list, at most one sampler event (cpu, offcpu, wall or a perf
+ * event) and alloc and/or lock; -e may repeat, adding to the list. */
+static int parse_events(struct record_opts *o, const char *arg)
+{
+	char buf[256];
+	if (!o->ev_given) { /* the first -e replaces the default (cpu) */
+		o->ev_given = true;
+		o->bpf_on = false;
+	}
+	if (!*arg || strlen(arg) >= sizeof(buf)) {
+		fprintf(stderr, "jflame: -e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
+			"more than one), not '%s'\n", arg);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *p = buf, *tok; p; p = tok) {
+		tok = strchr(p, ',');
+		if (tok)
+			*tok++ = '\0';
+		bool agent_ev = strcmp(p, "alloc") == 0 || strcmp(p, "lock") == 0;
+		bool known = agent_ev || strcmp(p, "cpu") == 0 || strcmp(p, "offcpu") == 0 || strcmp(p, "wall") == 0 ||
+			     strcmp(p, "cpu-clock") == 0 || strcmp(p, "cycles") == 0;
+		if (!known) {
+			fprintf(stderr, "jflame: -e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
+				"separated), not '%s'; see jflame record --help\n", p);
+			return -1;
+		}
+		if (agent_ev) {
+			bool *on = p[0] == 'a' ? &o->alloc : &o->lock;
+			if (*on) {
+				fprintf(stderr, "jflame: -e names %s twice\n", p);
+				return -1;
+			}
+			*on = true;
+			continue;
+		}
+		if (o->bpf_on) {
+			fprintf(stderr, "jflame: -e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
+				"all the sampler's), not '%s' after '%s'\n", p,
+				o->mode == MODE_OFFCPU ? "offcpu" : o->mode == MODE_WALL ? "wall" :
+				o->event ? o->event : "cpu");
+			return -1;
+		}
+		o->bpf_on = true;
+		o->mode = MODE_CPU;
+		o->event = NULL;
+		o->bpf_word = "cpu";
+		if (strcmp(p, "offcpu") == 0) {
+			o->mode = MODE_OFFCPU;
+			o->bpf_word = "offcpu";
+		} else if (strcmp(p, "wall") == 0) {
+			o->mode = MODE_WALL;
+			o->bpf_word = "wall";
+			o->event = "cpu-clock"; /* time-based: its samples are CPU time */
+		} else if (strcmp(p, "cpu-clock") == 0) {
+			o->event = "cpu-clock";
+		} else if (strcmp(p, "cycles") == 0) {
+			o->event = "cycles";
+		}
+	}
+	return 0;
+}
+
+static const char *const event_words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
+
+static const char *ev_word(const struct record_opts *o, enum rec_event ev)
+{
+	return ev == EV_ALLOC ? "alloc" : ev == EV_LOCK ? "lock" : o->bpf_word;
+}
+
+static bool ev_on(const struct record_opts *o, enum rec_event ev)
+{
+	return ev == EV_ALLOC ? o->alloc : ev == EV_LOCK ? o->lock : o->bpf_on;
+}
+
+/* Adds one output of event ev (its name copied). */
+static int add_spec(struct record_opts *o, const char *name, enum out_format f, enum rec_event ev)
+{
+	static char names[MAX_SPECS][4096];
+	if (o->noutputs == MAX_SPECS) {
+		fprintf(stderr, "jflame: too many outputs once expanded per event (at most %d)\n", MAX_SPECS);
+		return -1;
+	}
+	if (strlen(name) >= sizeof(names[0])) {
+		fprintf(stderr, "jflame: output name '%.200s...' is too long\n", name);
+		return -1;
+	}
+	snprintf(names[o->noutputs], sizeof(names[0]), "%s", name);
+	o->outputs[o->noutputs] = names[o->noutputs];
+	o->formats[o->noutputs] = f;
+	o->out_ev[o->noutputs++] = ev;
+	return 0;
+}
+
+/* The naming rule of several events (out_name.h): each -o becomes the
+ * outputs of the events it holds. .stacks and .html hold the sampler's
+ * samples only (they are per-sample timelines of CPU or off-CPU time). */
+static int expand_outputs(struct record_opts *o)
+{
+	size_t nev = (size_t)o->bpf_on + o->alloc + o->lock;
+	for (size_t i = 0; i < o->nuser_outputs; i++) {
+		const char *name = o->user_outputs[i];
+		enum out_format f = o->user_formats[i];
+		bool timeline = f == OUT_STACKS || f == OUT_HEATMAP;
+		const char *what = f == OUT_STACKS ? "the .stacks output (timestamped samples)" :
+				   "the .html heat map";
+		char buf[4096];
+		int w = out_name_event_word(name, event_words, 5);
+		enum rec_event named = EV_N;
+		if (w >= 0 && w <= 2) {
+			if (!o->bpf_on || strcmp(event_words[w], o->bpf_word) != 0)
+				named = EV_N + 1; /* names a sampler event not recorded */
+			else
+				named = EV_BPF;
+		} else if (w == 3 || w == 4) {
+			named = w == 3 ? EV_ALLOC : EV_LOCK;
+		}
+		if (out_name_has_event(name)) {
+			bool any = false;
+			for (int ev = 0; ev < EV_N; ev++) {
+				if (!ev_on(o, (enum rec_event)ev) || (timeline && ev != EV_BPF))
+					continue;
+				if (out_name_for_event(name, ev_word(o, (enum rec_event)ev), buf, sizeof(buf)) != 0 ||
+				    add_spec(o, buf, f, (enum rec_event)ev) != 0)
+					return -1;
+				any = true;
+			}
+			if (!any) {
+				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
+					"with -e %s\n", what, name, o->alloc && o->lock ? "alloc,lock" : o->alloc ? "alloc" : "lock");
+				return -1;
+			}
+			continue;
+		}
+		if (nev == 1) { /* one event: every output holds it, whatever its name */
+			enum rec_event ev = o->bpf_on ? EV_BPF : o->alloc ? EV_ALLOC : EV_LOCK;
+			if (timeline && ev != EV_BPF) {
+				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
+					".folded, .pb.gz or .json\n", what, ev_word(o, ev), ev_word(o, ev));
+				return -1;
+			}
+			if (add_spec(o, name, f, ev) != 0)
+				return -1;
+			continue;
+		}
+		if (w == -2) {
+			fprintf(stderr, "jflame: output '%s' names more than one event; name it for one (cpu.svg, "
+				"alloc.svg) or use %%e\n", name);
+			return -1;
+		}
+		if (named != EV_N && (named > EV_LOCK || !ev_on(o, named))) {
+			fprintf(stderr, "jflame: output '%s' is named for %s, which is not recorded; add it to -e or "
+				"rename the output\n", name, event_words[w]);
+			return -1;
+		}
+		if (named != EV_N) {
+			if (timeline && named != EV_BPF) {
+				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples, not %s ('%s')\n", what,
+					ev_word(o, named), name);
+				return -1;
+			}
+			if (add_spec(o, name, f, named) != 0)
+				return -1;
+			continue;
+		}
+		if (timeline) { /* the sampler's event only, under its own name */
+			if (!o->bpf_on) {
+				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
+					"with -e alloc,lock\n", what, name);
+				return -1;
+			}
+			if (add_spec(o, name, f, EV_BPF) != 0)
+				return -1;
+			continue;
+		}
+		for (int ev = 0; ev < EV_N; ev++) {
+			if (!ev_on(o, (enum rec_event)ev))
+				continue;
+			if (out_name_insert_event(name, ev_word(o, (enum rec_event)ev), buf, sizeof(buf)) != 0 ||
+			    add_spec(o, buf, f, (enum rec_event)ev) != 0) {
+				fprintf(stderr, "jflame: output name '%.200s' is too long\n", name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 static int parse_options(struct record_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -326,6 +580,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "push-basic-auth", required_argument, NULL, 'b' }, { "push-tenant", required_argument, NULL, 'X' },
 		{ "push-ca", required_argument, NULL, 'C' },  { "push-timeout", required_argument, NULL, 'M' },
 		{ "min-block", required_argument, NULL, 'Q' },
+		{ "alloc-interval", required_argument, NULL, 'G' }, { "lock-min", required_argument, NULL, 'H' },
+		{ "count", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -348,6 +604,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 				return -1;
 			}
 			o->freq = (int)v;
+			o->freq_set = true;
 			break;
 		case 'd': {
 			double d;
@@ -443,29 +700,36 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 					".stacks, .pb.gz, .json or .html\n", optarg);
 				return -1;
 			}
-			if (o->noutputs == MAX_OUTPUTS) {
+			if (o->nuser_outputs == MAX_OUTPUTS) {
 				fprintf(stderr, "jflame: at most %d outputs\n", MAX_OUTPUTS);
 				return -1;
 			}
-			o->formats[o->noutputs] = f;
-			o->outputs[o->noutputs++] = optarg;
+			o->user_formats[o->nuser_outputs] = f;
+			o->user_outputs[o->nuser_outputs++] = optarg;
 			break;
 		}
 		case 'e':
-			o->mode = MODE_CPU;
-			o->event = NULL;
-			if (strcmp(optarg, "offcpu") == 0) {
-				o->mode = MODE_OFFCPU;
-			} else if (strcmp(optarg, "wall") == 0) {
-				o->mode = MODE_WALL;
-				o->event = "cpu-clock"; /* time-based: its samples are CPU time */
-			} else if (strcmp(optarg, "cpu-clock") == 0 || strcmp(optarg, "cycles") == 0) {
-				o->event = optarg;
-			} else if (strcmp(optarg, "cpu") != 0) {
-				fprintf(stderr, "jflame: -e takes cpu, offcpu, wall, cpu-clock or cycles, not '%s'; see "
-					"jflame record --help\n", optarg);
+			if (parse_events(o, optarg) != 0)
+				return -1;
+			break;
+		case 'G':
+			if (cli_parse_size(optarg, 1024, (uint64_t)1 << 30, &o->alloc_interval) != 0) {
+				fprintf(stderr, "jflame: --alloc-interval takes a size from 1k to 1g such as 512k or 2m, not "
+					"'%s'\n", optarg);
 				return -1;
 			}
+			o->alloc_interval_set = true;
+			break;
+		case 'H':
+			if (cli_parse_nanos(optarg, 0, 3600000000000ULL, &o->lock_min_ns) != 0) {
+				fprintf(stderr, "jflame: --lock-min takes a duration such as 100us, 1ms or 0.5s (a bare "
+					"number is microseconds), not '%s'\n", optarg);
+				return -1;
+			}
+			o->lock_min_set = true;
+			break;
+		case 'U':
+			o->count_view = true;
 			break;
 		case 'Q':
 			if (cli_parse_nanos(optarg, 0, 3600000000000ULL, &o->min_block_ns) != 0) {
@@ -535,10 +799,28 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		o->command = argv + optind;
 		o->ncommand = argc - optind;
 	}
-	if (o->min_block_set && o->mode == MODE_CPU) {
+	if (o->min_block_set && (o->mode == MODE_CPU || !o->bpf_on)) {
 		fprintf(stderr, "jflame: --min-block goes with -e offcpu or -e wall\n");
 		return -1;
 	}
+	if (o->alloc_interval_set && !o->alloc) {
+		fprintf(stderr, "jflame: --alloc-interval goes with -e alloc\n");
+		return -1;
+	}
+	if (o->lock_min_set && !o->lock) {
+		fprintf(stderr, "jflame: --lock-min goes with -e lock\n");
+		return -1;
+	}
+	if (o->count_view && !o->alloc && !o->lock) {
+		fprintf(stderr, "jflame: --count goes with -e alloc or -e lock (CPU graphs count samples already)\n");
+		return -1;
+	}
+	if (o->push && (o->alloc || o->lock)) {
+		fprintf(stderr, "jflame: --push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
+			"(-o alloc.pb.gz) and push those with your tooling\n");
+		return -1;
+	}
+
 	if (o->all && o->npids > 0) {
 		fprintf(stderr, "jflame: give -p PID or -a, not both\n");
 		return -1;
@@ -553,11 +835,20 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			"to launch a JVM\n");
 		return -1;
 	}
-	if (o->noutputs == 0 && !o->push) { /* with --push, files only when asked for */
-		o->outputs[0] = "jflame.svg";
-		o->formats[0] = OUT_SVG;
-		o->noutputs = 1;
+	if (o->nuser_outputs == 0 && !o->push) { /* with --push, files only when asked for */
+		o->user_outputs[0] = "jflame.svg";
+		o->user_formats[0] = OUT_SVG;
+		o->nuser_outputs = 1;
 	}
+	for (size_t i = 0; i < o->nuser_outputs; i++) {
+		char err[512];
+		if (out_name_check(o->user_outputs[i], err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+	}
+	if (expand_outputs(o) != 0)
+		return -1;
 	size_t nstacks = 0;
 	for (size_t i = 0; i < o->noutputs; i++) {
 		char err[512];
@@ -910,10 +1201,226 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 			if (!symbolizer_has_agent(r->sy, pid))
 				attach_queue_start(r->aq, pid);
 		}
-		if (attach_queue_pending(r->aq, pid) && defer_sample(r, s))
+		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && defer_sample(r, s))
 			return;
 	}
+	if (!r->o.bpf_on) {
+		/* -e alloc/lock alone: the sampler only finds the processes (-a, a
+		 * launched command's children), whose rings are then looked for */
+		if (pid > 0)
+			(void)symbolizer_is_jvm(r->sy, pid);
+		return;
+	}
 	handle_sample(r, s, mono_ns());
+}
+
+/* ---- the agents' samples (-e alloc, -e lock) ------------------------------------- */
+
+struct ring_ctx {
+	struct record *r;
+	struct ring_src *src;
+};
+
+/* One allocation or lock sample: rooted as the CPU samples of its thread are
+ * ([Pod], [Con], [pid] process, thread), its Java frames root first, then the
+ * class as leaf (_[a] allocated, _[l] the monitor's). */
+static int on_ring_sample(void *ctx, const struct sample_view *v)
+{
+	struct ring_ctx *c = ctx;
+	struct record *r = c->r;
+	pid_t pid = c->src->pid;
+	int k = v->kind == SAMPLE_ALLOC ? J_ALLOC : v->kind == SAMPLE_LOCK ? J_LOCK : -1;
+	char root[128], leaf[1100];
+	const char *pod, *con;
+	if (k < 0 || !(k == J_ALLOC ? r->o.alloc : r->o.lock))
+		return 0;
+	struct window *w = window_for(r, v->ts_ns);
+	if (!w) {
+		r->no_window++;
+		return 0;
+	}
+	r->ring_samples++;
+	w->jhandled[k]++;
+	fold_reset(&r->fold);
+	symbolizer_container(r->sy, pid, &pod, &con);
+	if (pod)
+		fold_add(&r->fold, pod);
+	if (con)
+		fold_add(&r->fold, con);
+	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(r->sy, pid));
+	fold_add(&r->fold, root);
+	fold_add(&r->fold, symbolizer_thread_name_ns(r->sy, pid, (pid_t)v->tid));
+	if (v->flags & SAMPLE_TRUNCATED) { /* its outermost frames are lost */
+		w->jtruncated[k]++;
+		fold_add(&r->fold, "[truncated]");
+	}
+	for (size_t i = v->nframes; i > 0; i--)
+		fold_add(&r->fold, v->frames[i - 1]);
+	snprintf(leaf, sizeof(leaf), "%.1000s%s", v->cls && *v->cls ? v->cls : "[unknown class]",
+		 k == J_ALLOC ? "_[a]" : "_[l]");
+	fold_add(&r->fold, leaf);
+	if (r->fold.oom || recording_add_weighted(&w->jrec[k], r->fold.p, r->fold.len, 1, v->weight) != 0)
+		w->oom++;
+	return 0;
+}
+
+static struct ring_src *ring_find(struct record *r, pid_t pid)
+{
+	for (size_t i = 0; i < r->nrings; i++)
+		if (r->rings[i].pid == pid && !r->rings[i].gone)
+			return &r->rings[i];
+	return NULL;
+}
+
+static void ring_add(struct record *r, pid_t pid, uint64_t now)
+{
+	char path[64];
+	if (r->nrings == MAX_RINGS)
+		return;
+	struct ring_src *grown = realloc(r->rings, (r->nrings + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	r->rings = grown;
+	struct ring_src *src = &r->rings[r->nrings];
+	memset(src, 0, sizeof(*src));
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	src->pid = pid;
+	src->nspid = proc_info_nspid(path, pid);
+	src->start_ticks = proc_info_start_time(pid);
+	src->first_ns = now;
+	src->rd.fd = -1;
+	if (!src->start_ticks)
+		return; /* gone already */
+	r->nrings++;
+}
+
+/* Reads what the ring holds, and its counters: drops and the agent's error. */
+static void ring_drain(struct record *r, struct ring_src *src)
+{
+	struct ring_ctx c = { r, src };
+	struct sample_ring_stats st;
+	if (sample_ring_read(&src->rd, on_ring_sample, &c) < 0)
+		return;
+	if (src->rd.bad > src->bad) { /* records that failed validation: lost too */
+		r->ring_dropped += src->rd.bad - src->bad;
+		src->bad = src->rd.bad;
+	}
+	if (sample_ring_stats(&src->rd, &st) != 0)
+		return;
+	if (st.dropped > src->dropped)
+		r->ring_dropped += st.dropped - src->dropped;
+	src->dropped = st.dropped;
+	if (st.lock_short > src->lock_short)
+		r->ring_lock_short += st.lock_short - src->lock_short;
+	src->lock_short = st.lock_short;
+	st.agent_error[sizeof(st.agent_error) - 1] = '\0';
+	if (st.agent_error[0] && strcmp(st.agent_error, src->agent_error) != 0) {
+		snprintf(src->agent_error, sizeof(src->agent_error), "%s", st.agent_error);
+		snprintf(r->agent_error, sizeof(r->agent_error), "pid %d: %.200s", (int)src->pid, st.agent_error);
+		if (r->tty_progress)
+			fprintf(stderr, "\r\033[K");
+		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, st.agent_error);
+	}
+}
+
+/* Every turn of the main loop (final: once more after it, then closed): the
+ * target JVMs' rings are found, asked for the events (the agent turns them
+ * off 5 s after the last ask) and read; a JVM that exited has its ring read
+ * to the end and closed. */
+static void rings_poll(struct record *r, bool final)
+{
+	uint64_t now = mono_ns();
+	uint32_t want = (r->o.alloc ? SAMPLE_WANT_ALLOC : 0) | (r->o.lock ? SAMPLE_WANT_LOCK : 0);
+	if (!want)
+		return;
+	if (!final) {
+		for (size_t i = 0; i < r->o.npids; i++)
+			if (!ring_find(r, r->o.pids[i]))
+				ring_add(r, r->o.pids[i], now);
+		if (r->o.all || r->o.command) { /* every JVM seen (a launched command's children too) */
+			static pid_t seen[8192];
+			size_t n = symbolizer_processes(r->sy, seen, 8192);
+			for (size_t i = 0; i < n; i++)
+				if (seen[i] > 0 && !ring_find(r, seen[i]) && symbolizer_is_jvm(r->sy, seen[i]))
+					ring_add(r, seen[i], now);
+		}
+	}
+	for (size_t i = 0; i < r->nrings; i++) {
+		struct ring_src *src = &r->rings[i];
+		if (src->gone || src->failed)
+			continue;
+		bool alive = proc_info_start_time(src->pid) == src->start_ticks && proc_info_alive(src->pid);
+		if (!src->open) {
+			char path[4200], err[512];
+			if (!alive) {
+				src->gone = true;
+				continue;
+			}
+			if (final || now - src->tried_ns < RING_RETRY_NS)
+				continue;
+			src->tried_ns = now;
+			agent_file_path(path, sizeof(path), src->pid, src->nspid, "jflame-", ".samples");
+			int rc = sample_ring_open(&src->rd, path, src->start_ticks, err, sizeof(err));
+			if (rc < 0) {
+				src->failed = true;
+				fprintf(stderr, "jflame: warning: no alloc or lock samples from pid %d: %s\n", (int)src->pid,
+					strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+				continue;
+			}
+			if (rc == 0) {
+				struct sample_ring_stats st;
+				src->open = true;
+				if (sample_ring_stats(&src->rd, &st) == 0) { /* what was counted before is not ours */
+					src->dropped = st.dropped;
+					src->lock_short = st.lock_short;
+				}
+			} else if (!src->told_missing && now - src->first_ns >= RING_MISSING_NS) {
+				src->told_missing = true;
+				if (r->tty_progress)
+					fprintf(stderr, "\r\033[K");
+				if (!symbolizer_is_jvm(r->sy, src->pid))
+					fprintf(stderr, "jflame: warning: pid %d (%s) is not a JVM: no alloc or lock samples "
+						"from it\n", (int)src->pid, symbolizer_process_name(r->sy, src->pid));
+				else if (symbolizer_has_agent(r->sy, src->pid))
+					fprintf(stderr, "jflame: warning: the jflame agent in pid %d keeps no sample ring "
+						"(/tmp/jflame-%d.samples): an agent older than this jflame? alloc and lock "
+						"samples need this version's agent\n", (int)src->pid, (int)src->nspid);
+				else
+					fprintf(stderr, "jflame: warning: pid %d has no jflame agent%s: alloc and lock samples "
+						"need it; %s\n", (int)src->pid, r->o.no_attach ? " (--no-attach)" : "",
+						r->o.no_attach ? "drop --no-attach, or start the JVM with "
+						"-agentpath:/path/to/libjflame-agent.so" : "see the attach warning above");
+			}
+			if (!src->open)
+				continue;
+		}
+		if (!final && alive)
+			sample_ring_ask(&src->rd, want, (uint32_t)r->o.alloc_interval, r->o.lock_min_ns, now);
+		ring_drain(r, src);
+		if (final || !alive) {
+			sample_ring_close(&src->rd); /* also asks for no events */
+			src->open = false;
+			src->gone = !alive;
+			src->failed = final; /* not opened again */
+		}
+	}
+	/* JVMs that exited are forgotten (their pids may come back) */
+	size_t keep = 0;
+	for (size_t i = 0; i < r->nrings; i++)
+		if (!r->rings[i].gone)
+			r->rings[keep++] = r->rings[i];
+	r->nrings = keep;
+}
+
+/* On an early exit: every ring is asked for no events and closed. */
+static void rings_close(struct record *r)
+{
+	for (size_t i = 0; i < r->nrings; i++)
+		if (r->rings[i].open)
+			sample_ring_close(&r->rings[i].rd);
+	free(r->rings);
+	r->rings = NULL;
+	r->nrings = 0;
 }
 
 /* ---- attaching ------------------------------------------------------------------ */
@@ -921,6 +1428,8 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 /* Frame pointers matter only to a JVM the HotSpot walker cannot walk. */
 static void warn_frame_pointers(struct record *r, pid_t pid)
 {
+	if (!r->o.bpf_on) /* the agents' stacks do not need them */
+		return;
 	if (symbolizer_frame_pointers(r->sy, pid) != 0 || (!r->o.no_walker && symbolizer_can_walk(r->sy, pid)))
 		return;
 	r->fp_warnings++;
@@ -1085,17 +1594,64 @@ static void describe(struct record *r, struct window *w, double seconds)
 		snprintf(fp, fplen, "frame pointers: on");
 	else
 		snprintf(fp, fplen, "frame pointers: n/a (no JVM)");
+	/* the agents' recordings: drops in the rings (shared by alloc and lock)
+	 * count in the window open when they are noticed */
+	for (int k = 0; k < 2; k++) {
+		struct recording *j = &w->jrec[k];
+		if (!(k == J_ALLOC ? r->o.alloc : r->o.lock))
+			continue;
+		j->seconds = seconds;
+		snprintf(j->target, sizeof(j->target), "%s", rec->target);
+		snprintf(j->weight_type, sizeof(j->weight_type), "%s", k == J_ALLOC ? "alloc" : "lock");
+		snprintf(j->event, sizeof(j->event), "%s", k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter");
+		j->interval = r->o.alloc_interval;
+		if (k == J_LOCK) {
+			j->min_block_ns = r->o.lock_min_ns;
+			j->short_blocks = r->ring_lock_short - r->ring_short_before;
+			r->ring_short_before = r->ring_lock_short;
+		}
+		j->lost = r->ring_dropped - r->ring_dropped_before[k];
+		r->ring_dropped_before[k] = r->ring_dropped;
+		j->samples = w->jhandled[k];
+		j->truncated = w->jtruncated[k];
+		snprintf(j->frame_pointers, sizeof(j->frame_pointers), "Java stacks from JVMTI (the agent)");
+		snprintf(j->note, sizeof(j->note), "%s", r->agent_error);
+	}
 }
 
-static int write_folded(FILE *f, const struct recording *rec)
+/* "512 KiB" */
+static void human_bytes(char *out, size_t len, double v)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	while (v >= 1024 && u < 4)
+		v /= 1024, u++;
+	if (u == 0 || v == (double)(uint64_t)v)
+		snprintf(out, len, "%.0f %s", v, units[u]);
+	else
+		snprintf(out, len, "%.1f %s", v, units[u]);
+}
+
+/* A stack's number in folded and SVG outputs: CPU samples; time modes and
+ * lock microseconds; alloc bytes; samples in the count view. */
+static uint64_t stack_value(const struct recording *rec, const struct stack_count *s, bool count_view)
+{
+	if (recording_alloc(rec))
+		return count_view ? s->count : s->weight;
+	if (recording_lock(rec))
+		return count_view ? s->count : (s->weight + 500) / 1000;
+	return recording_timed(rec) ? (s->weight + 500) / 1000 : s->count;
+}
+
+static int write_folded(FILE *f, const struct recording *rec, bool count_view)
 {
 	size_t n;
 	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
-	/* time modes: microseconds, integers as flamegraph.pl wants them */
+	/* time modes and lock: microseconds, integers as flamegraph.pl wants them; alloc: bytes */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t v = recording_timed(rec) ? (s[i].weight + 500) / 1000 : s[i].count;
+		uint64_t v = stack_value(rec, &s[i], count_view);
 		if (v)
 			fprintf(f, "%s %" PRIu64 "\n", s[i].stack, v);
 	}
@@ -1103,7 +1659,7 @@ static int write_folded(FILE *f, const struct recording *rec)
 	return 0;
 }
 
-static int write_svg(FILE *f, const struct recording *rec, char *err, size_t errlen)
+static int write_svg(FILE *f, const struct recording *rec, bool count_view, char *err, size_t errlen)
 {
 	size_t n;
 	char title[400], subtitle[800];
@@ -1114,11 +1670,31 @@ static int write_svg(FILE *f, const struct recording *rec, char *err, size_t err
 		snprintf(err, errlen, "jflame: out of memory");
 		goto out;
 	}
-	/* time modes: widths in microseconds, shown in ms */
+	/* time modes and lock: widths in microseconds, shown in ms; alloc: bytes */
 	for (size_t i = 0; i < n; i++)
-		st[i] = (struct fg_stack){ s[i].stack, recording_timed(rec) ? (s[i].weight + 500) / 1000 : s[i].count, 0 };
+		st[i] = (struct fg_stack){ s[i].stack, stack_value(rec, &s[i], count_view), 0 };
 	snprintf(title, sizeof(title), "%s: %s", recording_title(rec), rec->target);
-	if (!recording_timed(rec))
+	bool agent = recording_alloc(rec) || recording_lock(rec);
+	if (agent) {
+		char every[32], total[32];
+		human_bytes(every, sizeof(every), (double)rec->interval);
+		human_bytes(total, sizeof(total), (double)rec->total_weight);
+		if (recording_alloc(rec))
+			snprintf(subtitle, sizeof(subtitle),
+				 "%sJava allocations sampled every %s on average (%s), %.1f s: %s in %" PRIu64
+				 " samples%s, %" PRIu64 " dropped, %" PRIu64 " truncated%s%s",
+				 rec->note[0] ? "WARNING " : "", every, rec->event, rec->seconds, total, rec->samples,
+				 count_view ? " (widths: samples)" : "", rec->lost, rec->truncated,
+				 rec->note[0] ? "; agent: " : "", rec->note);
+		else
+			snprintf(subtitle, sizeof(subtitle),
+				 "%scontended monitor waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
+				 " samples%s, %" PRIu64 " dropped, %" PRIu64 " truncated; shorter waits not drawn: %" PRIu64
+				 "%s%s",
+				 rec->note[0] ? "WARNING " : "", (double)rec->min_block_ns / 1e6, rec->event, rec->seconds,
+				 (double)rec->total_weight / 1e6, rec->samples, count_view ? " (widths: samples)" : "",
+				 rec->lost, rec->truncated, rec->short_blocks, rec->note[0] ? "; agent: " : "", rec->note);
+	} else if (!recording_timed(rec))
 		snprintf(subtitle, sizeof(subtitle),
 			 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			 " unwind failed, %" PRIu64 " failed stack reads; %s",
@@ -1139,8 +1715,9 @@ static int write_svg(FILE *f, const struct recording *rec, char *err, size_t err
 		.colors = "java",
 		.legend = true,
 		.hash = true,
-		.countname = recording_timed(rec) ? "ms" : NULL,
-		.count_scale = recording_timed(rec) ? 1000 : 0,
+		.countname = recording_timed(rec) || (recording_lock(rec) && !count_view) ? "ms" : NULL,
+		.count_scale = recording_timed(rec) || (recording_lock(rec) && !count_view) ? 1000 : 0,
+		.bytes = recording_alloc(rec) && !count_view,
 	};
 	rc = flamegraph_write(f, st, n, &o, err, errlen);
 out:
@@ -1152,15 +1729,18 @@ out:
 /* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns;
  * the stacks of lines, whose interpreted frames carry their source lines. */
 static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, int64_t end_real_ns,
-			 bool pprof, char *err, size_t errlen)
+			 bool pprof, bool count_view, char *err, size_t errlen)
 {
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0)
+	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0) {
 		snprintf(err, errlen, "jflame: out of memory");
-	else
+	} else {
+		if (!pprof && count_view && (recording_alloc(rec) || recording_lock(rec)))
+			t.meta.has_weight = false; /* speedscope: the samples */
 		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
+	}
 	stack_table_free(&t);
 	return rc;
 }
@@ -1200,8 +1780,10 @@ static int output_path(const struct record *r, const struct window *w, size_t i,
 /* Writes window w's outputs (the .stacks file was written as samples came)
  * and lists their paths in wrote. A failed output does not stop the others:
  * the first error is in err. */
-static int write_outputs(struct record *r, struct window *w, char *wrote, size_t wrote_len, char *err, size_t errlen)
+static int write_outputs(struct record *r, struct window *w, enum rec_event ev, char *wrote, size_t wrote_len,
+			 char *err, size_t errlen)
 {
+	const struct recording *rec = ev == EV_BPF ? &w->rec : &w->jrec[ev == EV_ALLOC ? J_ALLOC : J_LOCK];
 	int64_t end_real_ns = w->start_real_ns + (int64_t)(w->rec.seconds * 1e9);
 	size_t pos = 0;
 	int rc = 0;
@@ -1212,6 +1794,8 @@ static int write_outputs(struct record *r, struct window *w, char *wrote, size_t
 		char path[4096];
 		int wr = 0;
 		e[0] = '\0';
+		if (r->o.out_ev[i] != ev)
+			continue;
 		if (r->o.formats[i] == OUT_STACKS) {
 			if (!w->stacks_open)
 				continue;
@@ -1224,14 +1808,14 @@ static int write_outputs(struct record *r, struct window *w, char *wrote, size_t
 			wr = -1;
 		} else {
 			if (r->o.formats[i] == OUT_SVG)
-				wr = write_svg(of.f, &w->rec, e, sizeof(e));
+				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
 			else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
-				wr = write_profile(of.f, &w->rec, r->want_lines ? &w->rec_lines : NULL, end_real_ns,
-						   r->o.formats[i] == OUT_PPROF, e, sizeof(e));
+				wr = write_profile(of.f, rec, ev == EV_BPF && r->want_lines ? &w->rec_lines : NULL,
+						   end_real_ns, r->o.formats[i] == OUT_PPROF, r->o.count_view, e, sizeof(e));
 			else if (r->o.formats[i] == OUT_HEATMAP)
 				wr = write_heatmap(w, of.f, e, sizeof(e));
 			else
-				wr = write_folded(of.f, &w->rec);
+				wr = write_folded(of.f, rec, r->o.count_view);
 			if (wr != 0) {
 				if (!e[0])
 					snprintf(e, sizeof(e), "jflame: out of memory writing %.900s", path);
@@ -1375,6 +1959,8 @@ static void push_window(struct record *r, struct window *w)
 static void window_free(struct record *r, struct window *w)
 {
 	recording_free(&w->rec);
+	recording_free(&w->jrec[J_ALLOC]);
+	recording_free(&w->jrec[J_LOCK]);
 	if (r->want_lines)
 		recording_free(&w->rec_lines);
 	if (r->want_heatmap)
@@ -1395,6 +1981,7 @@ static int window_open_err(struct record *r, struct window *w, uint64_t start_ns
 	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
 	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
 	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
+	    (r->o.alloc && recording_init(&w->jrec[J_ALLOC]) != 0) || (r->o.lock && recording_init(&w->jrec[J_LOCK]) != 0) ||
 	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
 		window_free(r, w);
 		snprintf(err, errlen, "jflame: out of memory");
@@ -1437,25 +2024,56 @@ static int window_close(struct record *r, struct window *w, uint64_t end_ns)
 		end_ns = w->end_ns;
 	describe(r, w, end_ns > w->start_ns ? (double)(end_ns - w->start_ns) / 1e9 : 0);
 	const struct recording *rec = &w->rec;
-	rc = write_outputs(r, w, wrote, sizeof(wrote), err, sizeof(err));
-	if (r->pusher)
-		push_window(r, w);
 	out_name_expand("%t", &v, when, sizeof(when));
 	if (r->tty_progress)
 		fprintf(stderr, "\r\033[K");
-	fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
-		" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
-		rec->seconds, rec->samples, rec->lost, rec->truncated, rec->unwind_failed, rec->stack_errors,
-		wrote[0] ? wrote : " nothing");
-	if (rc != 0)
-		fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
-			strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+	rc = 0;
+	if (r->o.bpf_on) {
+		rc = write_outputs(r, w, EV_BPF, wrote, sizeof(wrote), err, sizeof(err));
+		if (r->pusher)
+			push_window(r, w);
+		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
+			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
+			rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
+			rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
+		if (rc != 0)
+			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
+				strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+	}
+	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {
+		const struct recording *j = &w->jrec[ev == EV_ALLOC ? J_ALLOC : J_LOCK];
+		char total[32];
+		int jrc = 0;
+		if (!ev_on(&r->o, (enum rec_event)ev))
+			continue;
+		wrote[0] = '\0';
+		if (j->total) /* an empty one writes nothing */
+			jrc = write_outputs(r, w, (enum rec_event)ev, wrote, sizeof(wrote), err, sizeof(err));
+		if (ev == EV_ALLOC)
+			human_bytes(total, sizeof(total), (double)j->total_weight);
+		else
+			snprintf(total, sizeof(total), "%.1f ms", (double)j->total_weight / 1e6);
+		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s: %" PRIu64 " samples, %s (%" PRIu64
+			" dropped); wrote%s\n", w->seq, when, j->seconds, ev_word(&r->o, (enum rec_event)ev), j->samples,
+			total, j->lost, wrote[0] ? wrote : " nothing");
+		if (jrc != 0) {
+			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
+				strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+			rc = -1;
+		}
+	}
 	if (w->oom)
 		fprintf(stderr, "jflame: warning: window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n",
 			w->seq, w->oom);
 	r->closed++;
-	r->total_samples += rec->samples;
-	r->total_lost += rec->lost;
+	if (r->o.bpf_on) {
+		r->total_samples += rec->samples;
+		r->total_lost += rec->lost;
+	}
+	for (int k = 0; k < 2; k++) {
+		r->total_samples += w->jrec[k].samples;
+		r->total_lost += w->jrec[k].lost;
+	}
 	window_free(r, w);
 	return rc;
 }
@@ -1512,8 +2130,12 @@ static void progress(const struct record *r, double secs, bool tty)
 	if (!tty)
 		return;
 	sampler_read_stats(r->sampler, &st);
-	fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " lost", secs, st.samples,
-		st.dropped);
+	if (!r->o.bpf_on)
+		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " dropped", secs,
+			r->ring_samples, r->ring_dropped);
+	else
+		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " lost", secs,
+			st.samples + r->ring_samples, st.dropped + r->ring_dropped);
 }
 
 /* ---- launch mode ------------------------------------------------------------------ */
@@ -1637,7 +2259,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		r->o.npids = 1;
 	}
 	struct sampler_opts so = {
-		.freq = r->o.freq,
+		/* -e alloc/lock alone: the sampler only finds processes, slowly */
+		.freq = !r->o.bpf_on && !r->o.freq_set && r->o.freq > 19 ? 19 : r->o.freq,
 		.pids = r->o.all ? NULL : r->o.pids,
 		.npids = r->o.npids,
 		.follow_children = r->o.command != NULL,
@@ -1657,8 +2280,10 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->fold.lines = r->want_lines;
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
-	start_walkers(r); /* a launched command has run exec by now */
+	if (r->o.bpf_on)
+		start_walkers(r); /* a launched command has run exec by now */
 	start = mono_ns();
+	rings_poll(r, false);
 	while (!stop_requested) {
 		uint64_t now = mono_ns();
 		double secs = (double)(now - start) / 1e9;
@@ -1676,8 +2301,10 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		now = mono_ns();
 		if (got >= 0 && now - last_refresh >= 100000000ULL) {
 			symbolizer_refresh(r->sy);
-			start_walkers(r);
+			if (r->o.bpf_on)
+				start_walkers(r);
 			release_late(r, mono_ns());
+			rings_poll(r, false);
 			last_refresh = now;
 			reap_child(r, false);
 			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
@@ -1719,6 +2346,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		symbolizer_refresh(r->sy);
 	}
 	release_late(r, 0);
+	rings_poll(r, true); /* the rest of every ring; the agents are asked for no more */
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (!r->o.window_ns) {
@@ -1824,38 +2452,84 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	struct window *w = &r.win[0];
-	if (w->rec.total == 0) {
-		if (r.o.mode == MODE_CPU)
-			snprintf(err, sizeof(err), "jflame: no samples in %.1f s: the target%s used no CPU; nothing "
-				 "written", w->rec.seconds, r.o.all ? "s" : "");
-		else
-			snprintf(err, sizeof(err), "jflame: no samples in %.1f s: no thread of the target%s blocked for "
-				 "%.3f ms or more (%" PRIu64 " shorter blocks); nothing written; lower --min-block",
-				 w->rec.seconds, r.o.all ? "s" : "", (double)r.o.min_block_ns / 1e6, w->rec.short_blocks);
-		goto out;
-	}
 	if (w->oom || r.no_window) {
 		snprintf(err, sizeof(err), "jflame: out of memory while recording (%" PRIu64 " samples not kept)",
 			 w->oom + r.no_window);
 		goto out;
 	}
+	/* each event's outputs; an event without samples writes nothing and
+	 * makes the exit code nonzero, after the others are written */
+	bool empty = false, failed = false;
 	char wrote[8192];
-	if (write_outputs(&r, w, wrote, sizeof(wrote), err, sizeof(err)) != 0)
-		goto out;
-	if (r.pusher) {
-		push_window(&r, w);
-		finish_push(&r);
+	if (r.o.bpf_on && w->rec.total == 0) {
+		empty = true;
+		if (r.o.mode == MODE_CPU)
+			fprintf(stderr, "jflame: no samples in %.1f s: the target%s used no CPU; nothing written%s\n",
+				w->rec.seconds, r.o.all ? "s" : "", r.o.alloc || r.o.lock ? " for cpu" : "");
+		else
+			fprintf(stderr, "jflame: no samples in %.1f s: no thread of the target%s blocked for %.3f ms or "
+				"more (%" PRIu64 " shorter blocks); nothing written%s; lower --min-block\n", w->rec.seconds,
+				r.o.all ? "s" : "", (double)r.o.min_block_ns / 1e6, w->rec.short_blocks,
+				r.o.alloc || r.o.lock ? " for it" : "");
+	} else if (r.o.bpf_on) {
+		if (write_outputs(&r, w, EV_BPF, wrote, sizeof(wrote), err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			failed = true;
+		}
+		if (r.pusher) {
+			push_window(&r, w);
+			finish_push(&r);
+		}
+		fprintf(stderr, "jflame: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+			" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n",
+			r.o.alloc || r.o.lock ? r.o.bpf_word : "", r.o.alloc || r.o.lock ? ": " : "", w->rec.samples, w->rec.lost, w->rec.truncated,
+			w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote[0] ? wrote : " nothing");
+		if (recording_timed(&w->rec))
+			fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
+				"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
+				w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
+		if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
+			fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
 	}
-	fprintf(stderr, "jflame: %" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-		" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n", w->rec.samples, w->rec.lost,
-		w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote);
-	if (recording_timed(&w->rec))
-		fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
-			"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
-			w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
-	if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
-		fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
-	rc = 0;
+	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {
+		const struct recording *j = &w->jrec[ev == EV_ALLOC ? J_ALLOC : J_LOCK];
+		char total[32], every[32];
+		if (!ev_on(&r.o, (enum rec_event)ev))
+			continue;
+		if (j->total == 0) {
+			empty = true;
+			human_bytes(every, sizeof(every), (double)r.o.alloc_interval);
+			if (ev == EV_ALLOC)
+				fprintf(stderr, "jflame: no allocation samples in %.1f s (%" PRIu64 " dropped): the target JVMs "
+					"allocated less than %s, or have no jflame agent (see above); nothing written for "
+					"alloc\n", j->seconds, j->lost, every);
+			else
+				fprintf(stderr, "jflame: no lock samples in %.1f s (%" PRIu64 " dropped): no thread waited %.3f "
+					"ms or more for a contended monitor (%" PRIu64 " shorter waits); nothing written for "
+					"lock; lower --lock-min\n", j->seconds, j->lost, (double)r.o.lock_min_ns / 1e6,
+					j->short_blocks);
+			continue;
+		}
+		if (write_outputs(&r, w, (enum rec_event)ev, wrote, sizeof(wrote), err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			failed = true;
+		}
+		if (ev == EV_ALLOC)
+			human_bytes(total, sizeof(total), (double)j->total_weight);
+		else
+			snprintf(total, sizeof(total), "%.1f ms blocked", (double)j->total_weight / 1e6);
+		fprintf(stderr, "jflame: %s: %" PRIu64 " samples, %s (%" PRIu64 " dropped, %" PRIu64 " truncated%s) in "
+			"%.1f s; wrote%s\n", ev_word(&r.o, (enum rec_event)ev), j->samples, total, j->lost, j->truncated,
+			ev == EV_LOCK ? "" : "", j->seconds, wrote[0] ? wrote : " nothing");
+		if (ev == EV_LOCK && j->short_blocks)
+			fprintf(stderr, "jflame: lock: %" PRIu64 " waits under %.3f ms counted, not recorded\n",
+				j->short_blocks, (double)r.o.lock_min_ns / 1e6);
+		if (j->lost)
+			fprintf(stderr, "jflame: warning: %s: %" PRIu64 " samples dropped by the agents (jflame read their "
+				"rings too slowly)\n", ev_word(&r.o, (enum rec_event)ev), j->lost);
+	}
+	err[0] = '\0';
+	rc = empty || failed ? 1 : 0;
 out:
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
@@ -1877,6 +2551,7 @@ out:
 			rc = 128 + WTERMSIG(r.child_status);
 	}
 	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
+	rings_close(&r);
 	attach_queue_free(r.aq);
 	free(r.considered);
 	for (size_t i = 0; i < r.ndeferred; i++)

@@ -172,7 +172,7 @@ void call_tree_free(struct call_tree *t)
 /* the name without jflame's kind annotation, as the SVG shows it */
 static size_t shown_len(const char *s, size_t len)
 {
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0k", s[len - 2]))
+	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
 		return len - 4;
 	return len;
 }
@@ -309,8 +309,16 @@ int call_tree_write_json(const struct call_tree *t, FILE *out)
 			colour_out(out, (enum fg_hue)h, (k + 0.5) / CALL_TREE_SHADES);
 		}
 	fputs("],\n\"legend\":[", out);
+	bool drawn[FG_HUE_COUNT] = { false }; /* alloc and lock: when the tree has them */
+	for (int h = 0; h < FG_HUE_ALWAYS; h++)
+		drawn[h] = true;
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (t->node_hue[i] < FG_HUE_COUNT)
+			drawn[t->node_hue[i]] = true;
 	for (int h = 0; h < FG_HUE_COUNT; h++) {
 		const char *label = flamegraph_hue_label((enum fg_hue)h);
+		if (!drawn[h])
+			continue;
 		fputs(h ? ",[" : "[", out);
 		json_out_str(out, label, strlen(label));
 		putc(',', out);

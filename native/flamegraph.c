@@ -163,6 +163,10 @@ static enum fg_hue hue_of_name(const char *s)
 		return FG_HUE_INTERP;
 	if (has_suffix(s, len, "_[k]"))
 		return FG_HUE_KERNEL;
+	if (has_suffix(s, len, "_[a]"))
+		return FG_HUE_ALLOC;
+	if (has_suffix(s, len, "_[l]"))
+		return FG_HUE_LOCK;
 	if (is_pod_or_con(s) || is_process(s))
 		return FG_HUE_META;
 	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
@@ -210,7 +214,7 @@ static enum fg_hue hue_at(const char *const *frames, size_t depth, enum fg_hue b
 
 	if (base == FG_HUE_GC || base == FG_HUE_COMPILER || base == FG_HUE_META)
 		return base;
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0k", s[len - 2]))
+	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
 		return base; /* annotated: rule 1 */
 	if (depth < 2 || !is_process(frames[depth - 2]))
 		return base;
@@ -237,6 +241,8 @@ static const char *const hue_labels[FG_HUE_COUNT] = {
 	[FG_HUE_KERNEL] = "kernel",
 	[FG_HUE_NATIVE] = "native",
 	[FG_HUE_META] = "metadata (pod, container, process, thread)",
+	[FG_HUE_ALLOC] = "allocated class",
+	[FG_HUE_LOCK] = "lock (monitor class)",
 };
 
 /* each channel is base + (int)(span * v), as flamegraph.pl's palettes */
@@ -250,6 +256,8 @@ static const uint8_t hue_ranges[FG_HUE_COUNT][6] = {
 	[FG_HUE_KERNEL] = { 190, 65, 90, 65, 0, 0 },
 	[FG_HUE_NATIVE] = { 200, 55, 50, 80, 50, 80 },
 	[FG_HUE_META] = { 80, 60, 80, 60, 205, 50 },
+	[FG_HUE_ALLOC] = { 175, 40, 50, 40, 110, 40 },
+	[FG_HUE_LOCK] = { 120, 40, 85, 30, 45, 25 },
 };
 
 const char *flamegraph_hue_label(enum fg_hue hue)
@@ -1122,7 +1130,7 @@ static void frame_color(struct draw *d, size_t i, uint8_t rgb[3])
 static size_t display_len(const char *s, size_t len)
 {
 	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
-	    strchr("ji0k", s[len - 2]))
+	    strchr("ji0kal", s[len - 2]))
 		return len - 4;
 	return len;
 }
@@ -1149,12 +1157,28 @@ static void draw_frame(struct draw *d, size_t i)
 	out_str(o, "<g>\n<title>");
 	out_xml_n(o, s, len, SIZE_MAX);
 	out_str(o, " (");
-	if (d->o->count_scale > 1)
-		out_centi(o, (int64_t)llround(100.0 * (double)n->total / (double)d->o->count_scale), false);
-	else
+	if (d->o->bytes) {
+		/* the exact count first: the page's search sums it */
+		static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+		double v = (double)n->total;
+		int u = -1;
+		char buf[48];
 		out_u64(o, n->total, true);
-	out_char(o, ' ');
-	out_xml(o, d->countname);
+		out_str(o, " bytes");
+		while (v >= 1024 && u < 3)
+			v /= 1024, u++;
+		if (u >= 0) {
+			snprintf(buf, sizeof(buf), " = %.1f %s", v, units[u]);
+			out_str(o, buf);
+		}
+	} else {
+		if (d->o->count_scale > 1)
+			out_centi(o, (int64_t)llround(100.0 * (double)n->total / (double)d->o->count_scale), false);
+		else
+			out_u64(o, n->total, true);
+		out_char(o, ' ');
+		out_xml(o, d->countname);
+	}
 	out_str(o, ", ");
 	if (n->depth == 0)
 		out_str(o, "100");
@@ -1272,9 +1296,23 @@ static size_t legend_items(const struct draw *d, struct legend_item *items)
 	}
 	if (d->pal != PAL_JAVA)
 		return 0;
-	for (int h = 0; h < FG_HUE_COUNT; h++, n++) {
+	bool drawn[FG_HUE_COUNT] = { false };
+	for (int h = 0; h < FG_HUE_ALWAYS; h++)
+		drawn[h] = true;
+	for (uint32_t i = 0; i < d->t->nnames; i++) { /* alloc and lock: when the graph has them */
+		const struct name *nm = &d->t->names[i];
+		const char *s = d->t->pool + nm->off;
+		if (has_suffix(s, nm->len, "_[a]"))
+			drawn[FG_HUE_ALLOC] = true;
+		else if (has_suffix(s, nm->len, "_[l]"))
+			drawn[FG_HUE_LOCK] = true;
+	}
+	for (int h = 0; h < FG_HUE_COUNT; h++) {
+		if (!drawn[h])
+			continue;
 		items[n].label = flamegraph_hue_label((enum fg_hue)h);
 		flamegraph_hue_color((enum fg_hue)h, 0.5, items[n].rgb);
+		n++;
 	}
 	return n;
 }

@@ -31,6 +31,8 @@ struct fg_options {
 	const char *countname; /* "samples" when NULL */
 	uint64_t count_scale;  /* > 1: titles show counts divided by this, with two
 				  decimals ("1,234.56 ms" from microseconds with 1000) */
+	bool bytes;            /* counts are bytes: titles read "NAME (1,572,864 bytes =
+				  1.5 MiB, 12.34%)" (countname and count_scale unused) */
 	const char *nametype;  /* "Function:" when NULL */
 	const char *fonttype;  /* "Verdana" when NULL */
 	double fontsize;       /* 12 when 0 */
@@ -67,8 +69,8 @@ struct fg_options {
  *   per drawn frame, parents before their children; the root is
  *   "all (N samples, 100%)". N has thousands separators ("1,234"), P two
  *   decimals. Names are XML-escaped (& < > " '), invalid UTF-8 and control
- *   characters become U+FFFD. The kind annotations "_[j]", "_[i]", "_[0]" and
- *   "_[k]" are dropped from the shown name (flamegraph.pl does the same; the
+ *   characters become U+FFFD. The kind annotations "_[j]", "_[i]", "_[0]",
+ *   "_[k]", "_[a]" and "_[l]" are dropped from the shown name (flamegraph.pl does the same; the
  *   colour tells the kind). Frames of one parent are merged by name, children
  *   sorted by name (byte order) unless flamechart.
  * - Differential: a frame's change is its share of the after total minus its
@@ -92,7 +94,9 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
  * (so the root frames can be told by position): frames[0] is the root,
  * frames[depth - 1] the frame to colour (depth >= 1). Public for tests and other
  * writers. The first rule that applies wins:
- * 1. the annotation suffix: "_[j]" JIT, "_[i]" INLINED, "_[0]" INTERP, "_[k]" KERNEL;
+ * 1. the annotation suffix: "_[j]" JIT, "_[i]" INLINED, "_[0]" INTERP, "_[k]" KERNEL,
+ *    "_[a]" ALLOC (an allocated class, the leaf of -e alloc), "_[l]" LOCK (a
+ *    monitor's class, the leaf of -e lock);
  * 2. "[Pod]…", "[Con]…", "[<digits>] …" or "[*] …" (the process) are META, and so is the
  *    frame right after a root process frame (the thread), unless it is a GC
  *    thread (rule 4) or a compiler thread (rule 5);
@@ -138,8 +142,13 @@ enum fg_hue {
 	FG_HUE_KERNEL,    /* orange: "_[k]" */
 	FG_HUE_NATIVE,    /* red: other native code */
 	FG_HUE_META,      /* blue: [Pod], [Con], [pid] process, thread; and marks like [truncated] */
+	FG_HUE_ALLOC,     /* raspberry: the allocated class, "_[a]" */
+	FG_HUE_LOCK,      /* brown: the class of a contended monitor, "_[l]" */
 	FG_HUE_COUNT
 };
+/* The hues before this one are always in the legend; ALLOC and LOCK only in
+ * graphs that have such frames. */
+#define FG_HUE_ALWAYS FG_HUE_ALLOC
 enum fg_hue flamegraph_java_hue(const char *const *frames, size_t depth);
 
 /* The legend's label of a hue ("JIT-compiled Java", …, "metadata (pod,

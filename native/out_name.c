@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,13 +19,13 @@ int out_name_check(const char *tmpl, char *err, size_t errlen)
 	for (const char *p = tmpl; *p; p++) {
 		if (*p != '%')
 			continue;
-		if (p[1] && strchr("tphn%", p[1])) {
+		if (p[1] && strchr("tphne%", p[1])) {
 			p++;
 			continue;
 		}
 		if (p[1])
 			snprintf(err, errlen, "jflame: '%%%c' in output name '%s' is not a field; use %%t (window start, "
-				 "UTC), %%p (pid), %%h (host), %%n (window number) or %%%% (a percent sign)", p[1], tmpl);
+				 "UTC), %%p (pid), %%h (host), %%n (window number), %%e (event) or %%%% (a percent sign)", p[1], tmpl);
 		else
 			snprintf(err, errlen, "jflame: output name '%s' ends in a lone '%%'; write %%%% for a percent sign",
 				 tmpl);
@@ -90,6 +91,9 @@ int out_name_expand(const char *tmpl, const struct out_name_vars *v, char *out, 
 				int n = *p == 'p' ? snprintf(buf, sizeof(buf), "%d", (int)v->pid) :
 						    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v->seq);
 				ok = put(out, len, &pos, buf, (size_t)n);
+			} else if (*p == 'e') {
+				const char *e = v->event && *v->event ? v->event : "cpu";
+				ok = put(out, len, &pos, e, strlen(e));
 			} else if (*p == 'h') {
 				const char *h = v->host && *v->host ? v->host : "localhost";
 				ok = true;
@@ -152,13 +156,14 @@ static bool match(struct match_memo *m, const char *t, const char *n)
 			if (!is_time(n))
 				return false;
 			n += TIME_LEN - 1;
-		} else if (*t == 'p' || *t == 'n' || *t == 'h') {
+		} else if (*t == 'p' || *t == 'n' || *t == 'h' || *t == 'e') {
 			size_t bit = (size_t)(t - m->t0) * MATCH_MAX + (size_t)(n - m->n0);
 			if (m->failed[bit / 8] & (1u << (bit % 8)))
 				return false;
 			/* one or more characters (digits for %p and %n): each length tried */
 			size_t k = 0;
-			while (n[k] && n[k] != '/' && (*t == 'h' || is_digit(n[k])))
+			while (n[k] && n[k] != '/' &&
+			       (*t == 'h' || (*t == 'e' ? n[k] >= 'a' && n[k] <= 'z' : is_digit(n[k]))))
 				k++;
 			for (; k > 0; k--)
 				if (match(m, t + 1, n + k))
@@ -263,4 +268,95 @@ out:
 		free(k[i].path);
 	free(k);
 	return removed;
+}
+
+/* ---- several events ---------------------------------------------------------- */
+
+bool out_name_has_event(const char *tmpl)
+{
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '%' || !p[1])
+			continue;
+		if (p[1] == 'e')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+int out_name_for_event(const char *tmpl, const char *event, char *out, size_t len)
+{
+	size_t pos = 0;
+	if (!len)
+		return -1;
+	for (const char *p = tmpl; *p; p++) {
+		bool ok;
+		if (*p == '%' && p[1] == 'e') {
+			ok = put(out, len, &pos, event, strlen(event));
+			p++;
+		} else if (*p == '%' && p[1]) {
+			ok = put(out, len, &pos, p, 2);
+			p++;
+		} else {
+			ok = put(out, len, &pos, p, 1);
+		}
+		if (!ok) {
+			out[0] = '\0';
+			return -1;
+		}
+	}
+	out[pos] = '\0';
+	return 0;
+}
+
+int out_name_insert_event(const char *tmpl, const char *event, char *out, size_t len)
+{
+	const char *slash = strrchr(tmpl, '/'), *file = slash ? slash + 1 : tmpl;
+	size_t n = strlen(tmpl), fn = strlen(file);
+	const char *ext = strrchr(file, '.');
+	if (fn > 6 && strcmp(file + fn - 6, ".pb.gz") == 0)
+		ext = file + fn - 6;
+	if (!ext || ext == file) /* no extension, or a dot file: at the end */
+		ext = tmpl + n;
+	size_t head = (size_t)(ext - tmpl);
+	int w = snprintf(out, len, "%.*s-%s%s", (int)head, tmpl, event, ext);
+	if (w < 0 || (size_t)w >= len) {
+		if (len)
+			out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static bool is_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c);
+}
+
+int out_name_event_word(const char *tmpl, const char *const *words, size_t n)
+{
+	const char *slash = strrchr(tmpl, '/'), *p = slash ? slash + 1 : tmpl;
+	int found = -1;
+	while (*p) {
+		if (*p == '%' && p[1]) { /* a field: its letter is no word */
+			p += 2;
+			continue;
+		}
+		if (!is_word_char(*p)) {
+			p++;
+			continue;
+		}
+		const char *start = p;
+		while (*p && is_word_char(*p))
+			p++;
+		size_t wl = (size_t)(p - start);
+		for (size_t i = 0; i < n; i++) {
+			if (strlen(words[i]) != wl || strncasecmp(start, words[i], wl) != 0)
+				continue;
+			if (found >= 0 && found != (int)i)
+				return -2;
+			found = (int)i;
+		}
+	}
+	return found;
 }

@@ -21,7 +21,7 @@
  * samples repeat long names could otherwise expand without bound. */
 #define PPROF_MAX_EXPANSION ((uint64_t)8 << 30)
 
-static const char *const annotations[] = { "_[j]", "_[i]", "_[0]", "_[k]" };
+static const char *const annotations[] = { "_[j]", "_[i]", "_[0]", "_[k]", "_[a]", "_[l]" };
 
 /* The length of frame[0..n) without a trailing jflame annotation. */
 static size_t plain_len(const char *frame, size_t n)

@@ -106,7 +106,16 @@ void stack_table_meta_from_recording(struct stack_table *t, const struct recordi
 {
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
 	struct stack_meta *m = &t->meta;
-	if (recording_timed(rec)) {
+	if (recording_alloc(rec) || recording_lock(rec)) {
+		/* pprof's names, as Go's heap and mutex profiles and async-profiler's */
+		bool alloc = recording_alloc(rec);
+		m->has_weight = true;
+		snprintf(m->count_type, sizeof(m->count_type), "%s", alloc ? "alloc_samples" : "contentions");
+		snprintf(m->count_unit, sizeof(m->count_unit), "count");
+		snprintf(m->weight_type, sizeof(m->weight_type), "%s", alloc ? "alloc_space" : "delay");
+		snprintf(m->weight_unit, sizeof(m->weight_unit), "%s", alloc ? "bytes" : "nanoseconds");
+		m->period = alloc ? rec->interval : 0;
+	} else if (recording_timed(rec)) {
 		/* off-CPU blocks have no period: wall's CPU samples have one */
 		m->has_weight = true;
 		snprintf(m->weight_type, sizeof(m->weight_type), "%s", rec->weight_type);
@@ -122,7 +131,21 @@ void stack_table_meta_from_recording(struct stack_table *t, const struct recordi
 	if (now_ns > m->duration_ns)
 		m->time_ns = now_ns - m->duration_ns;
 	snprintf(m->event, sizeof(m->event), "%s", rec->event);
-	snprintf(m->name, sizeof(m->name), "%s: %.*s", recording_title(rec), (int)sizeof(m->name) - 10, rec->target);
+	snprintf(m->name, sizeof(m->name), "%s: %.*s", recording_title(rec), (int)sizeof(m->name) - 14, rec->target);
+	if (recording_alloc(rec) || recording_lock(rec)) {
+		snprintf(m->comment, sizeof(m->comment),
+			 "target: %s\n%.1f s (%s)\n%" PRIu64 " samples, %" PRIu64 " dropped by the agent, %" PRIu64
+			 " truncated\n%s",
+			 rec->target, rec->seconds, rec->event, rec->samples, rec->lost, rec->truncated,
+			 rec->note[0] ? rec->note : "no agent errors");
+		if (recording_lock(rec)) {
+			size_t len = strlen(m->comment);
+			snprintf(m->comment + len, sizeof(m->comment) - len,
+				 "\nlock: waits of %" PRIu64 " us or more; %" PRIu64 " shorter waits not recorded",
+				 rec->min_block_ns / 1000, rec->short_blocks);
+		}
+		return;
+	}
 	snprintf(m->comment, sizeof(m->comment),
 		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
 		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
@@ -147,7 +170,7 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
 	for (size_t i = 0; i < n; i++)
 		if (stack_table_add(t, s[i].stack, strlen(s[i].stack), s[i].count,
-				    recording_timed(rec) ? s[i].weight : s[i].count * period) < 0)
+				    recording_weighted(rec) ? s[i].weight : s[i].count * period) < 0)
 			goto out;
 	stack_table_meta_from_recording(t, rec, now_ns);
 	t->meta.lines = stacks != NULL;

@@ -2,6 +2,7 @@
  * JVM agent's files, thread names; and the lookups that name each address. */
 #include "symbolize.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -396,6 +397,50 @@ const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, 
 	struct proc *p = get_proc(sy, pid);
 	const char *name = p && p->jit ? jit_syms_thread_name(p->jit, ns_tid(p, tid)) : NULL;
 	return name && *name ? name : str_intern(sy->si, comm);
+}
+
+/* The host's tid of a thread known by its id in the process's namespace: the
+ * tids seen so far, else /proc/PID/task looked through. 0 when not found. */
+static pid_t host_tid(struct proc *p, pid_t nstid)
+{
+	char path[96];
+	if (p->nspid == p->pid)
+		return nstid;
+	for (size_t i = 0; i < p->ntids; i++)
+		if (p->tids[i].nstid == nstid)
+			return p->tids[i].tid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	DIR *d = opendir(path);
+	pid_t found = 0;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		long tid = strtol(e->d_name, NULL, 10);
+		if (tid > 0 && ns_tid(p, (pid_t)tid) == nstid)
+			found = (pid_t)tid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+const char *symbolizer_thread_name_ns(struct symbolizer *sy, pid_t pid, pid_t nstid)
+{
+	struct proc *p = get_proc(sy, pid);
+	char path[96], comm[64];
+	const char *name = p && p->jit ? jit_syms_thread_name(p->jit, nstid) : NULL;
+	if (name && *name)
+		return name;
+	pid_t tid = p ? host_tid(p, nstid) : 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	FILE *f = tid ? fopen(path, "re") : NULL;
+	size_t n = f ? fread(comm, 1, sizeof(comm) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	while (n && (comm[n - 1] == '\n' || comm[n - 1] == '\0'))
+		n--;
+	if (!n)
+		n = (size_t)snprintf(comm, sizeof(comm), "[tid %d]", (int)nstid);
+	comm[n] = '\0';
+	return str_intern(sy->si, comm);
 }
 
 int symbolizer_frame_pointers(struct symbolizer *sy, pid_t pid)

@@ -66,6 +66,10 @@ bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid);
 const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid);
 /* The full Java thread name where the JVM's agent recorded it, else comm. */
 const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm);
+/* The same for a thread known by its id in the process's pid namespace (the
+ * agent's samples): the agent's name, else the comm of the host's thread,
+ * else "[tid N]". */
+const char *symbolizer_thread_name_ns(struct symbolizer *sy, pid_t pid, pid_t nstid);
 
 /* Reads new lines of every JVM's agent files; looks for agents that appeared.
  * Call it every ~100 ms while recording, and before symbolizing a batch. */

@@ -1,5 +1,6 @@
 /* fuzz_out_name.c - any bytes as an output-name template and a file name:
- * checked, expanded into a small and a large buffer, matched; an expanded
+ * checked, expanded into a small and a large buffer, matched, its %e
+ * replaced and an event inserted; an expanded
  * template with a fixed directory matches its own file part.
  * module: native/out_name.c */
 #include <stddef.h>
@@ -21,9 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (name)
 		*name++ = '\0';
 	struct out_name_vars v = { .time_ns = (int64_t)(size * 1000003ULL) * 1000000000LL, .pid = (pid_t)size,
-				   .host = "h", .seq = size };
+				   .host = "h", .seq = size, .event = "alloc" };
+	static const char *const words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
 	if (out_name_check(s, err, sizeof(err)) == 0) {
 		out_name_varies(s);
+		out_name_event_word(s, words, 5);
+		if (out_name_has_event(s) && out_name_for_event(s, "lock", out, sizeof(out)) == 0 &&
+		    (out_name_has_event(out) || out_name_check(out, err, sizeof(err)) != 0))
+			abort(); /* %e replaced: no %e left, still a template */
+		out_name_insert_event(s, "wall", small, sizeof(small));
 		out_name_expand(s, &v, small, sizeof(small));
 		const char *slash = strrchr(s, '/'), *file = slash ? slash + 1 : s;
 		if (out_name_expand(file, &v, out, sizeof(out)) == 0 && out_name_fixed_dir(s) && !strchr(out, '/') &&

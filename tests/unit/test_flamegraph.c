@@ -593,6 +593,34 @@ static void test_java_hues(void)
 	}
 }
 
+/* -e alloc and -e lock graphs: the class leaf in its own hue, a legend entry
+ * only when drawn, titles in bytes */
+static void test_alloc_lock_graph(void)
+{
+	struct fg_stack st[] = {
+		{ "[7] java;main;app/A.makeBytes;byte[]_[a]", 3 << 20, 0 },
+		{ "[7] java;main;app/A.makeStrings;java/lang/String_[a]", 1000, 0 },
+		{ "[7] java;ledger-waiter;app/Ledger.post;app/Ledger_[l]", 512, 0 },
+	};
+	struct svg s = { 0 };
+	struct fg_options o = { .colors = "java", .legend = true, .bytes = true };
+	const char *f1[] = { "[7] java", "main", "app/A.makeBytes", "byte[]_[a]" };
+	const char *f2[] = { "[7] java", "ledger-waiter", "app/Ledger.post", "app/Ledger_[l]" };
+	CHECK_EQ_INT(flamegraph_java_hue(f1, 4), FG_HUE_ALLOC);
+	CHECK_EQ_INT(flamegraph_java_hue(f2, 4), FG_HUE_LOCK);
+	CHECK_EQ_INT(flamegraph_java_hue(f1, 3), FG_HUE_JIT);
+	CHECK_EQ_STR(flamegraph_hue_label(FG_HUE_ALLOC), "allocated class");
+	svg_draw(&s, "alloc_lock", st, 3, &o);
+	CHECK_EQ_INT(s.ret, 0);
+	CHECK_HAS_STR(s.p, ">allocated class</text>");
+	CHECK_HAS_STR(s.p, ">lock (monitor class)</text>");
+	CHECK_HAS_STR(s.p, "<title>byte[] (3,145,728 bytes = 3.0 MiB, ");
+	CHECK_HAS_STR(s.p, "<title>java/lang/String (1,000 bytes, ");
+	CHECK_HAS_STR(s.p, "<title>app/Ledger (512 bytes, ");
+	CHECK(strstr(s.p, "_[a]") == NULL);
+	svg_free(&s);
+}
+
 static void test_java_graph(void)
 {
 	struct folded f;
@@ -658,7 +686,7 @@ static void test_java_graph(void)
 	svg_draw(&l, "java_legend", f.st, f.n, &o);
 	CHECK_EQ_INT(l.ret, 0);
 	CHECK_HAS_STR(l.p, "<g id=\"legend\">");
-	for (int h = 0; h < FG_HUE_COUNT; h++) {
+	for (int h = 0; h < FG_HUE_ALWAYS; h++) {
 		char label[128];
 		uint8_t rgb[3];
 		char fill[64];
@@ -670,6 +698,8 @@ static void test_java_graph(void)
 	}
 	CHECK_HAS_STR(l.p, ">JVM (C++)</text>");
 	CHECK_HAS_STR(l.p, ">JIT compiler</text>");
+	CHECK(strstr(l.p, ">allocated class</text>") == NULL); /* only in graphs with such frames */
+	CHECK(strstr(l.p, ">lock (monitor class)</text>") == NULL);
 	CHECK(attr_num(strstr(l.p, "<svg"), "height") > attr_num(strstr(s.p, "<svg"), "height"));
 	free(v);
 	svg_free(&s);
@@ -1231,6 +1261,7 @@ int main(int argc, char **argv)
 	test_bad_bytes();
 	test_java_hues();
 	test_java_graph();
+	test_alloc_lock_graph();
 	test_hash_colors();
 	test_palettes();
 	test_differential();

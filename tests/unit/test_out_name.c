@@ -118,8 +118,60 @@ static void test_rotate(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* several events in one run: %e, the -<event> insertion and the word rule */
+static void test_events(void)
+{
+	static const char *const words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
+	struct out_name_vars v = { .time_ns = 1795571903500000000LL, .pid = 1, .host = "h", .seq = 1, .event = "alloc" };
+	char out[256], err[512];
+	CHECK(out_name_check("x/%e-%t.svg", err, sizeof(err)) == 0);
+	CHECK(out_name_expand("x/%e-%n.svg", &v, out, sizeof(out)) == 0);
+	CHECK_EQ_STR(out, "x/alloc-1.svg");
+	v.event = NULL;
+	CHECK(out_name_expand("%e.svg", &v, out, sizeof(out)) == 0);
+	CHECK_EQ_STR(out, "cpu.svg");
+	CHECK(out_name_matches("%e-%n.svg", "alloc-3.svg"));
+	CHECK(!out_name_matches("%e-%n.svg", "-3.svg"));
+	CHECK(!out_name_matches("%e.svg", "Al1.svg"));
+
+	CHECK(out_name_has_event("a/%e.svg"));
+	CHECK(!out_name_has_event("a/%%e.svg"));
+	CHECK(!out_name_has_event("a/e.svg"));
+	CHECK(out_name_for_event("/o/%e-%t-%%e.pb.gz", "lock", out, sizeof(out)) == 0);
+	CHECK_EQ_STR(out, "/o/lock-%t-%%e.pb.gz");
+	CHECK(out_name_for_event("%e%e", "wall", out, 8) == -1);
+
+	static const struct {
+		const char *tmpl, *want;
+	} ins[] = {
+		{ "out.svg", "out-alloc.svg" },
+		{ "/d.x/run-%t.pb.gz", "/d.x/run-%t-alloc.pb.gz" },
+		{ "a.b.folded", "a.b-alloc.folded" },
+		{ "dir/.svg", "dir/.svg-alloc" },
+		{ "noext", "noext-alloc" },
+	};
+	for (size_t i = 0; i < sizeof(ins) / sizeof(ins[0]); i++) {
+		CHECK_MSG(out_name_insert_event(ins[i].tmpl, "alloc", out, sizeof(out)) == 0, "%s", ins[i].tmpl);
+		CHECK_EQ_STR(out, ins[i].want);
+	}
+	CHECK(out_name_insert_event("out.svg", "alloc", out, 8) == -1);
+
+	static const struct {
+		const char *tmpl;
+		int want;
+	} wd[] = {
+		{ "cpu.svg", 0 },        { "x/alloc.svg", 3 },     { "run-lock-%t.folded", 4 }, { "OffCPU.svg", 1 },
+		{ "offcpu.svg", 1 },     { "cpus.svg", -1 },       { "cpu/out.svg", -1 },       { "cpu-alloc.svg", -2 },
+		{ "cpu-cpu.json", 0 },   { "%wall.svg", -1 },      { "wall%t.svg", 2 },         { "x.svg", -1 },
+	};
+	for (size_t i = 0; i < sizeof(wd) / sizeof(wd[0]); i++)
+		CHECK_MSG(out_name_event_word(wd[i].tmpl, words, 5) == wd[i].want, "%s: %d", wd[i].tmpl,
+			  out_name_event_word(wd[i].tmpl, words, 5));
+}
+
 int main(void)
 {
+	test_events();
 	test_expand();
 	test_check();
 	test_matches();

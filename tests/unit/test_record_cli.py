@@ -1,0 +1,57 @@
+# test_record_cli.py - `jflame record`'s options for several events (-e cpu,alloc),
+# the agents' events (--alloc-interval, --lock-min, --count) and the naming rule's
+# refusals: each bad combination gets one clear line and exit code 2, before
+# anything is recorded (no privileges or JVMs needed).
+import unittest
+
+from cli_test import CliCase, run
+
+
+class RecordOptions(CliCase):
+    prefix = "jflame-record-cli-"
+
+    def bad(self, args, *needles):
+        self.one_line_error(run(["record"] + args + ["-p", "1"]), *needles, code=2)
+
+    def test_event_lists(self):
+        self.bad(["-e", "offcpu,wall"], "at most one of cpu, offcpu, wall", "'wall' after 'offcpu'")
+        self.bad(["-e", "cpu", "-e", "cycles"], "at most one of", "'cycles' after 'cpu'")
+        self.bad(["-e", "alloc,alloc"], "names alloc twice")
+        self.bad(["-e", "lock", "-e", "lock"], "names lock twice")
+        self.bad(["-e", "alloc,bogus"], "not 'bogus'")
+        self.bad(["-e", "alloc,"], "not ''")
+        self.bad(["-e", ""], "-e takes events")
+
+    def test_agent_options(self):
+        self.bad(["-e", "alloc", "--alloc-interval", "1"], "--alloc-interval takes a size from 1k to 1g")
+        self.bad(["-e", "alloc", "--alloc-interval", "2g"], "--alloc-interval takes a size")
+        self.bad(["-e", "alloc", "--alloc-interval", "x"], "not 'x'")
+        self.bad(["--alloc-interval", "64k"], "--alloc-interval goes with -e alloc")
+        self.bad(["-e", "lock", "--lock-min", "-1ms"], "--lock-min takes a duration")
+        self.bad(["-e", "alloc", "--lock-min", "1ms"], "--lock-min goes with -e lock")
+        self.bad(["--count"], "--count goes with -e alloc or -e lock")
+        self.bad(["-e", "offcpu", "--count"], "--count goes with")
+        self.bad(["-e", "alloc", "--min-block", "1ms"], "--min-block goes with -e offcpu or -e wall")
+        self.bad(["-e", "cpu,lock", "--push", "http://localhost:4040"], "--push sends CPU")
+
+    def test_naming_rule_refusals(self):
+        self.bad(["-e", "cpu,alloc", "-o", "lock.svg"], "'lock.svg' is named for lock, which is not recorded")
+        self.bad(["-e", "cpu,alloc", "-o", "wall.svg"], "'wall.svg' is named for wall")
+        self.bad(["-e", "cpu,alloc", "-o", "cpu-alloc.svg"], "names more than one event")
+        self.bad(["-e", "alloc", "-o", "x.stacks"], ".stacks output", "not alloc")
+        self.bad(["-e", "lock", "-o", "x.html"], ".html heat map", "not lock")
+        self.bad(["-e", "cpu,alloc", "-o", "alloc.stacks"], ".stacks output", "not alloc")
+        self.bad(["-e", "alloc,lock", "-o", "run.html"], "nothing to hold")
+        self.bad(["-e", "alloc,lock", "-o", "%e.stacks"], "nothing to hold")
+        self.bad(["-e", "cpu,alloc", "-o", "a.svg", "-o", "a-alloc.svg"], "given twice")
+        self.bad(["-e", "alloc", "-o", "%q.svg"], "'%q'")
+
+    def test_help_names_the_events(self):
+        r = run(["record", "--help"])
+        self.assertEqual(r.returncode, 0)
+        for s in (b"alloc", b"lock", b"--alloc-interval", b"--lock-min", b"--count", b"%e"):
+            self.assertIn(s, r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
