@@ -8,15 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* One aggregated stack: frames root first joined by ';' (folded format),
- * its sample count, and for differential graphs the count before (count is then
- * the count after). Empty frames ("a;;b", a trailing ';') are skipped. The same
- * stack may appear more than once: counts add up. */
-struct fg_stack {
-	const char *frames;
-	uint64_t count;
-	uint64_t count_before;
-};
+#include "stacks.h"
 
 struct fg_options {
 	const char *title;    /* NULL: "Flame Graph" ("Icicle Graph" when inverted,
