@@ -13,6 +13,7 @@
 
 #include "flamegraph_js.h"
 #include "key_sort.h"
+#include "palette.h"
 #include "swar.h"
 
 #define NONE UINT32_MAX
@@ -20,342 +21,6 @@
 #define FRAMEPAD 1.0
 #define FONTWIDTH 0.59 /* average glyph width relative to the font size */
 #define SEARCHCOLOR "rgb(230,0,230)"
-
-/* ---- the java palette ---------------------------------------------------- */
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool has_suffix(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-	return len >= n && memcmp(s + len - n, suffix, n) == 0;
-}
-
-static bool is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* word occurs in s at the start of an identifier; with upper, followed by an
- * upper-case letter ("PS" in "PSScavenge::invoke", not in "EPSILON"). */
-static bool has_word(const char *s, const char *word, bool upper)
-{
-	size_t n = strlen(word);
-	for (const char *p = strstr(s, word); p; p = strstr(p + 1, word)) {
-		if (p > s && is_ident(p[-1]))
-			continue;
-		if (upper && !(p[n] >= 'A' && p[n] <= 'Z'))
-			continue;
-		return true;
-	}
-	return false;
-}
-
-static bool has_any(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (strstr(s, *list))
-			return true;
-	return false;
-}
-
-static bool has_any_prefix(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (has_prefix(s, *list))
-			return true;
-	return false;
-}
-
-static bool is_pod_or_con(const char *s)
-{
-	return has_prefix(s, "[Pod]") || has_prefix(s, "[Con]");
-}
-
-/* "[1234] java", and "[*] java" (jflame diff matches runs by process name) */
-static bool is_process(const char *s)
-{
-	size_t i = 1;
-	if (s[0] != '[')
-		return false;
-	if (s[1] == '*')
-		return s[2] == ']' && s[3] == ' ';
-	while (s[i] >= '0' && s[i] <= '9')
-		i++;
-	return i > 1 && s[i] == ']' && s[i + 1] == ' ';
-}
-
-static const char *const gc_threads[] = {
-	"GC Thread", "G1 ", "Shenandoah", "Parallel GC", "ZDirector", "ZDriver", "ZStat", "ZUnmapper",
-	"ZUncommit", "ZWorker", "ZRuntime", "ZMark", "CMS ", NULL,
-};
-static const char *const compiler_threads[] = {
-	"C1 Compiler", "C2 Compiler", "JVMCI", "Sweeper thread", NULL,
-};
-/* C++ names that look like GC work but are the compilers emitting barriers */
-static const char *const compiler_first[] = {
-	"BarrierSetC1", "BarrierSetC2", "BarrierSetAssembler", NULL,
-};
-static const char *const gc_cxx[] = {
-	"Parallel", "Scavenge", "Shenandoah", "MarkSweep", "ConcurrentMark", "MarkBitMap", "MarkStack",
-	"MarkAndPush", "GC", "WorkerThread", "WorkGang", "GangWorker", "Evacuat", "BarrierSet",
-	"CollectedHeap", "CardTable", "ReferenceProcessor", "WeakProcessor", "OopStorage", "StringDedup",
-	"TenuredGeneration", "DefNewGeneration", "SerialHeap", NULL,
-};
-static const char *const compiler_cxx[] = {
-	"Compiler::", "Compile::", "Compilation", "CompileBroker", "CompileTask", "CompileQueue",
-	"ThresholdPolicy", "Matcher", "GraphKit", "LibraryCallKit", "ConnectionGraph", "IdealLoopTree",
-	"SuperWord", "Node::", "Type::", "TypeInt::", "TypeLong::", "TypeTuple::", "TypeFunc::",
-	"TypePtr::", "TypeOopPtr::", "TypeInstPtr::", "TypeAryPtr::", "TypeKlassPtr::", "RegMask",
-	"IndexSet", "JVMState", "InlineTree", "BCEscapeAnalyzer", "CallGenerator", "LinearScan",
-	"GraphBuilder", "ValueStack", "Canonicalizer", "RangeCheckElimination", "BlockBegin",
-	"Instruction::", "GlobalValueNumbering", "FrameMap", "BlockListBuilder", "IRScope",
-	"Assembler::", "CodeBuffer", "CodeInstaller", NULL,
-};
-static const char *const compiler_words[] = { "Phase", "Parse", "LIR", "IR::", "C1_", "Block::", NULL };
-static const char *const jvm_c[] = {
-	"JVM_", "jni_", "JNI_", "jvmti_", "Unsafe_", "thread_native_entry", "StubRoutines", NULL,
-};
-
-static bool cxx_compiler(const char *s)
-{
-	if (has_any(s, compiler_cxx) || has_word(s, "ci", true))
-		return true;
-	for (const char *const *w = compiler_words; *w; w++)
-		if (has_word(s, *w, false))
-			return true;
-	return false;
-}
-
-static bool cxx_gc(const char *s)
-{
-	return has_word(s, "G1", false) || has_word(s, "PS", true) || has_word(s, "Z", true) || has_any(s, gc_cxx);
-}
-
-/* "java.lang.String::hashCode" (the agent's dottedclass) */
-static bool is_dotted_java(const char *s, const char *colons)
-{
-	bool dot = false;
-	for (const char *p = s; p < colons; p++) {
-		if (*p == '.')
-			dot = true;
-		else if (!is_ident(*p) && *p != '$')
-			return false;
-	}
-	return dot;
-}
-
-/* The hue a name has wherever it stands (rules 1 and 3-8 of the header, and the
- * [Pod]/[Con]/process part of rule 2). */
-static enum fg_hue hue_of_name(const char *s)
-{
-	size_t len = strlen(s);
-	const char *colons;
-
-	if (has_suffix(s, len, "_[j]"))
-		return FG_HUE_JIT;
-	if (has_suffix(s, len, "_[i]"))
-		return FG_HUE_INLINED;
-	if (has_suffix(s, len, "_[0]"))
-		return FG_HUE_INTERP;
-	if (has_suffix(s, len, "_[k]"))
-		return FG_HUE_KERNEL;
-	if (has_suffix(s, len, "_[a]"))
-		return FG_HUE_ALLOC;
-	if (has_suffix(s, len, "_[l]"))
-		return FG_HUE_LOCK;
-	if (is_pod_or_con(s) || is_process(s))
-		return FG_HUE_META;
-	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
-		const char *in = s + 1;
-		if (has_prefix(in, "kernel"))
-			return FG_HUE_KERNEL;
-		if (has_prefix(in, "unknown]") || strstr(in, ".so") || in[0] == '/' || in[0] == '[' ||
-		    has_prefix(in, "vdso]") || has_prefix(in, "vsyscall]") || has_prefix(in, "anon") ||
-		    has_prefix(in, "heap]") || has_prefix(in, "stack]") || has_prefix(in, "JIT") ||
-		    has_prefix(in, "perf-"))
-			return FG_HUE_NATIVE;
-		return FG_HUE_META;
-	}
-	if (has_any_prefix(s, gc_threads))
-		return FG_HUE_GC;
-	if (has_any_prefix(s, compiler_threads))
-		return FG_HUE_COMPILER;
-	colons = strstr(s, "::");
-	if (colons) {
-		if ((strstr(s, ";::") && strchr(s, '/')) || is_dotted_java(s, colons))
-			return FG_HUE_JIT;
-		if (has_any(s, compiler_first))
-			return FG_HUE_COMPILER;
-		if (cxx_gc(s))
-			return FG_HUE_GC;
-		if (cxx_compiler(s))
-			return FG_HUE_COMPILER;
-		return FG_HUE_JVM;
-	}
-	if (strcmp(s, "Interpreter") == 0)
-		return FG_HUE_INTERP;
-	if (has_any_prefix(s, jvm_c))
-		return FG_HUE_JVM;
-	if (s[0] != '/' && strchr(s, '/'))
-		return FG_HUE_JIT;
-	return FG_HUE_NATIVE;
-}
-
-/* Rule 2's positional part: the frame right after a root process frame is the
- * thread. */
-static enum fg_hue hue_at(const char *const *frames, size_t depth, enum fg_hue base)
-{
-	const char *s = frames[depth - 1];
-	size_t len = strlen(s);
-
-	if (base == FG_HUE_GC || base == FG_HUE_COMPILER || base == FG_HUE_META)
-		return base;
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
-		return base; /* annotated: rule 1 */
-	if (depth < 2 || !is_process(frames[depth - 2]))
-		return base;
-	for (size_t i = 0; i + 2 < depth; i++)
-		if (!is_pod_or_con(frames[i]))
-			return base;
-	return FG_HUE_META;
-}
-
-enum fg_hue flamegraph_java_hue(const char *const *frames, size_t depth)
-{
-	if (!frames || depth == 0 || !frames[depth - 1])
-		return FG_HUE_NATIVE;
-	return hue_at(frames, depth, hue_of_name(frames[depth - 1]));
-}
-
-static const char *const hue_labels[FG_HUE_COUNT] = {
-	[FG_HUE_JIT] = "JIT-compiled Java",
-	[FG_HUE_INLINED] = "inlined Java",
-	[FG_HUE_INTERP] = "interpreted Java",
-	[FG_HUE_JVM] = "JVM (C++)",
-	[FG_HUE_GC] = "GC",
-	[FG_HUE_COMPILER] = "JIT compiler",
-	[FG_HUE_KERNEL] = "kernel",
-	[FG_HUE_NATIVE] = "native",
-	[FG_HUE_META] = "metadata (pod, container, process, thread)",
-	[FG_HUE_ALLOC] = "allocated class",
-	[FG_HUE_LOCK] = "lock (monitor class)",
-};
-
-/* each channel is base + (int)(span * v), as flamegraph.pl's palettes */
-static const uint8_t hue_ranges[FG_HUE_COUNT][6] = {
-	[FG_HUE_JIT] = { 50, 60, 200, 55, 50, 60 },
-	[FG_HUE_INLINED] = { 50, 60, 165, 55, 165, 55 },
-	[FG_HUE_INTERP] = { 160, 45, 215, 35, 160, 45 },
-	[FG_HUE_JVM] = { 175, 55, 175, 55, 50, 20 },
-	[FG_HUE_GC] = { 160, 40, 120, 40, 215, 40 },
-	[FG_HUE_COMPILER] = { 195, 40, 150, 35, 95, 35 },
-	[FG_HUE_KERNEL] = { 190, 65, 90, 65, 0, 0 },
-	[FG_HUE_NATIVE] = { 200, 55, 50, 80, 50, 80 },
-	[FG_HUE_META] = { 80, 60, 80, 60, 205, 50 },
-	[FG_HUE_ALLOC] = { 175, 40, 50, 40, 110, 40 },
-	[FG_HUE_LOCK] = { 120, 40, 85, 30, 45, 25 },
-};
-
-const char *flamegraph_hue_label(enum fg_hue hue)
-{
-	return (unsigned)hue < FG_HUE_COUNT ? hue_labels[hue] : "?";
-}
-
-void flamegraph_hue_color(enum fg_hue hue, double v, uint8_t rgb[3])
-{
-	const uint8_t *r = hue_ranges[(unsigned)hue < FG_HUE_COUNT ? hue : FG_HUE_NATIVE];
-	if (!(v >= 0))
-		v = 0;
-	if (v >= 1)
-		v = 0.999999;
-	for (int i = 0; i < 3; i++)
-		rgb[i] = (uint8_t)(r[2 * i] + (int)(r[2 * i + 1] * v));
-}
-
-/* ---- the other palettes (flamegraph.pl's colour functions) --------------- */
-
-enum palette { PAL_JAVA, PAL_HOT, PAL_MEM, PAL_IO, PAL_JS, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA,
-	       PAL_YELLOW, PAL_PURPLE, PAL_ORANGE };
-
-static const char *const palette_names[] = {
-	[PAL_JAVA] = "java", [PAL_HOT] = "hot",       [PAL_MEM] = "mem",       [PAL_IO] = "io",
-	[PAL_JS] = "js",     [PAL_RED] = "red",       [PAL_GREEN] = "green",   [PAL_BLUE] = "blue",
-	[PAL_AQUA] = "aqua", [PAL_YELLOW] = "yellow", [PAL_PURPLE] = "purple", [PAL_ORANGE] = "orange",
-};
-
-static enum palette palette_of(const char *name)
-{
-	if (!name || !*name)
-		return PAL_JAVA;
-	for (size_t i = 0; i < sizeof(palette_names) / sizeof(palette_names[0]); i++)
-		if (strcmp(name, palette_names[i]) == 0)
-			return (enum palette)i;
-	return PAL_HOT;
-}
-
-/* flamegraph.pl's js palette: which flat palette a name takes */
-static enum palette js_type(const char *s)
-{
-	size_t len = strlen(s);
-	const char *slash = strchr(s, '/');
-	if (has_suffix(s, len, "_[j]"))
-		return slash ? PAL_GREEN : PAL_AQUA;
-	if (strstr(s, "::"))
-		return PAL_YELLOW;
-	if (slash && strstr(slash, ".js"))
-		return PAL_GREEN;
-	if (strchr(s, ':'))
-		return PAL_AQUA;
-	if (strcmp(s, " ") == 0)
-		return PAL_GREEN;
-	if (has_suffix(s, len, "_[k]"))
-		return PAL_ORANGE;
-	return PAL_RED;
-}
-
-static void flat_color(enum palette p, double v1, double v2, double v3, uint8_t rgb[3])
-{
-	int r = 0, g = 0, b = 0;
-	switch (p) {
-	case PAL_HOT:
-		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
-		break;
-	case PAL_MEM:
-		r = 0, g = 190 + (int)(50 * v2), b = (int)(210 * v1);
-		break;
-	case PAL_IO:
-		r = g = 80 + (int)(60 * v1), b = 190 + (int)(55 * v2);
-		break;
-	case PAL_RED:
-		r = 200 + (int)(55 * v1), g = b = 50 + (int)(80 * v1);
-		break;
-	case PAL_GREEN:
-		g = 200 + (int)(55 * v1), r = b = 50 + (int)(60 * v1);
-		break;
-	case PAL_BLUE:
-		b = 205 + (int)(50 * v1), r = g = 80 + (int)(60 * v1);
-		break;
-	case PAL_YELLOW:
-		r = g = 175 + (int)(55 * v1), b = 50 + (int)(20 * v1);
-		break;
-	case PAL_PURPLE:
-		r = b = 190 + (int)(65 * v1), g = 80 + (int)(60 * v1);
-		break;
-	case PAL_AQUA:
-		r = 50 + (int)(60 * v1), g = b = 165 + (int)(55 * v1);
-		break;
-	case PAL_ORANGE:
-		r = 190 + (int)(65 * v1), g = 90 + (int)(65 * v1), b = 0;
-		break;
-	default:
-		break;
-	}
-	rgb[0] = (uint8_t)r, rgb[1] = (uint8_t)g, rgb[2] = (uint8_t)b;
-}
 
 /* ---- buffered output ----------------------------------------------------- */
 
@@ -566,7 +231,7 @@ static void out_fitted(struct out *o, const char *s, size_t n, size_t room)
 struct name {
 	uint32_t off, len; /* in tree.pool, NUL-terminated there */
 	uint64_t hash;
-	int8_t hue;        /* hue_of_name, -1 until needed */
+	int8_t hue;        /* palette_name_hue, -1 until needed */
 };
 
 struct node {
@@ -1117,20 +782,19 @@ static void frame_color(struct draw *d, size_t i, uint8_t rgb[3])
 			hue = FG_HUE_META;
 		} else {
 			if (nm->hue < 0)
-				nm->hue = (int8_t)hue_of_name(s);
-			hue = hue_at(d->path + 1, n->depth, (enum fg_hue)nm->hue);
+				nm->hue = (int8_t)palette_name_hue(s);
+			hue = palette_hue_at(d->path + 1, n->depth, (enum fg_hue)nm->hue);
 		}
-		flamegraph_hue_color(hue, v1, rgb);
+		palette_hue_color(hue, v1, rgb);
 		return;
 	}
-	flat_color(d->pal == PAL_JS ? js_type(s) : d->pal, v1, v2, v3, rgb);
+	palette_flat_color(d->pal == PAL_JS ? palette_js_type(s) : d->pal, v1, v2, v3, rgb);
 }
 
 /* the name without jflame's kind annotation */
 static size_t display_len(const char *s, size_t len)
 {
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
-	    strchr("ji0kal", s[len - 2]))
+	if (len > 4 && palette_kind_hue(s, len) != FG_HUE_COUNT)
 		return len - 4;
 	return len;
 }
@@ -1302,16 +966,15 @@ static size_t legend_items(const struct draw *d, struct legend_item *items)
 	for (uint32_t i = 0; i < d->t->nnames; i++) { /* alloc and lock: when the graph has them */
 		const struct name *nm = &d->t->names[i];
 		const char *s = d->t->pool + nm->off;
-		if (has_suffix(s, nm->len, "_[a]"))
-			drawn[FG_HUE_ALLOC] = true;
-		else if (has_suffix(s, nm->len, "_[l]"))
-			drawn[FG_HUE_LOCK] = true;
+		enum fg_hue kind = palette_kind_hue(s, nm->len);
+		if (kind == FG_HUE_ALLOC || kind == FG_HUE_LOCK)
+			drawn[kind] = true;
 	}
 	for (int h = 0; h < FG_HUE_COUNT; h++) {
 		if (!drawn[h])
 			continue;
-		items[n].label = flamegraph_hue_label((enum fg_hue)h);
-		flamegraph_hue_color((enum fg_hue)h, 0.5, items[n].rgb);
+		items[n].label = palette_hue_label((enum fg_hue)h);
+		palette_hue_color((enum fg_hue)h, 0.5, items[n].rgb);
 		n++;
 	}
 	return n;
@@ -1335,7 +998,7 @@ static const char *background(enum palette p, bool top)
 
 static bool subtitle_warns(const char *s)
 {
-	return has_prefix(s, "WARNING") || strstr(s, "frame pointers: off");
+	return strncmp(s, "WARNING", 7) == 0 || strstr(s, "frame pointers: off");
 }
 
 #define SUBTITLE_LEADING 1.25 /* line height, in font sizes */
