@@ -13,29 +13,6 @@ void out_flush(struct out *o)
 	o->len = 0;
 }
 
-void out_mem(struct out *o, const char *p, size_t n)
-{
-	while (n) {
-		size_t room = sizeof(o->buf) - o->len, k = n < room ? n : room;
-		memcpy(o->buf + o->len, p, k);
-		o->len += k, p += k, n -= k;
-		if (o->len == sizeof(o->buf))
-			out_flush(o);
-	}
-}
-
-void out_str(struct out *o, const char *s)
-{
-	out_mem(o, s, strlen(s));
-}
-
-void out_char(struct out *o, char c)
-{
-	if (o->len == sizeof(o->buf))
-		out_flush(o);
-	o->buf[o->len++] = c;
-}
-
 void out_u64(struct out *o, uint64_t v, bool commas)
 {
 	char tmp[32];

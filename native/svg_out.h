@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Output to f through a buffer; the first write error sticks in err (errno
  * value) and later writes are dropped. Set f, len = 0, err = 0 to start. */
@@ -19,9 +20,31 @@ struct out {
 
 /* Writes the buffer out (out_mem and out_char do when it is full). */
 void out_flush(struct out *o);
-void out_mem(struct out *o, const char *p, size_t n);
-void out_str(struct out *o, const char *s);
-void out_char(struct out *o, char c);
+
+/* bytes, a string, a character: inline, they are most of what is written */
+static inline void out_mem(struct out *o, const char *p, size_t n)
+{
+	while (n) {
+		size_t room = sizeof(o->buf) - o->len, k = n < room ? n : room;
+		memcpy(o->buf + o->len, p, k);
+		o->len += k, p += k, n -= k;
+		if (o->len == sizeof(o->buf))
+			out_flush(o);
+	}
+}
+
+static inline void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+static inline void out_char(struct out *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		out_flush(o);
+	o->buf[o->len++] = c;
+}
+
 /* v in decimal; with commas, thousands separated ("1,234") */
 void out_u64(struct out *o, uint64_t v, bool commas);
 /* v / 100 with two decimals; with trim, trailing zeros (and the point) dropped */
