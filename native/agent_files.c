@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit_syms.h"
+#include "text_escape.h"
 
 void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *prefix, const char *suffix)
 {
@@ -23,7 +23,7 @@ static void unescape(char *out, size_t len, const char *in)
 		n = len - 1;
 	memcpy(out, in, n);
 	out[n] = '\0';
-	jit_unescape(out);
+	text_unescape(out);
 	for (char *p = out; *p; p++)
 		if (*p == '\n')
 			*p = ' ';

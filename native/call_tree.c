@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph.h"
 #include "json_out.h"
+#include "palette.h"
 #include "str_intern.h"
 
 #define EMPTY UINT32_MAX
@@ -195,7 +195,7 @@ static uint32_t node_add(struct call_tree *t, uint32_t parent, uint32_t full, si
 {
 	const char *s = t->path[depth - 1];
 	size_t len = strlen(s), sl = shown_len(s, len);
-	enum fg_hue hue = flamegraph_java_hue(t->path, depth);
+	enum fg_hue hue = palette_java_hue(t->path, depth);
 	const char *shown = sl == len ? s : str_intern_n(t->si, s, sl);
 	if (!shown)
 		return EMPTY;
@@ -286,7 +286,7 @@ int call_tree_hue(const struct call_tree *t, size_t node)
 static void colour_out(FILE *out, enum fg_hue hue, double v)
 {
 	uint8_t rgb[3];
-	flamegraph_hue_color(hue, v, rgb);
+	palette_hue_color(hue, v, rgb);
 	fprintf(out, "\"rgb(%u,%u,%u)\"", rgb[0], rgb[1], rgb[2]);
 }
 
@@ -316,7 +316,7 @@ int call_tree_write_json(const struct call_tree *t, FILE *out)
 		if (t->node_hue[i] < FG_HUE_COUNT)
 			drawn[t->node_hue[i]] = true;
 	for (int h = 0; h < FG_HUE_COUNT; h++) {
-		const char *label = flamegraph_hue_label((enum fg_hue)h);
+		const char *label = palette_hue_label((enum fg_hue)h);
 		if (!drawn[h])
 			continue;
 		fputs(h ? ",[" : "[", out);

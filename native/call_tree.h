@@ -22,7 +22,7 @@ long call_tree_node(struct call_tree *t, const char *stack, size_t len);
 size_t call_tree_size(const struct call_tree *t);
 /* A node's parent (-1 for the root), its shown name (the frame without the
  * "_[j]"/"_[i]"/"_[0]"/"_[k]" annotation; "all" for the root) and its hue
- * (flamegraph_java_hue()'s, by the frames from the root to it). */
+ * (palette_java_hue()'s, by the frames from the root to it). */
 long call_tree_parent(const struct call_tree *t, size_t node);
 const char *call_tree_name(const struct call_tree *t, size_t node);
 int call_tree_hue(const struct call_tree *t, size_t node);

@@ -1,8 +1,5 @@
-/* flamegraph.c - writes folded stacks as an interactive SVG flame graph: merges
- * the stacks into a tree, lays it out, colours it and embeds the viewer. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* qsort_r */
-#endif
+/* flamegraph.c - draws folded stacks as an interactive SVG flame graph: the
+ * page, legend, subtitle and frames of the merged tree, with the viewer. */
 #include "flamegraph.h"
 
 #include <errno.h>
@@ -12,1042 +9,21 @@
 #include <string.h>
 
 #include "flamegraph_js.h"
-#include "key_sort.h"
-#include "swar.h"
+#include "frame_tree.h"
+#include "palette.h"
+#include "svg_out.h"
 
-#define NONE UINT32_MAX
 #define XPAD 10.0
 #define FRAMEPAD 1.0
 #define FONTWIDTH 0.59 /* average glyph width relative to the font size */
 #define SEARCHCOLOR "rgb(230,0,230)"
-
-/* ---- the java palette ---------------------------------------------------- */
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool has_suffix(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-	return len >= n && memcmp(s + len - n, suffix, n) == 0;
-}
-
-static bool is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* word occurs in s at the start of an identifier; with upper, followed by an
- * upper-case letter ("PS" in "PSScavenge::invoke", not in "EPSILON"). */
-static bool has_word(const char *s, const char *word, bool upper)
-{
-	size_t n = strlen(word);
-	for (const char *p = strstr(s, word); p; p = strstr(p + 1, word)) {
-		if (p > s && is_ident(p[-1]))
-			continue;
-		if (upper && !(p[n] >= 'A' && p[n] <= 'Z'))
-			continue;
-		return true;
-	}
-	return false;
-}
-
-static bool has_any(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (strstr(s, *list))
-			return true;
-	return false;
-}
-
-static bool has_any_prefix(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (has_prefix(s, *list))
-			return true;
-	return false;
-}
-
-static bool is_pod_or_con(const char *s)
-{
-	return has_prefix(s, "[Pod]") || has_prefix(s, "[Con]");
-}
-
-/* "[1234] java", and "[*] java" (jflame diff matches runs by process name) */
-static bool is_process(const char *s)
-{
-	size_t i = 1;
-	if (s[0] != '[')
-		return false;
-	if (s[1] == '*')
-		return s[2] == ']' && s[3] == ' ';
-	while (s[i] >= '0' && s[i] <= '9')
-		i++;
-	return i > 1 && s[i] == ']' && s[i + 1] == ' ';
-}
-
-static const char *const gc_threads[] = {
-	"GC Thread", "G1 ", "Shenandoah", "Parallel GC", "ZDirector", "ZDriver", "ZStat", "ZUnmapper",
-	"ZUncommit", "ZWorker", "ZRuntime", "ZMark", "CMS ", NULL,
-};
-static const char *const compiler_threads[] = {
-	"C1 Compiler", "C2 Compiler", "JVMCI", "Sweeper thread", NULL,
-};
-/* C++ names that look like GC work but are the compilers emitting barriers */
-static const char *const compiler_first[] = {
-	"BarrierSetC1", "BarrierSetC2", "BarrierSetAssembler", NULL,
-};
-static const char *const gc_cxx[] = {
-	"Parallel", "Scavenge", "Shenandoah", "MarkSweep", "ConcurrentMark", "MarkBitMap", "MarkStack",
-	"MarkAndPush", "GC", "WorkerThread", "WorkGang", "GangWorker", "Evacuat", "BarrierSet",
-	"CollectedHeap", "CardTable", "ReferenceProcessor", "WeakProcessor", "OopStorage", "StringDedup",
-	"TenuredGeneration", "DefNewGeneration", "SerialHeap", NULL,
-};
-static const char *const compiler_cxx[] = {
-	"Compiler::", "Compile::", "Compilation", "CompileBroker", "CompileTask", "CompileQueue",
-	"ThresholdPolicy", "Matcher", "GraphKit", "LibraryCallKit", "ConnectionGraph", "IdealLoopTree",
-	"SuperWord", "Node::", "Type::", "TypeInt::", "TypeLong::", "TypeTuple::", "TypeFunc::",
-	"TypePtr::", "TypeOopPtr::", "TypeInstPtr::", "TypeAryPtr::", "TypeKlassPtr::", "RegMask",
-	"IndexSet", "JVMState", "InlineTree", "BCEscapeAnalyzer", "CallGenerator", "LinearScan",
-	"GraphBuilder", "ValueStack", "Canonicalizer", "RangeCheckElimination", "BlockBegin",
-	"Instruction::", "GlobalValueNumbering", "FrameMap", "BlockListBuilder", "IRScope",
-	"Assembler::", "CodeBuffer", "CodeInstaller", NULL,
-};
-static const char *const compiler_words[] = { "Phase", "Parse", "LIR", "IR::", "C1_", "Block::", NULL };
-static const char *const jvm_c[] = {
-	"JVM_", "jni_", "JNI_", "jvmti_", "Unsafe_", "thread_native_entry", "StubRoutines", NULL,
-};
-
-static bool cxx_compiler(const char *s)
-{
-	if (has_any(s, compiler_cxx) || has_word(s, "ci", true))
-		return true;
-	for (const char *const *w = compiler_words; *w; w++)
-		if (has_word(s, *w, false))
-			return true;
-	return false;
-}
-
-static bool cxx_gc(const char *s)
-{
-	return has_word(s, "G1", false) || has_word(s, "PS", true) || has_word(s, "Z", true) || has_any(s, gc_cxx);
-}
-
-/* "java.lang.String::hashCode" (the agent's dottedclass) */
-static bool is_dotted_java(const char *s, const char *colons)
-{
-	bool dot = false;
-	for (const char *p = s; p < colons; p++) {
-		if (*p == '.')
-			dot = true;
-		else if (!is_ident(*p) && *p != '$')
-			return false;
-	}
-	return dot;
-}
-
-/* The hue a name has wherever it stands (rules 1 and 3-8 of the header, and the
- * [Pod]/[Con]/process part of rule 2). */
-static enum fg_hue hue_of_name(const char *s)
-{
-	size_t len = strlen(s);
-	const char *colons;
-
-	if (has_suffix(s, len, "_[j]"))
-		return FG_HUE_JIT;
-	if (has_suffix(s, len, "_[i]"))
-		return FG_HUE_INLINED;
-	if (has_suffix(s, len, "_[0]"))
-		return FG_HUE_INTERP;
-	if (has_suffix(s, len, "_[k]"))
-		return FG_HUE_KERNEL;
-	if (has_suffix(s, len, "_[a]"))
-		return FG_HUE_ALLOC;
-	if (has_suffix(s, len, "_[l]"))
-		return FG_HUE_LOCK;
-	if (is_pod_or_con(s) || is_process(s))
-		return FG_HUE_META;
-	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
-		const char *in = s + 1;
-		if (has_prefix(in, "kernel"))
-			return FG_HUE_KERNEL;
-		if (has_prefix(in, "unknown]") || strstr(in, ".so") || in[0] == '/' || in[0] == '[' ||
-		    has_prefix(in, "vdso]") || has_prefix(in, "vsyscall]") || has_prefix(in, "anon") ||
-		    has_prefix(in, "heap]") || has_prefix(in, "stack]") || has_prefix(in, "JIT") ||
-		    has_prefix(in, "perf-"))
-			return FG_HUE_NATIVE;
-		return FG_HUE_META;
-	}
-	if (has_any_prefix(s, gc_threads))
-		return FG_HUE_GC;
-	if (has_any_prefix(s, compiler_threads))
-		return FG_HUE_COMPILER;
-	colons = strstr(s, "::");
-	if (colons) {
-		if ((strstr(s, ";::") && strchr(s, '/')) || is_dotted_java(s, colons))
-			return FG_HUE_JIT;
-		if (has_any(s, compiler_first))
-			return FG_HUE_COMPILER;
-		if (cxx_gc(s))
-			return FG_HUE_GC;
-		if (cxx_compiler(s))
-			return FG_HUE_COMPILER;
-		return FG_HUE_JVM;
-	}
-	if (strcmp(s, "Interpreter") == 0)
-		return FG_HUE_INTERP;
-	if (has_any_prefix(s, jvm_c))
-		return FG_HUE_JVM;
-	if (s[0] != '/' && strchr(s, '/'))
-		return FG_HUE_JIT;
-	return FG_HUE_NATIVE;
-}
-
-/* Rule 2's positional part: the frame right after a root process frame is the
- * thread. */
-static enum fg_hue hue_at(const char *const *frames, size_t depth, enum fg_hue base)
-{
-	const char *s = frames[depth - 1];
-	size_t len = strlen(s);
-
-	if (base == FG_HUE_GC || base == FG_HUE_COMPILER || base == FG_HUE_META)
-		return base;
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
-		return base; /* annotated: rule 1 */
-	if (depth < 2 || !is_process(frames[depth - 2]))
-		return base;
-	for (size_t i = 0; i + 2 < depth; i++)
-		if (!is_pod_or_con(frames[i]))
-			return base;
-	return FG_HUE_META;
-}
-
-enum fg_hue flamegraph_java_hue(const char *const *frames, size_t depth)
-{
-	if (!frames || depth == 0 || !frames[depth - 1])
-		return FG_HUE_NATIVE;
-	return hue_at(frames, depth, hue_of_name(frames[depth - 1]));
-}
-
-static const char *const hue_labels[FG_HUE_COUNT] = {
-	[FG_HUE_JIT] = "JIT-compiled Java",
-	[FG_HUE_INLINED] = "inlined Java",
-	[FG_HUE_INTERP] = "interpreted Java",
-	[FG_HUE_JVM] = "JVM (C++)",
-	[FG_HUE_GC] = "GC",
-	[FG_HUE_COMPILER] = "JIT compiler",
-	[FG_HUE_KERNEL] = "kernel",
-	[FG_HUE_NATIVE] = "native",
-	[FG_HUE_META] = "metadata (pod, container, process, thread)",
-	[FG_HUE_ALLOC] = "allocated class",
-	[FG_HUE_LOCK] = "lock (monitor class)",
-};
-
-/* each channel is base + (int)(span * v), as flamegraph.pl's palettes */
-static const uint8_t hue_ranges[FG_HUE_COUNT][6] = {
-	[FG_HUE_JIT] = { 50, 60, 200, 55, 50, 60 },
-	[FG_HUE_INLINED] = { 50, 60, 165, 55, 165, 55 },
-	[FG_HUE_INTERP] = { 160, 45, 215, 35, 160, 45 },
-	[FG_HUE_JVM] = { 175, 55, 175, 55, 50, 20 },
-	[FG_HUE_GC] = { 160, 40, 120, 40, 215, 40 },
-	[FG_HUE_COMPILER] = { 195, 40, 150, 35, 95, 35 },
-	[FG_HUE_KERNEL] = { 190, 65, 90, 65, 0, 0 },
-	[FG_HUE_NATIVE] = { 200, 55, 50, 80, 50, 80 },
-	[FG_HUE_META] = { 80, 60, 80, 60, 205, 50 },
-	[FG_HUE_ALLOC] = { 175, 40, 50, 40, 110, 40 },
-	[FG_HUE_LOCK] = { 120, 40, 85, 30, 45, 25 },
-};
-
-const char *flamegraph_hue_label(enum fg_hue hue)
-{
-	return (unsigned)hue < FG_HUE_COUNT ? hue_labels[hue] : "?";
-}
-
-void flamegraph_hue_color(enum fg_hue hue, double v, uint8_t rgb[3])
-{
-	const uint8_t *r = hue_ranges[(unsigned)hue < FG_HUE_COUNT ? hue : FG_HUE_NATIVE];
-	if (!(v >= 0))
-		v = 0;
-	if (v >= 1)
-		v = 0.999999;
-	for (int i = 0; i < 3; i++)
-		rgb[i] = (uint8_t)(r[2 * i] + (int)(r[2 * i + 1] * v));
-}
-
-/* ---- the other palettes (flamegraph.pl's colour functions) --------------- */
-
-enum palette { PAL_JAVA, PAL_HOT, PAL_MEM, PAL_IO, PAL_JS, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA,
-	       PAL_YELLOW, PAL_PURPLE, PAL_ORANGE };
-
-static const char *const palette_names[] = {
-	[PAL_JAVA] = "java", [PAL_HOT] = "hot",       [PAL_MEM] = "mem",       [PAL_IO] = "io",
-	[PAL_JS] = "js",     [PAL_RED] = "red",       [PAL_GREEN] = "green",   [PAL_BLUE] = "blue",
-	[PAL_AQUA] = "aqua", [PAL_YELLOW] = "yellow", [PAL_PURPLE] = "purple", [PAL_ORANGE] = "orange",
-};
-
-static enum palette palette_of(const char *name)
-{
-	if (!name || !*name)
-		return PAL_JAVA;
-	for (size_t i = 0; i < sizeof(palette_names) / sizeof(palette_names[0]); i++)
-		if (strcmp(name, palette_names[i]) == 0)
-			return (enum palette)i;
-	return PAL_HOT;
-}
-
-/* flamegraph.pl's js palette: which flat palette a name takes */
-static enum palette js_type(const char *s)
-{
-	size_t len = strlen(s);
-	const char *slash = strchr(s, '/');
-	if (has_suffix(s, len, "_[j]"))
-		return slash ? PAL_GREEN : PAL_AQUA;
-	if (strstr(s, "::"))
-		return PAL_YELLOW;
-	if (slash && strstr(slash, ".js"))
-		return PAL_GREEN;
-	if (strchr(s, ':'))
-		return PAL_AQUA;
-	if (strcmp(s, " ") == 0)
-		return PAL_GREEN;
-	if (has_suffix(s, len, "_[k]"))
-		return PAL_ORANGE;
-	return PAL_RED;
-}
-
-static void flat_color(enum palette p, double v1, double v2, double v3, uint8_t rgb[3])
-{
-	int r = 0, g = 0, b = 0;
-	switch (p) {
-	case PAL_HOT:
-		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
-		break;
-	case PAL_MEM:
-		r = 0, g = 190 + (int)(50 * v2), b = (int)(210 * v1);
-		break;
-	case PAL_IO:
-		r = g = 80 + (int)(60 * v1), b = 190 + (int)(55 * v2);
-		break;
-	case PAL_RED:
-		r = 200 + (int)(55 * v1), g = b = 50 + (int)(80 * v1);
-		break;
-	case PAL_GREEN:
-		g = 200 + (int)(55 * v1), r = b = 50 + (int)(60 * v1);
-		break;
-	case PAL_BLUE:
-		b = 205 + (int)(50 * v1), r = g = 80 + (int)(60 * v1);
-		break;
-	case PAL_YELLOW:
-		r = g = 175 + (int)(55 * v1), b = 50 + (int)(20 * v1);
-		break;
-	case PAL_PURPLE:
-		r = b = 190 + (int)(65 * v1), g = 80 + (int)(60 * v1);
-		break;
-	case PAL_AQUA:
-		r = 50 + (int)(60 * v1), g = b = 165 + (int)(55 * v1);
-		break;
-	case PAL_ORANGE:
-		r = 190 + (int)(65 * v1), g = 90 + (int)(65 * v1), b = 0;
-		break;
-	default:
-		break;
-	}
-	rgb[0] = (uint8_t)r, rgb[1] = (uint8_t)g, rgb[2] = (uint8_t)b;
-}
-
-/* ---- buffered output ----------------------------------------------------- */
-
-struct out {
-	FILE *f;
-	char buf[1 << 16];
-	size_t len;
-	int err;
-};
-
-static void out_flush(struct out *o)
-{
-	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
-		o->err = errno ? errno : EIO;
-	o->len = 0;
-}
-
-static void out_mem(struct out *o, const char *p, size_t n)
-{
-	while (n) {
-		size_t room = sizeof(o->buf) - o->len, k = n < room ? n : room;
-		memcpy(o->buf + o->len, p, k);
-		o->len += k, p += k, n -= k;
-		if (o->len == sizeof(o->buf))
-			out_flush(o);
-	}
-}
-
-static void out_str(struct out *o, const char *s)
-{
-	out_mem(o, s, strlen(s));
-}
-
-static void out_char(struct out *o, char c)
-{
-	if (o->len == sizeof(o->buf))
-		out_flush(o);
-	o->buf[o->len++] = c;
-}
-
-static void out_u64(struct out *o, uint64_t v, bool commas)
-{
-	char tmp[32];
-	int n = 0, digits = 0;
-	do {
-		if (commas && digits && digits % 3 == 0)
-			tmp[n++] = ',';
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10, digits++;
-	} while (v);
-	while (n)
-		out_char(o, tmp[--n]);
-}
-
-/* v / 100 with two decimals; with trim, trailing zeros (and the point) dropped */
-static void out_centi(struct out *o, int64_t v, bool trim)
-{
-	uint64_t a;
-	if (v < 0) {
-		out_char(o, '-');
-		a = (uint64_t)0 - (uint64_t)v;
-	} else {
-		a = (uint64_t)v;
-	}
-	out_u64(o, a / 100, false);
-	if (trim && a % 100 == 0)
-		return;
-	out_char(o, '.');
-	out_char(o, (char)('0' + a % 100 / 10));
-	if (!trim || a % 10)
-		out_char(o, (char)('0' + a % 10));
-}
-
-static int64_t centi(double v)
-{
-	return (int64_t)llround(v * 100.0);
-}
-
-static void out_num(struct out *o, double v)
-{
-	out_centi(o, centi(v), true);
-}
-
-static void out_rgb(struct out *o, const uint8_t rgb[3])
-{
-	out_str(o, "rgb(");
-	out_u64(o, rgb[0], false);
-	out_char(o, ',');
-	out_u64(o, rgb[1], false);
-	out_char(o, ',');
-	out_u64(o, rgb[2], false);
-	out_char(o, ')');
-}
-
-/* Decodes one UTF-8 character of s[0..n) into *cp; invalid sequences and
- * characters XML 1.0 forbids give U+FFFD. Returns the bytes used. */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c = s[0], min;
-	size_t k;
-	if (c < 0x80) {
-		*cp = c < 0x20 ? 0xfffd : c;
-		return 1;
-	}
-	if ((c & 0xe0) == 0xc0)
-		k = 2, c &= 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		k = 3, c &= 0x0f, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		k = 4, c &= 0x07, min = 0x10000;
-	else
-		goto bad;
-	if (k > n)
-		goto bad;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
-		goto bad;
-	*cp = c;
-	return k;
-bad:
-	*cp = 0xfffd;
-	return 1;
-}
-
-/* Writes up to max characters of s[0..n) XML-escaped; returns how many
- * characters s has in all. */
-static size_t out_xml_n(struct out *o, const char *s, size_t n, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
-	while (n) {
-		uint32_t cp;
-		size_t k = utf8_next(p, n, &cp);
-		if (chars < max) {
-			switch (cp) {
-			case '&':
-				out_str(o, "&amp;");
-				break;
-			case '<':
-				out_str(o, "&lt;");
-				break;
-			case '>':
-				out_str(o, "&gt;");
-				break;
-			case '"':
-				out_str(o, "&quot;");
-				break;
-			case '\'':
-				out_str(o, "&apos;");
-				break;
-			case 0xfffd:
-				out_str(o, "\xef\xbf\xbd");
-				break;
-			default:
-				out_mem(o, (const char *)p, k);
-			}
-		}
-		chars++, p += k, n -= k;
-	}
-	return chars;
-}
-
-static void out_xml(struct out *o, const char *s)
-{
-	if (s)
-		out_xml_n(o, s, strlen(s), SIZE_MAX);
-}
-
-static size_t utf8_chars(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
-	while (n) {
-		uint32_t cp;
-		size_t k = utf8_next(p, n, &cp);
-		chars++, p += k, n -= k;
-	}
-	return chars;
-}
-
-/* <text> with a fitted name: ".." ends a cut name, as flamegraph.pl */
-static void out_fitted(struct out *o, const char *s, size_t n, size_t room)
-{
-	size_t chars;
-	if (room < 3)
-		return;
-	chars = utf8_chars(s, n);
-	if (chars <= room) {
-		out_xml_n(o, s, n, SIZE_MAX);
-		return;
-	}
-	out_xml_n(o, s, n, room - 2);
-	out_str(o, "..");
-}
-
-/* ---- the merged tree -----------------------------------------------------
- *
- * As flamegraph.pl: the stacks, sorted by their frames (a flame chart keeps
- * input order), flow from left to right; a stack shares the frames it has in
- * common with the stack before it and opens new ones for the rest. Frame names
- * are interned first, so sorting and comparing deal in integers, and the
- * nodes come out parents first, children in order: drawing is one pass. */
-
-struct name {
-	uint32_t off, len; /* in tree.pool, NUL-terminated there */
-	uint64_t hash;
-	int8_t hue;        /* hue_of_name, -1 until needed */
-};
-
-struct node {
-	uint32_t name; /* index into names */
-	uint32_t depth;
-	uint64_t start; /* samples left of it */
-	uint64_t total;
-};
-
-/* one frame of the caller's text */
-struct slice {
-	const char *p;
-	uint32_t len;
-};
-
-/* one stack as name indexes, for sorting */
-struct seq {
-	const uint32_t *ids;
-	uint32_t len;
-	size_t stack;   /* index into the caller's stacks */
-	size_t off;     /* of ids in tree.ids */
-};
-
-struct tree {
-	char *pool;
-	size_t pool_len, pool_cap;
-	struct name *names;
-	uint32_t nnames, names_cap;
-	uint32_t *name_slots; /* open addressing: name index + 1, 0 empty */
-	uint32_t name_mask;
-	uint32_t *ids; /* the frames of every stack, as name indexes */
-	size_t nids, ids_cap;
-	struct seq *seqs;
-	size_t nseqs;
-	struct node *nodes;
-	uint64_t *before; /* per node, differential graphs only */
-	size_t nnodes, nodes_cap;
-	uint32_t maxdepth;
-};
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	size_t len = n;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	if (n && len >= 8) {
-		/* the last eight bytes, overlapping ones already mixed in */
-		memcpy(&w, p + n - 8, 8);
-	} else {
-		while (n--)
-			w = w << 8 | (unsigned char)p[n];
-	}
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
-/* Grows the array whose pointer is at pp to hold need elements. The pointer is
- * read and written with memcpy, so any object pointer type can be passed. */
-static int grow_array(void *pp, size_t *cap, size_t elem, size_t need)
-{
-	size_t c = *cap ? *cap : 256;
-	void *p, *q;
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -1;
-		c *= 2;
-	}
-	memcpy(&p, pp, sizeof(p));
-	q = realloc(p, c * elem);
-	if (!q)
-		return -1;
-	memcpy(pp, &q, sizeof(q));
-	*cap = c;
-	return 0;
-}
-
-/* Doubles the name slots when they are half full. */
-static int name_slots_grow(struct tree *t)
-{
-	uint32_t size = t->name_slots ? t->name_mask + 1 : 0, nsize, *ns;
-	if (size && t->nnames < size / 2)
-		return 0;
-	nsize = size ? size * 2 : 1024;
-	if (nsize < size || !(ns = calloc(nsize, sizeof(*ns))))
-		return -1;
-	for (uint32_t i = 0; i < size; i++) {
-		uint32_t v = t->name_slots[i], j;
-		if (!v)
-			continue;
-		for (j = (uint32_t)t->names[v - 1].hash & (nsize - 1); ns[j]; j = (j + 1) & (nsize - 1))
-			;
-		ns[j] = v;
-	}
-	free(t->name_slots);
-	t->name_slots = ns, t->name_mask = nsize - 1;
-	return 0;
-}
-
-static bool same_bytes(const char *a, const char *b, size_t n)
-{
-	uint64_t x, y;
-	for (; n >= 8; a += 8, b += 8, n -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
-	}
-	while (n--)
-		if (*a++ != *b++)
-			return false;
-	return true;
-}
-
-static uint32_t name_intern(struct tree *t, const char *p, uint32_t len)
-{
-	uint64_t h = hash_bytes(p, len);
-	uint32_t j, v;
-	struct name *nm;
-
-	for (j = (uint32_t)h & t->name_mask; (v = t->name_slots[j]); j = (j + 1) & t->name_mask) {
-		nm = &t->names[v - 1];
-		if (nm->hash == h && nm->len == len && same_bytes(t->pool + nm->off, p, len))
-			return v - 1;
-	}
-	if (t->nnames == UINT32_MAX - 1 || t->pool_len + len + 1 > UINT32_MAX)
-		return NONE;
-	if (t->nnames == t->names_cap) {
-		size_t cap = t->names_cap;
-		if (grow_array(&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) ||
-		    cap > UINT32_MAX)
-			return NONE;
-		t->names_cap = (uint32_t)cap;
-	}
-	if (grow_array(&t->pool, &t->pool_cap, 1, t->pool_len + len + 1))
-		return NONE;
-	memcpy(t->pool + t->pool_len, p, len);
-	t->pool[t->pool_len + len] = '\0';
-	nm = &t->names[t->nnames];
-	nm->off = (uint32_t)t->pool_len, nm->len = len, nm->hash = h, nm->hue = -1;
-	t->pool_len += len + 1;
-	t->name_slots[j] = ++t->nnames;
-	if (name_slots_grow(t))
-		return NONE;
-	return t->nnames - 1;
-}
-
-/* The first ';' in p[0..end), or end: eight bytes a step, in bounds. */
-static const char *frame_end(const char *p, const char *end)
-{
-	while (end - p >= 8) {
-		uint64_t m = swar_eq(swar_load(p), swar_rep(';'));
-		if (m) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return p + (__builtin_ctzll(m) >> 3);
-#else
-			break;
-#endif
-		}
-		p += 8;
-	}
-	while (p < end && *p != ';')
-		p++;
-	return p;
-}
-
-/* Turns every stack with samples into a sequence of name indexes. The frames a
- * stack begins with that are the same as the stack before's (sorted input has
- * many) take their indexes without another look-up. */
-static int tree_tokenize(struct tree *t, const struct fg_stack *stacks, size_t n, bool reverse, bool differential)
-{
-	struct slice *cur = NULL, *prev = NULL, *tmp;
-	size_t cur_cap = 0, prev_cap = 0, prev_n = 0, prev_start = 0, c;
-	int ret = -1;
-
-	if (!(t->seqs = malloc((n ? n : 1) * sizeof(*t->seqs))))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const char *p = stacks[i].frames ? stacks[i].frames : "", *end;
-		size_t k = 0, start = t->nids;
-		bool same = !reverse;
-
-		if (!stacks[i].count && !(differential && stacks[i].count_before))
-			continue;
-		end = p + strlen(p);
-		for (;;) {
-			const char *e = frame_end(p, end);
-			size_t len = (size_t)(e - p);
-			if (len) {
-				uint32_t id;
-				if (len > UINT32_MAX / 2 ||
-				    grow_array(&t->ids, &t->ids_cap, sizeof(*t->ids), t->nids + 1) ||
-				    grow_array(&cur, &cur_cap, sizeof(*cur), k + 1))
-					goto out;
-				if (same && k < prev_n && prev[k].len == len && same_bytes(prev[k].p, p, len)) {
-					id = t->ids[prev_start + k];
-				} else {
-					same = false;
-					if ((id = name_intern(t, p, (uint32_t)len)) == NONE)
-						goto out;
-				}
-				t->ids[t->nids++] = id;
-				cur[k++] = (struct slice){ p, (uint32_t)len };
-			}
-			if (e == end)
-				break;
-			p = e + 1;
-		}
-		if (k > UINT32_MAX - 1)
-			goto out;
-		if (k > t->maxdepth)
-			t->maxdepth = (uint32_t)k;
-		if (reverse) {
-			for (size_t a = start, b = t->nids; a + 1 < b; a++, b--) {
-				uint32_t x = t->ids[a];
-				t->ids[a] = t->ids[b - 1], t->ids[b - 1] = x;
-			}
-		}
-		/* ids may still move as they grow: offsets until the end */
-		t->seqs[t->nseqs++] = (struct seq){ NULL, (uint32_t)k, i, start };
-		prev_n = k, prev_start = start;
-		tmp = prev, prev = cur, cur = tmp;
-		c = prev_cap, prev_cap = cur_cap, cur_cap = c;
-	}
-	for (size_t i = 0; i < t->nseqs; i++)
-		t->seqs[i].ids = t->ids + t->seqs[i].off;
-	ret = 0;
-out:
-	free(cur);
-	free(prev);
-	return ret;
-}
-
-struct ranked {
-	const char *p;
-	uint32_t len, id;
-};
-
-static int rank_cmp(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-	uint32_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->p, y->p, n);
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* Renumbers the names in byte order, so stacks sort by their indexes. */
-static int tree_rank(struct tree *t)
-{
-	struct ranked *v = malloc(((size_t)t->nnames + 1) * sizeof(*v));
-	uint32_t *rank = malloc(((size_t)t->nnames + 1) * sizeof(*rank));
-	struct name *sorted = malloc(((size_t)t->nnames + 1) * sizeof(*sorted));
-	int ret = -1;
-
-	if (!v || !rank || !sorted)
-		goto out;
-	for (uint32_t i = 0; i < t->nnames; i++)
-		v[i] = (struct ranked){ t->pool + t->names[i].off, t->names[i].len, i };
-	qsort(v, t->nnames, sizeof(*v), rank_cmp);
-	for (uint32_t i = 0; i < t->nnames; i++) {
-		rank[v[i].id] = i;
-		sorted[i] = t->names[v[i].id];
-	}
-	for (size_t i = 0; i < t->nids; i++)
-		t->ids[i] = rank[t->ids[i]];
-	free(t->names);
-	t->names = sorted, sorted = NULL;
-	ret = 0;
-out:
-	free(v);
-	free(rank);
-	free(sorted);
-	return ret;
-}
-
-static int seq_cmp(const void *a, const void *b)
-{
-	const struct seq *x = a, *y = b;
-	uint32_t n = x->len < y->len ? x->len : y->len, i = 0;
-	for (; i + 2 <= n; i += 2) {
-		uint64_t a, b;
-		memcpy(&a, x->ids + i, 8);
-		memcpy(&b, y->ids + i, 8);
-		if (a != b)
-			break;
-	}
-	for (; i < n; i++)
-		if (x->ids[i] != y->ids[i])
-			return x->ids[i] < y->ids[i] ? -1 : 1;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* Sorting the stacks: they share their first frames, so rather than compare
- * them whole again and again they are sorted by two frames at a time (a 64-bit
- * key: name rank + 1, 0 past the end, so a stack sorts before the longer ones
- * it begins), and runs that share those by the next two. */
-static int seq_key_full_cmp(const void *a, const void *b, void *ctx)
-{
-	const struct seq *seqs = ctx;
-	return seq_cmp(&seqs[((const struct key_item *)a)->idx], &seqs[((const struct key_item *)b)->idx]);
-}
-
-static void seq_sort_keys(const struct seq *seqs, struct key_item *v, size_t n, uint32_t depth)
-{
-	while (n > 1) {
-		bool same = true, longer = false;
-		if (depth >= 4096) {
-			/* long shared beginnings: no deeper recursion */
-			qsort_r(v, n, sizeof(*v), seq_key_full_cmp, (void *)seqs);
-			return;
-		}
-		for (size_t i = 0; i < n; i++) {
-			const struct seq *q = &seqs[v[i].idx];
-			/* the stacks are all over memory: ask for them ahead */
-			if (i + 16 < n)
-				__builtin_prefetch(&seqs[v[i + 16].idx]);
-			if (i + 8 < n)
-				__builtin_prefetch(seqs[v[i + 8].idx].ids + depth);
-			uint64_t hi = depth < q->len ? (uint64_t)q->ids[depth] + 1 : 0;
-			uint64_t lo = depth + 1 < q->len ? (uint64_t)q->ids[depth + 1] + 1 : 0;
-			v[i].key = hi << 32 | lo;
-			same = same && v[i].key == v[0].key;
-			longer = longer || q->len > depth;
-		}
-		if (!longer)
-			return; /* all end here: equal stacks */
-		if (!same) {
-			size_t start = 0;
-			key_sort(v, n);
-			for (size_t i = 1; i < n; i++) {
-				if (v[i].key != v[start].key) {
-					if (i - start > 1)
-						seq_sort_keys(seqs, v + start, i - start, depth + 2);
-					start = i;
-				}
-			}
-			v += start;
-			n -= start;
-		}
-		depth += 2;
-	}
-}
-
-/* Sorts t->seqs as seq_cmp orders them. 0, or -1 out of memory. */
-static int seqs_sort(struct tree *t)
-{
-	struct key_item *v = malloc((t->nseqs ? t->nseqs : 1) * sizeof(*v));
-	struct seq *sorted = malloc((t->nseqs ? t->nseqs : 1) * sizeof(*sorted));
-	if (!v || !sorted) {
-		free(v);
-		free(sorted);
-		return -1;
-	}
-	for (size_t i = 0; i < t->nseqs; i++)
-		v[i] = (struct key_item){ 0, i };
-	seq_sort_keys(t->seqs, v, t->nseqs, 0);
-	for (size_t i = 0; i < t->nseqs; i++)
-		sorted[i] = t->seqs[v[i].idx];
-	free(v);
-	free(t->seqs);
-	t->seqs = sorted;
-	return 0;
-}
-
-/* Lays the sorted stacks out left to right, opening nodes where a stack parts
- * from the one before. A node's subtree follows it in the array, so a closed
- * node narrower than min_total goes, with everything above it, at once: the
- * tree holds only what is drawn, and the frames being walked. */
-static int tree_flow(struct tree *t, const struct fg_stack *stacks, bool differential, double min_total)
-{
-	size_t *path = calloc((size_t)t->maxdepth + 1, sizeof(*path));
-	const uint32_t *prev = NULL;
-	uint32_t prev_len = 0;
-	uint64_t time = 0;
-	int ret = -1;
-
-	if (!path || grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), (size_t)t->maxdepth + 1))
-		goto out;
-	if (differential && !(t->before = calloc(t->nodes_cap, sizeof(*t->before))))
-		goto out;
-	t->nodes[0] = (struct node){ NONE, 0, 0, 0 };
-	t->nnodes = 1;
-	for (size_t i = 0; i <= t->nseqs; i++) {
-		const struct seq *q = i < t->nseqs ? &t->seqs[i] : NULL;
-		if (i + 8 < t->nseqs) {
-			/* sorted, the stacks are all over memory: ask for them ahead */
-			__builtin_prefetch(t->seqs[i + 8].ids);
-			__builtin_prefetch(&stacks[t->seqs[i + 8].stack]);
-		}
-		uint64_t count = q ? stacks[q->stack].count : 0;
-		uint64_t before = q && differential ? stacks[q->stack].count_before : 0;
-		uint32_t same = 0, len = q ? q->len : 0;
-
-		while (same < len && same < prev_len && q->ids[same] == prev[same])
-			same++;
-		/* close what this stack doesn't share: deepest first */
-		for (uint32_t d = prev_len; d > same; d--)
-			if ((double)t->nodes[path[d]].total < min_total)
-				t->nnodes = path[d];
-		if (!q)
-			break;
-		if (t->nnodes + len - same > t->nodes_cap) {
-			size_t cap = t->nodes_cap;
-			if (grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), t->nnodes + len - same))
-				goto out;
-			if (differential) {
-				uint64_t *b = realloc(t->before, t->nodes_cap * sizeof(*b));
-				if (!b)
-					goto out;
-				memset(b + cap, 0, (t->nodes_cap - cap) * sizeof(*b));
-				t->before = b;
-			}
-		}
-		for (uint32_t d = same; d < len; d++) {
-			t->nodes[t->nnodes] = (struct node){ q->ids[d], d + 1, time, 0 };
-			if (differential)
-				t->before[t->nnodes] = 0;
-			path[d + 1] = t->nnodes++;
-		}
-		for (uint32_t d = 0; d <= len; d++) {
-			t->nodes[path[d]].total += count;
-			if (differential)
-				t->before[path[d]] += before;
-		}
-		time += count;
-		if (time < count || (differential && t->before[0] < before)) {
-			ret = -2;
-			goto out;
-		}
-		prev = q->ids, prev_len = len;
-	}
-	ret = 0;
-out:
-	free(path);
-	return ret;
-}
-
-static void tree_free(struct tree *t)
-{
-	free(t->pool);
-	free(t->names);
-	free(t->name_slots);
-	free(t->ids);
-	free(t->seqs);
-	free(t->nodes);
-	free(t->before);
-}
-
-/* Builds the tree of the frames at least min_total samples wide: 0, -1 out
- * of memory, -2 the counts overflow. */
-static int tree_build(struct tree *t, const struct fg_stack *stacks, size_t n, const struct fg_options *op,
-		      double min_total)
-{
-	bool sorted = true;
-	if (name_slots_grow(t) || tree_tokenize(t, stacks, n, op->reverse, op->differential))
-		return -1;
-	if (!op->flamechart) {
-		if (tree_rank(t))
-			return -1;
-		for (size_t i = 1; i < t->nseqs && sorted; i++)
-			sorted = seq_cmp(&t->seqs[i - 1], &t->seqs[i]) <= 0;
-		if (!sorted && seqs_sort(t))
-			return -1;
-	}
-	return tree_flow(t, stacks, op->differential, min_total);
-}
 
 /* ---- drawing ------------------------------------------------------------- */
 
 struct draw {
 	const struct fg_options *o;
 	struct out *out;
-	struct tree *t;
+	struct frame_tree *t;
 	enum palette pal;
 	double fontsize, width, widthpertime, minwidth_time, height;
 	double frameheight, top, bottom; /* frames: depth 0 at bottom (flame) or top (icicle) */
@@ -1086,8 +62,8 @@ static double node_delta(const struct draw *d, size_t i)
 
 static void frame_color(struct draw *d, size_t i, uint8_t rgb[3])
 {
-	const struct node *n = &d->t->nodes[i];
-	struct name *nm = n->depth ? &d->t->names[n->name] : NULL;
+	const struct frame_node *n = &d->t->nodes[i];
+	struct frame_name *nm = n->depth ? &d->t->names[n->name] : NULL;
 	const char *s = nm ? d->t->pool + nm->off : "all";
 	size_t len = nm ? nm->len : 3;
 	double v1, v2, v3;
@@ -1117,20 +93,19 @@ static void frame_color(struct draw *d, size_t i, uint8_t rgb[3])
 			hue = FG_HUE_META;
 		} else {
 			if (nm->hue < 0)
-				nm->hue = (int8_t)hue_of_name(s);
-			hue = hue_at(d->path + 1, n->depth, (enum fg_hue)nm->hue);
+				nm->hue = (int8_t)palette_name_hue(s);
+			hue = palette_hue_at(d->path + 1, n->depth, (enum fg_hue)nm->hue);
 		}
-		flamegraph_hue_color(hue, v1, rgb);
+		palette_hue_color(hue, v1, rgb);
 		return;
 	}
-	flat_color(d->pal == PAL_JS ? js_type(s) : d->pal, v1, v2, v3, rgb);
+	palette_flat_color(d->pal == PAL_JS ? palette_js_type(s) : d->pal, v1, v2, v3, rgb);
 }
 
 /* the name without jflame's kind annotation */
 static size_t display_len(const char *s, size_t len)
 {
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
-	    strchr("ji0kal", s[len - 2]))
+	if (len > 4 && palette_kind_hue(s, len) != FG_HUE_COUNT)
 		return len - 4;
 	return len;
 }
@@ -1138,12 +113,12 @@ static size_t display_len(const char *s, size_t len)
 static void draw_frame(struct draw *d, size_t i)
 {
 	struct out *o = d->out;
-	const struct node *n = &d->t->nodes[i];
+	const struct frame_node *n = &d->t->nodes[i];
 	const char *s = d->path[n->depth];
 	size_t len = n->depth ? display_len(s, d->t->names[n->name].len) : 3;
 	double x1 = XPAD + (double)n->start * d->widthpertime;
 	double x2 = XPAD + (double)(n->start + n->total) * d->widthpertime;
-	int64_t cx1 = centi(x1), cx2 = centi(x2);
+	int64_t cx1 = centi_round(x1), cx2 = centi_round(x2);
 	double y1, y2;
 	uint8_t rgb[3];
 
@@ -1186,7 +161,7 @@ static void draw_frame(struct draw *d, size_t i)
 		out_centi(o, (int64_t)llround(10000.0 * (double)n->total / (double)d->total), false);
 	out_char(o, '%');
 	if (d->o->differential && n->depth) {
-		int64_t dc = centi(100.0 * node_delta(d, i));
+		int64_t dc = centi_round(100.0 * node_delta(d, i));
 		out_str(o, "; ");
 		if (dc > 0)
 			out_char(o, '+');
@@ -1213,7 +188,7 @@ static void draw_frame(struct draw *d, size_t i)
 	out_str(o, "</text>\n</g>\n");
 }
 
-static bool node_shown(const struct draw *d, const struct node *n)
+static bool node_shown(const struct draw *d, const struct frame_node *n)
 {
 	return n->total && (double)n->total >= d->minwidth_time;
 }
@@ -1222,10 +197,10 @@ static bool node_shown(const struct draw *d, const struct node *n)
  * A frame too narrow to draw has only narrower frames above it. */
 static void draw_frames(struct draw *d)
 {
-	const struct tree *t = d->t;
+	const struct frame_tree *t = d->t;
 	d->path[0] = "all";
 	for (size_t i = 0; i < t->nnodes; i++) {
-		const struct node *n = &t->nodes[i];
+		const struct frame_node *n = &t->nodes[i];
 		if (!node_shown(d, n))
 			continue;
 		if (n->depth)
@@ -1300,18 +275,17 @@ static size_t legend_items(const struct draw *d, struct legend_item *items)
 	for (int h = 0; h < FG_HUE_ALWAYS; h++)
 		drawn[h] = true;
 	for (uint32_t i = 0; i < d->t->nnames; i++) { /* alloc and lock: when the graph has them */
-		const struct name *nm = &d->t->names[i];
+		const struct frame_name *nm = &d->t->names[i];
 		const char *s = d->t->pool + nm->off;
-		if (has_suffix(s, nm->len, "_[a]"))
-			drawn[FG_HUE_ALLOC] = true;
-		else if (has_suffix(s, nm->len, "_[l]"))
-			drawn[FG_HUE_LOCK] = true;
+		enum fg_hue kind = palette_kind_hue(s, nm->len);
+		if (kind == FG_HUE_ALLOC || kind == FG_HUE_LOCK)
+			drawn[kind] = true;
 	}
 	for (int h = 0; h < FG_HUE_COUNT; h++) {
 		if (!drawn[h])
 			continue;
-		items[n].label = flamegraph_hue_label((enum fg_hue)h);
-		flamegraph_hue_color((enum fg_hue)h, 0.5, items[n].rgb);
+		items[n].label = palette_hue_label((enum fg_hue)h);
+		palette_hue_color((enum fg_hue)h, 0.5, items[n].rgb);
 		n++;
 	}
 	return n;
@@ -1335,7 +309,7 @@ static const char *background(enum palette p, bool top)
 
 static bool subtitle_warns(const char *s)
 {
-	return has_prefix(s, "WARNING") || strstr(s, "frame pointers: off");
+	return strncmp(s, "WARNING", 7) == 0 || strstr(s, "frame pointers: off");
 }
 
 #define SUBTITLE_LEADING 1.25 /* line height, in font sizes */
@@ -1531,7 +505,7 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 {
 	static const struct fg_options defaults;
 	const struct fg_options *op = opts ? opts : &defaults;
-	struct tree t = { 0 };
+	struct frame_tree t = { 0 };
 	struct draw d = { 0 };
 	struct out *o = NULL;
 	struct legend_item items[FG_HUE_COUNT];
@@ -1568,7 +542,9 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 		d.minwidth_time = (double)d.total * minwidth / 100.0;
 	else
 		d.minwidth_time = minwidth / d.widthpertime;
-	r = tree_build(&t, stacks, n, op, d.minwidth_time);
+	r = frame_tree_build(&t, stacks, n,
+			     &(struct frame_tree_options){ op->reverse, op->differential, op->flamechart },
+			     d.minwidth_time);
 	if (r) {
 		set_err(err, errlen, r == -2 ? "flame graph: the sample counts overflow" : "flame graph: out of memory");
 		goto out;
@@ -1576,7 +552,7 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 	d.total_before = t.before ? t.before[0] : 0;
 	d.rng = 0x6a666c616d65ull; /* "jflame": same input, same colours */
 	for (i = 0; i < t.nnodes; i++) {
-		const struct node *nd = &t.nodes[i];
+		const struct frame_node *nd = &t.nodes[i];
 		if (!node_shown(&d, nd))
 			continue;
 		if (nd->depth > depthmax)
@@ -1618,6 +594,6 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 out:
 	free(o);
 	free(d.path);
-	tree_free(&t);
+	frame_tree_free(&t);
 	return ret;
 }

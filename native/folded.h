@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flamegraph.h"
+#include "stacks.h"
 
 struct folded {
 	char *text;            /* the whole input; stacks point into it */

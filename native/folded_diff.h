@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "flamegraph.h"
 #include "folded.h"
+#include "stacks.h"
 #include "str_intern.h"
 
 struct folded_diff {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "flamegraph.h"
+#include "stacks.h"
 
 struct compare_options {
 	const char *title;       /* NULL: "Compare: BEFORE vs AFTER" */

@@ -2,7 +2,6 @@
  * the agent's events log, indexed by start address, looked up by (address, time). */
 #include "jit_syms.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "text_escape.h"
 
 struct jit_entry {
 	uint64_t start, end, load_ns, unload_ns; /* unload_ns 0: still loaded */
@@ -54,31 +55,6 @@ struct jit_syms {
 	char *line;
 	size_t linecap;
 };
-
-void jit_unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (*r != '\\' || !r[1]) {
-			*w++ = *r;
-			continue;
-		}
-		r++;
-		if (*r == 'n') {
-			*w++ = '\n';
-		} else if (*r == 'x' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
-			char hex[3] = { r[1], r[2], 0 };
-			*w++ = (char)strtoul(hex, NULL, 16);
-			r += 2;
-		} else if (*r == 'x') {
-			*w++ = '\\';
-			*w++ = 'x';
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
 
 struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, struct str_intern *si)
 {
@@ -286,7 +262,7 @@ static void parse_line(struct jit_syms *js, char *line)
 			} else if (strcmp(kind, "thread") == 0) {
 				long tid = strtol(p, &p, 10);
 				if (*p == ' ' && tid > 0) {
-					jit_unescape(++p);
+					text_unescape(++p);
 					set_thread(js, (pid_t)tid, p);
 				}
 			}

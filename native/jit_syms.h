@@ -35,7 +35,4 @@ int jit_syms_has_times(const struct jit_syms *js);
 size_t jit_syms_count(const struct jit_syms *js);
 const char *jit_syms_path(const struct jit_syms *js);
 
-/* Decodes the status/events escaping (\\, \n, \xHH) in place. */
-void jit_unescape(char *s);
-
 #endif

@@ -1,6 +1,6 @@
 /* fuzz_attach_reply.c - whatever a JVM (or an impostor on its socket) replies to
  * an attach `load`: parsed without reading past the reply or overflowing msg.
- * module: native/attach.c native/hsperf.c native/proc_info.c native/agent_files.c native/jit_syms.c native/str_intern.c */
+ * module: native/attach.c native/hsperf.c native/proc_info.c native/agent_files.c native/jit_syms.c native/str_intern.c native/text_escape.c */
 #include <stddef.h>
 #include <stdint.h>
 

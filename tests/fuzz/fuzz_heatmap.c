@@ -1,7 +1,7 @@
 /* fuzz_heatmap.c - any text (or bytes) as perf script input for the heat map:
  * folded per sample, binned, written as the page's JSON (names escaped) at a
  * row count taken from the input; no read outside it, no crash, no leak.
- * module: native/heatmap.c native/call_tree.c native/json_out.c native/perf_script.c native/collapse.c native/recording.c native/str_intern.c native/flamegraph.c */
+ * module: native/heatmap.c native/call_tree.c native/json_out.c native/perf_script.c native/collapse.c native/recording.c native/str_intern.c native/flamegraph.c native/palette.c native/svg_out.c native/frame_tree.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif

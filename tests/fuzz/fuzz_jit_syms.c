@@ -1,6 +1,6 @@
 /* fuzz_jit_syms.c - libFuzzer target for jit_syms: the input as an events log and as a
  * perf map, read whole, in two parts and after truncation; lookups at addresses from it. */
-/* module: native/jit_syms.c native/str_intern.c */
+/* module: native/jit_syms.c native/str_intern.c native/text_escape.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "text_escape.h"
 
 #define MAX_ADDRS 48
 #define MAX_TIMES 12
@@ -313,9 +315,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(s, data, size);
 		s[size] = '\0';
 		size_t before = strlen(s);
-		jit_unescape(s);
+		text_unescape(s);
 		if (strlen(s) > before)
-			fail("jit_unescape made a string longer");
+			fail("text_unescape made a string longer");
 		free(s);
 	}
 	return 0;

@@ -80,6 +80,28 @@ static inline int check_filled(const void *p, size_t n, int c)
 	return 1;
 }
 
+/* s with control characters, DEL and backslashes as \xHH, for messages; "NONE"
+ * for NULL. Four buffers in turn: up to four in one message. */
+static inline const char *check_show(const char *s)
+{
+	static char buf[4][512];
+	static int k;
+	char *b = buf[k++ & 3];
+	size_t n = 0;
+
+	if (!s)
+		return "NONE";
+	for (; *s && n + 5 < sizeof(buf[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "\\x%02x", c);
+		else
+			b[n++] = (char)c;
+	}
+	b[n] = '\0';
+	return b;
+}
+
 /* Prints one count line and gives main's exit status. */
 static inline int check_report(const char *name)
 {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "palette.h"
 
 static const char *svg_dir; /* --svg-dir: every drawn SVG is also written there */
 
@@ -272,8 +273,8 @@ static bool near(double a, double b, double eps)
 static bool in_hue(const struct frame *f, enum fg_hue hue)
 {
 	uint8_t lo[3], hi[3];
-	flamegraph_hue_color(hue, 0, lo);
-	flamegraph_hue_color(hue, 0.999999, hi);
+	palette_hue_color(hue, 0, lo);
+	palette_hue_color(hue, 0.999999, hi);
 	for (int i = 0; i < 3; i++)
 		if (f->rgb[i] < lo[i] || f->rgb[i] > hi[i])
 			return false;
@@ -482,7 +483,7 @@ static enum fg_hue hue_of(const char *stack)
 	snprintf(buf, sizeof(buf), "%s", stack);
 	for (char *tok = strtok_r(buf, ";", &save); tok && n < 64; tok = strtok_r(NULL, ";", &save))
 		frames[n++] = tok;
-	return flamegraph_java_hue(frames, n);
+	return palette_java_hue(frames, n);
 }
 
 static void test_java_hues(void)
@@ -574,18 +575,18 @@ static void test_java_hues(void)
 	{
 		/* perf-map-agent's names hold a ';': never in a folded stack, but other writers */
 		const char *frames[] = { "x", "Ljava/lang/String;::hashCode" };
-		CHECK_EQ_INT(flamegraph_java_hue(frames, 2), FG_HUE_JIT);
-		CHECK_EQ_INT(flamegraph_java_hue(frames, 0), FG_HUE_NATIVE);
+		CHECK_EQ_INT(palette_java_hue(frames, 2), FG_HUE_JIT);
+		CHECK_EQ_INT(palette_java_hue(frames, 0), FG_HUE_NATIVE);
 	}
-	CHECK_EQ_STR(flamegraph_hue_label(FG_HUE_JIT), "JIT-compiled Java");
-	CHECK_EQ_STR(flamegraph_hue_label(FG_HUE_META), "metadata (pod, container, process, thread)");
+	CHECK_EQ_STR(palette_hue_label(FG_HUE_JIT), "JIT-compiled Java");
+	CHECK_EQ_STR(palette_hue_label(FG_HUE_META), "metadata (pod, container, process, thread)");
 	/* the hues can be told apart: no two middle colours closer than 40 */
 	for (int a = 0; a < FG_HUE_COUNT; a++) {
 		for (int b = a + 1; b < FG_HUE_COUNT; b++) {
 			uint8_t x[3], y[3];
 			int dist = 0;
-			flamegraph_hue_color((enum fg_hue)a, 0.5, x);
-			flamegraph_hue_color((enum fg_hue)b, 0.5, y);
+			palette_hue_color((enum fg_hue)a, 0.5, x);
+			palette_hue_color((enum fg_hue)b, 0.5, y);
 			for (int k = 0; k < 3; k++)
 				dist += abs(x[k] - y[k]);
 			CHECK_MSG(dist >= 40, "hues %d and %d too alike (%d)", a, b, dist);
@@ -606,10 +607,10 @@ static void test_alloc_lock_graph(void)
 	struct fg_options o = { .colors = "java", .legend = true, .bytes = true };
 	const char *f1[] = { "[7] java", "main", "app/A.makeBytes", "byte[]_[a]" };
 	const char *f2[] = { "[7] java", "ledger-waiter", "app/Ledger.post", "app/Ledger_[l]" };
-	CHECK_EQ_INT(flamegraph_java_hue(f1, 4), FG_HUE_ALLOC);
-	CHECK_EQ_INT(flamegraph_java_hue(f2, 4), FG_HUE_LOCK);
-	CHECK_EQ_INT(flamegraph_java_hue(f1, 3), FG_HUE_JIT);
-	CHECK_EQ_STR(flamegraph_hue_label(FG_HUE_ALLOC), "allocated class");
+	CHECK_EQ_INT(palette_java_hue(f1, 4), FG_HUE_ALLOC);
+	CHECK_EQ_INT(palette_java_hue(f2, 4), FG_HUE_LOCK);
+	CHECK_EQ_INT(palette_java_hue(f1, 3), FG_HUE_JIT);
+	CHECK_EQ_STR(palette_hue_label(FG_HUE_ALLOC), "allocated class");
 	svg_draw(&s, "alloc_lock", st, 3, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	CHECK_HAS_STR(s.p, ">allocated class</text>");
@@ -690,9 +691,9 @@ static void test_java_graph(void)
 		char label[128];
 		uint8_t rgb[3];
 		char fill[64];
-		snprintf(label, sizeof(label), ">%s</text>", flamegraph_hue_label((enum fg_hue)h));
+		snprintf(label, sizeof(label), ">%s</text>", palette_hue_label((enum fg_hue)h));
 		CHECK_HAS_STR(l.p, label);
-		flamegraph_hue_color((enum fg_hue)h, 0.5, rgb);
+		palette_hue_color((enum fg_hue)h, 0.5, rgb);
 		snprintf(fill, sizeof(fill), "fill=\"rgb(%d,%d,%d)\"", rgb[0], rgb[1], rgb[2]);
 		CHECK_HAS_STR(strstr(l.p, "<g id=\"legend\">"), fill);
 	}

@@ -9,10 +9,10 @@
 #include "call_tree.h"
 #include "check.h"
 #include "collapse.h"
-#include "flamegraph.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
 #include "json_out.h"
+#include "palette.h"
 #include "perf_script.h"
 
 /* ---- a little reading of the JSON the page gets ------------------------- */

@@ -1,11 +1,10 @@
 /* test_jit_syms.c - unit tests for jit_syms: golden events logs and perf maps in
- * tests/data/jit_syms (*.expect queries), incremental reads, truncation, unescaping. */
+ * tests/data/jit_syms (*.expect queries), incremental reads, truncation. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "check.h"
 #include "jit_syms.h"
-#include "agent_status.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -28,7 +27,7 @@ static int hexval(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* The test's own decoder of the expect files (\\, \n, \xHH), independent of jit_unescape. */
+/* The test's own decoder of the expect files (\\, \n, \xHH), independent of text_unescape. */
 static void decode(const char *s, char *out, size_t len)
 {
 	size_t n = 0;
@@ -50,26 +49,6 @@ static void decode(const char *s, char *out, size_t len)
 }
 
 /* Printable form of a name for failure messages. */
-static const char *show(const char *s)
-{
-	static char buf[4][512];
-	static int k;
-	char *b = buf[k++ & 3];
-	size_t n = 0;
-
-	if (!s)
-		return "NONE";
-	for (; *s && n + 5 < sizeof(buf[0]); s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "\\x%02x", c);
-		else
-			b[n++] = (char)c;
-	}
-	b[n] = '\0';
-	return b;
-}
-
 static int same_name(const char *got, const char *want)
 {
 	return want ? got && strcmp(got, want) == 0 : got == NULL;
@@ -137,7 +116,7 @@ static void run_expect(const char *input, const char *expect, int is_map)
 		if (sscanf(line, "thread %ld", &tid) == 1) {
 			const char *got = jit_syms_thread_name(js, (pid_t)tid);
 			CHECK_MSG(same_name(got, want), "%s:%d: thread %ld is \"%s\", want \"%s\"", expect, lineno, tid,
-				  show(got), show(want));
+				  check_show(got), check_show(want));
 			continue;
 		}
 		if (sscanf(line, "%llx %llu %n", &a, &t, &n) < 2) {
@@ -147,7 +126,7 @@ static void run_expect(const char *input, const char *expect, int is_map)
 		uint64_t off = 0xdeadbeef;
 		const char *got = jit_syms_lookup(js, a, t, &off);
 		CHECK_MSG(same_name(got, want), "%s:%d: %llx at %llu is \"%s\", want \"%s\"", expect, lineno, a, t,
-			  show(got), show(want));
+			  check_show(got), check_show(want));
 		if (sscanf(line + n, "+%llx", &off_want) == 1 && got && want)
 			CHECK_MSG(off == off_want, "%s:%d: offset %#" PRIx64 ", want %#llx", expect, lineno, off,
 				  off_want);
@@ -378,7 +357,7 @@ static void test_rewritten_longer(void)
 	CHECK(jit_syms_update(js) > 0);
 	CHECK_MSG(jit_syms_lookup(js, 0x7f0000001010ULL, 2000, NULL) == NULL,
 		  "a load of the old JVM survived its log being rewritten longer: \"%s\"",
-		  show(jit_syms_lookup(js, 0x7f0000001010ULL, 2000, NULL)));
+		  check_show(jit_syms_lookup(js, 0x7f0000001010ULL, 2000, NULL)));
 	CHECK_EQ_STR(jit_syms_lookup(js, 0x7f0000010010ULL, 2000, NULL), "Lp/New;::m0");
 	CHECK_EQ_STR(jit_syms_lookup(js, 0x7f0000037010ULL, 2000, NULL), "Lp/New;::m39");
 	CHECK_EQ_INT(jit_syms_count(js), 40);
@@ -473,7 +452,7 @@ static void test_many(void)
 		int ok = a && strcmp(a, want) == 0 && off == 0 && c == NULL &&
 			 (i % 8 == 0 ? b == NULL || strcmp(b, want) == 0 /* see unload.expect */
 				     : b && strcmp(b, want) == 0);
-		CHECK_MSG(ok, "method %d: \"%s\" \"%s\" \"%s\"", i, show(a), show(b), show(c));
+		CHECK_MSG(ok, "method %d: \"%s\" \"%s\" \"%s\"", i, check_show(a), check_show(b), check_show(c));
 		bad += !ok;
 	}
 	/* a warmed-up JVM's log, read whole when jflame attaches: well under a
@@ -488,74 +467,6 @@ static void test_many(void)
 
 /* ---- unescaping --------------------------------------------------------- */
 
-static const struct {
-	const char *in, *want;
-} unescapes[] = {
-	{ "", "" },
-	{ "plain name", "plain name" },
-	{ "a\\\\b", "a\\b" },
-	{ "a\\nb", "a\nb" },
-	{ "\\\\n", "\\n" },		/* an escaped backslash, then a plain n */
-	{ "\\\\\\n", "\\\n" },
-	{ "\\\\\\\\", "\\\\" },
-	{ "\\x01", "\x01" },
-	{ "x\\x1fy", "x\x1fy" },
-	{ "\\x7f\\x7F", "\x7f\x7f" },
-	{ "\\x4a\\x4A", "JJ" },
-	{ "\\xff", "\xff" },
-	{ "\\x09tab", "\ttab" },
-	{ "end\\", "end\\" },		/* a lone backslash at the end is kept */
-	{ "Worker\\x01 \\\\ pool\\nx", "Worker\x01 \\ pool\nx" },
-};
-
-static void test_unescape(void)
-{
-	for (size_t i = 0; i < sizeof(unescapes) / sizeof(unescapes[0]); i++) {
-		char buf[128];
-		snprintf(buf, sizeof(buf), "%s", unescapes[i].in);
-		jit_unescape(buf);
-		CHECK_MSG(strcmp(buf, unescapes[i].want) == 0, "jit_unescape(\"%s\") = \"%s\", want \"%s\"",
-			  show(unescapes[i].in), show(buf), show(unescapes[i].want));
-	}
-
-	/* malformed or cut escapes: no read past the end, and the text after
-	 * them is not lost */
-	static const char *const cut[] = { "a\\x", "a\\x4", "a\\xZZtail", "a\\x0gtail", "a\\xg0tail" };
-	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
-		size_t n = strlen(cut[i]);
-		char *buf = malloc(n + 1); /* exact size: ASan sees a read past the end */
-		memcpy(buf, cut[i], n + 1);
-		jit_unescape(buf);
-		CHECK_MSG(strlen(buf) <= n, "jit_unescape(\"%s\") grew", show(cut[i]));
-		CHECK_MSG(buf[0] == 'a', "jit_unescape(\"%s\") = \"%s\"", show(cut[i]), show(buf));
-		if (strstr(cut[i], "tail"))
-			CHECK_MSG(strstr(buf, "tail") != NULL,
-				  "jit_unescape(\"%s\") = \"%s\": the text after a malformed \\x escape is lost",
-				  show(cut[i]), show(buf));
-		free(buf);
-	}
-}
-
-/* What the agent escapes (status_escape_append) jit_unescape gives back. */
-static void test_unescape_roundtrip(void)
-{
-	char s[300], esc[1300];
-	size_t n = 0;
-
-	for (int c = 1; c < 256; c++)
-		s[n++] = (char)c;
-	s[n] = '\0';
-	status_escape_append(esc, sizeof(esc), 0, s);
-	jit_unescape(esc);
-	CHECK_MSG(strcmp(esc, s) == 0, "bytes 1..255 do not round-trip");
-	for (int c = 1; c < 256; c++) {
-		char one[4] = { (char)c, 'x', (char)c, '\0' };
-		status_escape_append(esc, sizeof(esc), 0, one);
-		jit_unescape(esc);
-		CHECK_MSG(strcmp(esc, one) == 0, "byte %#x does not round-trip", c);
-	}
-}
-
 int main(void)
 {
 	test_golden();
@@ -564,7 +475,5 @@ int main(void)
 	test_rewritten_longer();
 	test_incremental_map();
 	test_many();
-	test_unescape();
-	test_unescape_roundtrip();
 	return check_report("test_jit_syms");
 }
