@@ -1,5 +1,5 @@
 /* fuzz_hsperf.c - hsperfdata images of any shape: never read outside the buffer.
- * module: native/hsperf.c */
+ * module: native/attach/hsperf.c */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* fuzz_profile_format.c - any bytes as the start of a profile to sniff, and as a
  * file name: a format comes back, nothing is read past the end.
- * module: native/profile_format.c */
+ * module: native/formats/profile_format.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

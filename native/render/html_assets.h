@@ -1,5 +1,5 @@
 /* html_assets.h - the HTML views' JavaScript, CSS and page templates
- * (native/html_assets/), embedded at build time into the generated html_assets.c. */
+ * (native/render/html_assets/), embedded at build time into the generated html_assets.c. */
 #ifndef JFLAME_HTML_ASSETS_H
 #define JFLAME_HTML_ASSETS_H
 

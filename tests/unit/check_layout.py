@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""check_layout.py - native/'s stages include only their own and lower stages'
+headers (util < model < attach < record < formats < render < the front ends)."""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+NATIVE = os.path.join(ROOT, 'native')
+STAGES = ['util', 'model', 'attach', 'record', 'formats', 'render']
+FRONT = len(STAGES)  # jflame.c, builtin-*.c and their helpers in native/ itself
+# headers from outside native/: the agent's pure-C modules (jvmagent/), the BPF
+# program's shared types and skeleton (bpf/, generated), and generated code
+OUTSIDE = {'profile.h': 0, 'profile.skel.h': 3, 'profile.pb-c.h': 4, 'html_assets.h': 5}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def main():
+    rank = {}
+    files = []
+    for name in os.listdir(NATIVE):
+        path = os.path.join(NATIVE, name)
+        if name in STAGES:
+            for f in os.listdir(path):
+                if f.endswith(('.c', '.h')):
+                    rank[f] = STAGES.index(name)
+                    files.append((os.path.join(name, f), STAGES.index(name)))
+        elif name.endswith(('.c', '.h')):
+            rank[name] = FRONT
+            files.append((name, FRONT))
+    agent = {f for f in os.listdir(os.path.join(ROOT, 'jvmagent')) if f.endswith('.h')}
+    where = STAGES + ['front end']
+    bad = []
+    for rel, r in sorted(files):
+        for h in INCLUDE.findall(open(os.path.join(NATIVE, rel), encoding='utf-8').read()):
+            if h in agent:
+                continue
+            hr = rank.get(h, OUTSIDE.get(h))
+            if hr is None:
+                bad.append('%s includes "%s", which is in no stage folder' % (rel, h))
+            elif hr > r:
+                bad.append('native/%s (%s) includes "%s" of the higher stage %s' % (rel, where[r], h, where[hr]))
+    for s in STAGES:
+        if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
+            bad.append('native/%s has no README.md saying what lives there' % s)
+    for b in bad:
+        print('layout: ' + b)
+    print('layout: %d files, %d problems' % (len(files), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
