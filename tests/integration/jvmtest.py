@@ -280,7 +280,7 @@ def protoc_pprof(path):
     require(protoc, "protoc not installed (scripts/deps.sh installs protobuf-compiler)")
     with gzip.open(path) as f:
         raw = f.read()
-    r = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", os.path.join(SOURCE_DIR, "native"),
+    r = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", os.path.join(SOURCE_DIR, "native", "formats"),
                         "profile.proto"], input=raw, capture_output=True, timeout=60)
     if r.returncode != 0:
         raise AssertionError("protoc cannot decode %s: %s" % (path, r.stderr.decode()))
