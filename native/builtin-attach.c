@@ -80,11 +80,8 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 		case 'q':
 			o->quiet = true;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("attach", argv[optind - 1],
+			return cli_option_other("attach", usage, c, argv[optind - 1],
 						optopt == 't' ||
 						(optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
 						(optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0));

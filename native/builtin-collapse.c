@@ -106,11 +106,8 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 		case 'o':
 			c->output = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("collapse", argv[optind - 1],
+			return cli_option_other("collapse", usage, ch, argv[optind - 1],
 						optopt == 'o' || (optopt >= O_FROM && optopt <= O_EVENT));
 		}
 	}

@@ -126,11 +126,8 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 		case O_TITLE:
 			c->title = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("convert", argv[optind - 1], optopt != 0);
+			return cli_option_other("convert", usage, ch, argv[optind - 1], optopt != 0);
 		}
 	}
 	if (optind == argc) {

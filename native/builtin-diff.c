@@ -135,11 +135,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		case O_NOLEGEND:
 			c->no_legend = true;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("diff", argv[optind - 1],
+			return cli_option_other("diff", usage, ch, argv[optind - 1],
 						optopt == 'o' ||
 						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}

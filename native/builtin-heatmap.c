@@ -121,11 +121,8 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			}
 			c->output = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("heatmap", argv[optind - 1],
+			return cli_option_other("heatmap", usage, ch, argv[optind - 1],
 						optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE || optopt == O_EVENT);
 		}
 	}

@@ -139,11 +139,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		case 'o':
 			c->output = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
 		default:
-			return cli_option_error("svg", argv[optind - 1], optopt != 0);
+			return cli_option_other("svg", usage, ch, argv[optind - 1], optopt != 0);
 		}
 	}
 	if (optind + 1 < argc) {

@@ -25,6 +25,15 @@ int cli_option_error(const char *cmd, const char *arg, bool needs_value)
 	return -1;
 }
 
+int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg, bool needs_value)
+{
+	if (ch == 'h') {
+		fputs(usage, stdout);
+		return 1;
+	}
+	return cli_option_error(cmd, arg, needs_value);
+}
+
 int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv, int first)
 {
 	for (int i = first; i < argc; i++) {

@@ -20,6 +20,9 @@ const char *cli_output_path(const char *arg);
 /* Prints getopt's complaint about arg: "option ARG needs a value" when
  * needs_value, else "unknown option 'ARG'", each with "see jflame CMD --help". -1. */
 int cli_option_error(const char *cmd, const char *arg, bool needs_value);
+/* A getopt result the front end's own cases did not take: -h/--help prints
+ * usage to stdout and gives 1; anything else is cli_option_error (-1). */
+int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg, bool needs_value);
 
 /* The operands argv[first..argc) as inputs[], "-" (standard input) when none:
  * 0, or -1 after printing when there are more than max. */
