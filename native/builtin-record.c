@@ -31,6 +31,7 @@
 #include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
+#include "sample_pipeline.h"
 #include "sample_ring.h"
 #include "sampler.h"
 #include "speedscope.h"
@@ -49,14 +50,10 @@
 #define ERR_LEN 1024
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
 #define PID_LIMIT 4194304
-/* A sample in JIT code its JVM's agent has not logged yet (the agent writes
- * every 100 ms, we read every 100 ms) waits up to LATE_NS for the name. */
-#define LATE_NS 300000000ULL
-#define MAX_LATE 2048 /* ~10 MiB */
 #define MAX_LABELS 16
 /* A window is written this long after its end: its samples that waited for
- * names (LATE_NS) or were read late (every 100 ms) are in by then. */
-#define WINDOW_GRACE_NS (LATE_NS + 200000000ULL)
+ * names (SAMPLE_LATE_NS) or were read late (every 100 ms) are in by then. */
+#define WINDOW_GRACE_NS (SAMPLE_LATE_NS + 200000000ULL)
 
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
@@ -180,10 +177,8 @@ struct record {
 	uint64_t ring_dropped_before[2], ring_short_before; /* counted into windows already closed */
 	uint64_t ring_samples;
 	char agent_error[256];     /* the last error an agent reported */
-	struct fold_buf fold;
-	struct fold_buf plain;      /* with want_lines: the fold without its lines */
-	struct frame *frames;
-	int max_user, max_kernel;
+	struct fold_buf fold;       /* the agents' samples */
+	struct sample_pipeline *pipe; /* the sampler's samples: named, folded, handed to on_folded */
 	/* attaching */
 	char agent[4096];
 	struct attach_opts attach;
@@ -191,8 +186,6 @@ struct record {
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
 	struct profile_sample **deferred; /* samples of JVMs being attached to (copies) */
 	size_t ndeferred;
-	struct profile_sample **late, **late_spare; /* samples waiting for their JIT code's name */
-	size_t nlate;
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	/* launch mode */
 	pid_t child;
@@ -917,29 +910,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* wait: JIT code its agent has not named yet stays unnamed (the sample may
- * wait for the name); else it is named from the JVM's memory where it can be. */
-static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, bool wait, size_t *nk,
-					 size_t *nu)
-{
-	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
-	int un = s->walk == PROFILE_WALK_HOTSPOT ? s->nframes : s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
-	if (kn > PROFILE_MAX_KERNEL_FRAMES)
-		kn = PROFILE_MAX_KERNEL_FRAMES;
-	if (un > (s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES))
-		un = s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES;
-	for (int i = 0; i < kn; i++)
-		r->frames[i] = symbolize_kernel(r->sy, s->kstack[i]);
-	/* every user frame but the leaf is a return address */
-	for (int i = 0; i < un; i++)
-		r->frames[kn + i] = s->walk == PROFILE_WALK_HOTSPOT ?
-					    symbolize_hotspot(r->sy, (pid_t)s->pid, &s->user.frames[i], s->ts_ns, i > 0, wait) :
-					    symbolize_user(r->sy, (pid_t)s->pid, s->user.pcs[i], s->ts_ns, i > 0);
-	*nk = (size_t)kn;
-	*nu = (size_t)un;
-	return r->frames;
-}
-
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
 static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
 				const char *thread, const struct frame *f, size_t n)
@@ -964,57 +934,6 @@ static void write_stacks_sample(struct record *r, struct window *w, const struct
 	stacks_order_end(&w->stacks_order, s->ts_ns, w->stacks.f);
 }
 
-/* Whether the sample ran JIT code its agent has not named yet, and is young
- * enough to wait for the name; it is then kept in the late queue. */
-/* The bytes of a sample record: its header, kernel stack and user frames. */
-static size_t sample_size(const struct profile_sample *s)
-{
-	size_t n = offsetof(struct profile_sample, user);
-	if (s->walk == PROFILE_WALK_HOTSPOT)
-		n += (size_t)s->nframes * sizeof(struct profile_frame);
-	else if (s->ustack_bytes > 0)
-		n += (size_t)s->ustack_bytes;
-	return n;
-}
-
-static struct profile_sample *sample_copy(const struct profile_sample *s)
-{
-	size_t n = sample_size(s);
-	struct profile_sample *c = malloc(n);
-	if (c)
-		memcpy(c, s, n);
-	return c;
-}
-
-static bool wait_for_names(struct record *r, const struct profile_sample *s, const struct frame *user, size_t nu,
-			   uint64_t now)
-{
-	if (s->ts_ns + LATE_NS <= now)
-		return false;
-	for (size_t i = 0; i < nu; i++) {
-		if (!symbolizer_names_later(r->sy, (pid_t)s->pid, &user[i]))
-			continue;
-		if (!r->late)
-			r->late = calloc(MAX_LATE, sizeof(*r->late));
-		if (!r->late || r->nlate == MAX_LATE || !(r->late[r->nlate] = sample_copy(s)))
-			return false;
-		r->nlate++;
-		return true;
-	}
-	return false;
-}
-
-/* The marker where a HotSpot walk ended before the stack's root. */
-static const char *walk_marker(struct window *w, const struct profile_sample *s)
-{
-	if (s->walk != PROFILE_WALK_HOTSPOT || s->walk_end == PROFILE_END_OK)
-		return NULL;
-	if (s->walk_end == PROFILE_END_TRUNCATED)
-		return "[truncated]";
-	w->unwind_failed++;
-	return "[unwind failed]";
-}
-
 /* ---- windows ------------------------------------------------------------------- */
 
 static int window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq);
@@ -1034,83 +953,33 @@ static struct window *window_for(struct record *r, uint64_t ts)
 	return next;
 }
 
-/* now: a sample younger than LATE_NS whose JIT code is not named yet waits
- * (0: it is taken as it is). */
-static void handle_sample(struct record *r, const struct profile_sample *s, uint64_t now)
+/* The pipeline's sink: a named and folded sample goes into the window of its
+ * time, with its counts, and into the .stacks and heat map outputs. */
+static void on_folded(void *ctx, const struct folded_sample *fs)
 {
-	char root[128], comm[PROFILE_COMM_LEN + 1];
-	const char *pod, *con;
-	size_t nk, nu;
-	bool truncated;
-
-	bool wait = now && s->ts_ns + LATE_NS > now;
-	const struct frame *f = sample_frames(r, s, wait, &nk, &nu);
-	if (wait && wait_for_names(r, s, f + nk, nu, now))
-		return;
+	struct record *r = ctx;
+	const struct profile_sample *s = fs->s;
 	struct window *w = window_for(r, s->ts_ns);
 	if (!w) {
 		r->no_window++;
 		return;
 	}
 	w->handled++;
-	memcpy(comm, s->comm, PROFILE_COMM_LEN);
-	comm[PROFILE_COMM_LEN] = '\0';
-	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
-
-	fold_reset(&r->fold);
-	symbolizer_container(r->sy, (pid_t)s->pid, &pod, &con);
-	if (pod)
-		fold_add(&r->fold, pod);
-	if (con)
-		fold_add(&r->fold, con);
-	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(r->sy, (pid_t)s->pid));
-	fold_add(&r->fold, root);
-	fold_add(&r->fold, thread);
-	/* A stack cut at the depth limit has lost its outermost frames; a walk
-	 * that could not go on is marked where its lost frames were. */
-	const char *marker = walk_marker(w, s);
-	truncated = (s->walk != PROFILE_WALK_HOTSPOT && (int)nu >= r->max_user) || (int)nk >= r->max_kernel ||
-		    (marker && marker[1] == 't');
-	if (truncated) {
+	if (fs->flags & FOLDED_UNWIND_FAILED)
+		w->unwind_failed++;
+	if (fs->flags & FOLDED_TRUNCATED)
 		w->truncated++;
-		fold_add(&r->fold, "[truncated]");
-	} else if (marker) {
-		fold_add(&r->fold, marker);
-	}
-	if (s->ustack_bytes < 0 && s->pid != 0) {
-		w->stack_errors++;
-		fold_add(&r->fold, "[failed to read user stack]");
-	}
-	if (s->flags & PROFILE_FLAG_NO_USER)
-		fold_add(&r->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
-	for (size_t i = nu; i > 0; i--)
-		fold_add_frame(&r->fold, &f[nk + i - 1]);
-	if (s->kstack_bytes < 0 && s->pid != 0) {
-		w->stack_errors++;
-		fold_add(&r->fold, "[failed to read kernel stack]");
-	}
-	for (size_t i = nk; i > 0; i--)
-		fold_add_frame(&r->fold, &f[i - 1]);
-	const struct fold_buf *plain = &r->fold;
-	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
-	uint64_t weight = r->o.mode == MODE_CPU ? 0 : s->kind == PROFILE_KIND_OFFCPU ? s->weight_ns :
-						    1000000000ULL / (uint64_t)r->o.freq;
-	if (r->want_lines) {
-		if (r->fold.oom || recording_add_weighted(&w->rec_lines, r->fold.p, r->fold.len, 1, weight) != 0)
-			w->oom++;
-		if (r->fold.nlines) {
-			fold_reset(&r->plain);
-			fold_strip_lines(&r->plain, r->fold.p, r->fold.len);
-			plain = &r->plain;
-		}
-	}
-	if (r->fold.oom || plain->oom || recording_add_weighted(&w->rec, plain->p, plain->len, 1, weight) != 0)
+	w->stack_errors += fs->stack_errors;
+	if (fs->lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
+								   fs->weight) != 0))
+		w->oom++;
+	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
 		w->oom++;
 	if (w->stacks_open)
-		write_stacks_sample(r, w, s, thread, f, nk + nu);
+		write_stacks_sample(r, w, s, fs->thread, fs->frames, fs->nframes);
 	/* the heat map leaves the idle task out, as FlameScope does */
-	if (r->want_heatmap && s->pid != 0 && !r->fold.oom && !plain->oom &&
-	    heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, plain->p, plain->len, 1) != 0)
+	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
+									 fs->len, 1) != 0)
 		w->oom++;
 }
 
@@ -1132,7 +1001,7 @@ static void release_deferred(struct record *r, pid_t pid)
 	size_t keep = 0;
 	for (size_t i = 0; i < r->ndeferred; i++) {
 		if (pid == 0 || (pid_t)r->deferred[i]->pid == pid) {
-			handle_sample(r, r->deferred[i], pid ? mono_ns() : 0);
+			sample_pipeline_add(r->pipe, r->deferred[i], pid ? mono_ns() : 0);
 			free(r->deferred[i]);
 		} else {
 			r->deferred[keep++] = r->deferred[i];
@@ -1148,42 +1017,14 @@ static void release_before(struct record *r, uint64_t end)
 	size_t keep = 0;
 	for (size_t i = 0; i < r->ndeferred; i++) {
 		if (r->deferred[i]->ts_ns < end) {
-			handle_sample(r, r->deferred[i], 0);
+			sample_pipeline_add(r->pipe, r->deferred[i], 0);
 			free(r->deferred[i]);
 		} else {
 			r->deferred[keep++] = r->deferred[i];
 		}
 	}
 	r->ndeferred = keep;
-	keep = 0;
-	for (size_t i = 0; i < r->nlate; i++) {
-		if (r->late[i]->ts_ns < end) {
-			handle_sample(r, r->late[i], 0);
-			free(r->late[i]);
-		} else {
-			r->late[keep++] = r->late[i];
-		}
-	}
-	r->nlate = keep;
-}
-
-/* Tries the late samples again after the agents' logs were read: named now,
- * or too old to wait longer (all of them when now is 0). What still waits
- * goes to the other of two buffers. */
-static void release_late(struct record *r, uint64_t now)
-{
-	struct profile_sample **s = r->late;
-	size_t n = r->nlate;
-	if (!n)
-		return;
-	r->late = r->late_spare;
-	r->late_spare = s;
-	r->nlate = 0;
-	for (size_t i = 0; i < n; i++) {
-		handle_sample(r, s[i], now);
-		free(s[i]);
-		s[i] = NULL;
-	}
+	sample_pipeline_release_before(r->pipe, end);
 }
 
 static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
@@ -1211,7 +1052,7 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 			(void)symbolizer_is_jvm(r->sy, pid);
 		return;
 	}
-	handle_sample(r, s, mono_ns());
+	sample_pipeline_add(r->pipe, s, mono_ns());
 }
 
 /* ---- the agents' samples (-e alloc, -e lock) ------------------------------------- */
@@ -2274,10 +2115,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
 	if (!r->sampler)
 		return -1;
-	r->max_user = sampler_max_user_frames(r->sampler);
-	r->max_kernel = sampler_max_kernel_frames(r->sampler);
-	r->fold.no_inline = r->o.no_inline;
-	r->fold.lines = r->want_lines;
+	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
 	if (r->o.bpf_on)
@@ -2303,7 +2141,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			symbolizer_refresh(r->sy);
 			if (r->o.bpf_on)
 				start_walkers(r);
-			release_late(r, mono_ns());
+			sample_pipeline_release_late(r->pipe, mono_ns());
 			rings_poll(r, false);
 			last_refresh = now;
 			reap_child(r, false);
@@ -2339,13 +2177,13 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	attach_queue_free(r->aq);
 	r->aq = NULL;
 	release_deferred(r, 0);
-	if (r->nlate) {
+	if (sample_pipeline_nlate(r->pipe)) {
 		/* the agents write what they gathered every 100 ms */
 		struct timespec pause = { 0, 150000000L };
 		nanosleep(&pause, NULL);
 		symbolizer_refresh(r->sy);
 	}
-	release_late(r, 0);
+	sample_pipeline_release_late(r->pipe, 0);
 	rings_poll(r, true); /* the rest of every ring; the agents are asked for no more */
 	if (tty)
 		fprintf(stderr, "\r\033[K");
@@ -2400,20 +2238,33 @@ int cmd_record(int argc, char **argv)
 						 .timeout_ms = r.o.attach_timeout_ms };
 	}
 	r.si = str_intern_new();
-	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
 	r.want_lines = r.o.push != NULL; /* pushed profiles carry source lines */
 	for (size_t i = 0; i < r.o.noutputs; i++) {
 		r.want_lines |= r.o.formats[i] == OUT_PPROF || r.o.formats[i] == OUT_SPEEDSCOPE;
 		r.want_heatmap |= r.o.formats[i] == OUT_HEATMAP;
 		r.want_stacks |= r.o.formats[i] == OUT_STACKS;
 	}
-	if (!r.si || !r.frames) {
+	if (!r.si) {
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
 	r.sy = symbolizer_new(r.si, err, sizeof(err));
 	if (!r.sy)
 		goto out;
+	struct sample_pipeline_opts po = {
+		.sy = r.sy,
+		.lines = r.want_lines,
+		.no_inline = r.o.no_inline,
+		.weigh_time = r.o.mode != MODE_CPU,
+		.period_ns = r.o.freq > 0 ? 1000000000ULL / (uint64_t)r.o.freq : 0,
+		.sink = on_folded,
+		.ctx = &r,
+	};
+	r.pipe = sample_pipeline_new(&po);
+	if (!r.pipe) {
+		snprintf(err, sizeof(err), "jflame: out of memory");
+		goto out;
+	}
 	if (!r.o.no_attach && r.o.all) {
 		r.aq = attach_queue_new(&r.attach, on_attached, &r);
 		r.considered = calloc(PID_LIMIT / 8, 1);
@@ -2556,19 +2407,14 @@ out:
 	free(r.considered);
 	for (size_t i = 0; i < r.ndeferred; i++)
 		free(r.deferred[i]);
-	for (size_t i = 0; i < r.nlate; i++)
-		free(r.late[i]);
 	free(r.deferred);
-	free(r.late);
-	free(r.late_spare);
 	for (int k = 0; k < 2; k++)
 		if (r.win[k].open)
 			window_free(&r, &r.win[k]);
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
 	fold_free(&r.fold);
-	fold_free(&r.plain);
-	free(r.frames);
+	sample_pipeline_free(r.pipe);
 	str_intern_free(r.si);
 	return rc;
 }
