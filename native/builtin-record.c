@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_files.h"
 #include "agent_options.h"
+#include "agent_samples.h"
 #include "attach.h"
 #include "attach_queue.h"
 #include "builtin.h"
@@ -35,7 +35,6 @@
 #include "sample_ring.h"
 #include "sampler.h"
 #include "speedscope.h"
-#include "stack_fold.h"
 #include "stack_table.h"
 #include "stacks_order.h"
 #include "str_intern.h"
@@ -43,9 +42,6 @@
 
 #define MAX_OUTPUTS 16
 #define MAX_SPECS (MAX_OUTPUTS * 3) /* outputs once the naming rule of several events is applied */
-#define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
-#define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
-#define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
 #define MAX_PIDS 256
 #define ERR_LEN 1024
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
@@ -61,8 +57,8 @@ enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
 /* The recordings of one run: the sampler's (cpu, offcpu or wall), and the
  * agents' allocation and lock samples. */
 enum rec_event { EV_BPF, EV_ALLOC, EV_LOCK, EV_N };
-#define J_ALLOC 0 /* index of the agents' recordings in a window */
-#define J_LOCK 1
+#define J_ALLOC AGENT_ALLOC /* index of the agents' recordings in a window */
+#define J_LOCK AGENT_LOCK
 
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
@@ -143,17 +139,6 @@ struct window {
 	uint64_t jhandled[2], jtruncated[2];
 };
 
-/* A JVM's sample ring (-e alloc, -e lock), read every turn of the main loop. */
-struct ring_src {
-	pid_t pid, nspid;
-	uint64_t start_ticks;      /* the process's start: the ring must be its own */
-	uint64_t first_ns, tried_ns;
-	bool open, gone, failed, told_missing;
-	struct sample_ring_reader rd;
-	uint64_t dropped, lock_short, bad; /* the ring's counters when last read */
-	char agent_error[256];     /* the last agent_error said */
-};
-
 struct record {
 	struct record_opts o;
 	struct str_intern *si;
@@ -171,13 +156,9 @@ struct record {
 	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
 	/* the agents' rings */
-	struct ring_src *rings;
-	size_t nrings;
-	uint64_t ring_dropped, ring_lock_short;  /* over every ring, so far */
+	struct agent_samples *agents;
 	uint64_t ring_dropped_before[2], ring_short_before; /* counted into windows already closed */
 	uint64_t ring_samples;
-	char agent_error[256];     /* the last error an agent reported */
-	struct fold_buf fold;       /* the agents' samples */
 	struct sample_pipeline *pipe; /* the sampler's samples: named, folded, handed to on_folded */
 	/* attaching */
 	char agent[4096];
@@ -1057,211 +1038,21 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 
 /* ---- the agents' samples (-e alloc, -e lock) ------------------------------------- */
 
-struct ring_ctx {
-	struct record *r;
-	struct ring_src *src;
-};
-
-/* One allocation or lock sample: rooted as the CPU samples of its thread are
- * ([Pod], [Con], [pid] process, thread), its Java frames root first, then the
- * class as leaf (_[a] allocated, _[l] the monitor's). */
-static int on_ring_sample(void *ctx, const struct sample_view *v)
+/* The agents' samples' sink: into the window of their time, with its counts. */
+static void on_agent_sample(void *ctx, const struct agent_sample *as)
 {
-	struct ring_ctx *c = ctx;
-	struct record *r = c->r;
-	pid_t pid = c->src->pid;
-	int k = v->kind == SAMPLE_ALLOC ? J_ALLOC : v->kind == SAMPLE_LOCK ? J_LOCK : -1;
-	char root[128], leaf[1100];
-	const char *pod, *con;
-	if (k < 0 || !(k == J_ALLOC ? r->o.alloc : r->o.lock))
-		return 0;
-	struct window *w = window_for(r, v->ts_ns);
+	struct record *r = ctx;
+	struct window *w = window_for(r, as->ts_ns);
 	if (!w) {
 		r->no_window++;
-		return 0;
+		return;
 	}
 	r->ring_samples++;
-	w->jhandled[k]++;
-	fold_reset(&r->fold);
-	symbolizer_container(r->sy, pid, &pod, &con);
-	if (pod)
-		fold_add(&r->fold, pod);
-	if (con)
-		fold_add(&r->fold, con);
-	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(r->sy, pid));
-	fold_add(&r->fold, root);
-	fold_add(&r->fold, symbolizer_thread_name_ns(r->sy, pid, (pid_t)v->tid));
-	if (v->flags & SAMPLE_TRUNCATED) { /* its outermost frames are lost */
-		w->jtruncated[k]++;
-		fold_add(&r->fold, "[truncated]");
-	}
-	for (size_t i = v->nframes; i > 0; i--)
-		fold_add(&r->fold, v->frames[i - 1]);
-	snprintf(leaf, sizeof(leaf), "%.1000s%s", v->cls && *v->cls ? v->cls : "[unknown class]",
-		 k == J_ALLOC ? "_[a]" : "_[l]");
-	fold_add(&r->fold, leaf);
-	if (r->fold.oom || recording_add_weighted(&w->jrec[k], r->fold.p, r->fold.len, 1, v->weight) != 0)
+	w->jhandled[as->kind]++;
+	if (as->truncated)
+		w->jtruncated[as->kind]++;
+	if (as->oom || recording_add_weighted(&w->jrec[as->kind], as->stack, as->len, 1, as->weight) != 0)
 		w->oom++;
-	return 0;
-}
-
-static struct ring_src *ring_find(struct record *r, pid_t pid)
-{
-	for (size_t i = 0; i < r->nrings; i++)
-		if (r->rings[i].pid == pid && !r->rings[i].gone)
-			return &r->rings[i];
-	return NULL;
-}
-
-static void ring_add(struct record *r, pid_t pid, uint64_t now)
-{
-	char path[64];
-	if (r->nrings == MAX_RINGS)
-		return;
-	struct ring_src *grown = realloc(r->rings, (r->nrings + 1) * sizeof(*grown));
-	if (!grown)
-		return;
-	r->rings = grown;
-	struct ring_src *src = &r->rings[r->nrings];
-	memset(src, 0, sizeof(*src));
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	src->pid = pid;
-	src->nspid = proc_info_nspid(path, pid);
-	src->start_ticks = proc_info_start_time(pid);
-	src->first_ns = now;
-	src->rd.fd = -1;
-	if (!src->start_ticks)
-		return; /* gone already */
-	r->nrings++;
-}
-
-/* Reads what the ring holds, and its counters: drops and the agent's error. */
-static void ring_drain(struct record *r, struct ring_src *src)
-{
-	struct ring_ctx c = { r, src };
-	struct sample_ring_stats st;
-	if (sample_ring_read(&src->rd, on_ring_sample, &c) < 0)
-		return;
-	if (src->rd.bad > src->bad) { /* records that failed validation: lost too */
-		r->ring_dropped += src->rd.bad - src->bad;
-		src->bad = src->rd.bad;
-	}
-	if (sample_ring_stats(&src->rd, &st) != 0)
-		return;
-	if (st.dropped > src->dropped)
-		r->ring_dropped += st.dropped - src->dropped;
-	src->dropped = st.dropped;
-	if (st.lock_short > src->lock_short)
-		r->ring_lock_short += st.lock_short - src->lock_short;
-	src->lock_short = st.lock_short;
-	st.agent_error[sizeof(st.agent_error) - 1] = '\0';
-	if (st.agent_error[0] && strcmp(st.agent_error, src->agent_error) != 0) {
-		snprintf(src->agent_error, sizeof(src->agent_error), "%s", st.agent_error);
-		snprintf(r->agent_error, sizeof(r->agent_error), "pid %d: %.200s", (int)src->pid, st.agent_error);
-		if (r->tty_progress)
-			fprintf(stderr, "\r\033[K");
-		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, st.agent_error);
-	}
-}
-
-/* Every turn of the main loop (final: once more after it, then closed): the
- * target JVMs' rings are found, asked for the events (the agent turns them
- * off 5 s after the last ask) and read; a JVM that exited has its ring read
- * to the end and closed. */
-static void rings_poll(struct record *r, bool final)
-{
-	uint64_t now = mono_ns();
-	uint32_t want = (r->o.alloc ? SAMPLE_WANT_ALLOC : 0) | (r->o.lock ? SAMPLE_WANT_LOCK : 0);
-	if (!want)
-		return;
-	if (!final) {
-		for (size_t i = 0; i < r->o.npids; i++)
-			if (!ring_find(r, r->o.pids[i]))
-				ring_add(r, r->o.pids[i], now);
-		if (r->o.all || r->o.command) { /* every JVM seen (a launched command's children too) */
-			static pid_t seen[8192];
-			size_t n = symbolizer_processes(r->sy, seen, 8192);
-			for (size_t i = 0; i < n; i++)
-				if (seen[i] > 0 && !ring_find(r, seen[i]) && symbolizer_is_jvm(r->sy, seen[i]))
-					ring_add(r, seen[i], now);
-		}
-	}
-	for (size_t i = 0; i < r->nrings; i++) {
-		struct ring_src *src = &r->rings[i];
-		if (src->gone || src->failed)
-			continue;
-		bool alive = proc_info_start_time(src->pid) == src->start_ticks && proc_info_alive(src->pid);
-		if (!src->open) {
-			char path[4200], err[512];
-			if (!alive) {
-				src->gone = true;
-				continue;
-			}
-			if (final || now - src->tried_ns < RING_RETRY_NS)
-				continue;
-			src->tried_ns = now;
-			agent_file_path(path, sizeof(path), src->pid, src->nspid, "jflame-", ".samples");
-			int rc = sample_ring_open(&src->rd, path, src->start_ticks, err, sizeof(err));
-			if (rc < 0) {
-				src->failed = true;
-				fprintf(stderr, "jflame: warning: no alloc or lock samples from pid %d: %s\n", (int)src->pid,
-					strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
-				continue;
-			}
-			if (rc == 0) {
-				struct sample_ring_stats st;
-				src->open = true;
-				if (sample_ring_stats(&src->rd, &st) == 0) { /* what was counted before is not ours */
-					src->dropped = st.dropped;
-					src->lock_short = st.lock_short;
-				}
-			} else if (!src->told_missing && now - src->first_ns >= RING_MISSING_NS) {
-				src->told_missing = true;
-				if (r->tty_progress)
-					fprintf(stderr, "\r\033[K");
-				if (!symbolizer_is_jvm(r->sy, src->pid))
-					fprintf(stderr, "jflame: warning: pid %d (%s) is not a JVM: no alloc or lock samples "
-						"from it\n", (int)src->pid, symbolizer_process_name(r->sy, src->pid));
-				else if (symbolizer_has_agent(r->sy, src->pid))
-					fprintf(stderr, "jflame: warning: the jflame agent in pid %d keeps no sample ring "
-						"(/tmp/jflame-%d.samples): an agent older than this jflame? alloc and lock "
-						"samples need this version's agent\n", (int)src->pid, (int)src->nspid);
-				else
-					fprintf(stderr, "jflame: warning: pid %d has no jflame agent%s: alloc and lock samples "
-						"need it; %s\n", (int)src->pid, r->o.no_attach ? " (--no-attach)" : "",
-						r->o.no_attach ? "drop --no-attach, or start the JVM with "
-						"-agentpath:/path/to/libjflame-agent.so" : "see the attach warning above");
-			}
-			if (!src->open)
-				continue;
-		}
-		if (!final && alive)
-			sample_ring_ask(&src->rd, want, (uint32_t)r->o.alloc_interval, r->o.lock_min_ns, now);
-		ring_drain(r, src);
-		if (final || !alive) {
-			sample_ring_close(&src->rd); /* also asks for no events */
-			src->open = false;
-			src->gone = !alive;
-			src->failed = final; /* not opened again */
-		}
-	}
-	/* JVMs that exited are forgotten (their pids may come back) */
-	size_t keep = 0;
-	for (size_t i = 0; i < r->nrings; i++)
-		if (!r->rings[i].gone)
-			r->rings[keep++] = r->rings[i];
-	r->nrings = keep;
-}
-
-/* On an early exit: every ring is asked for no events and closed. */
-static void rings_close(struct record *r)
-{
-	for (size_t i = 0; i < r->nrings; i++)
-		if (r->rings[i].open)
-			sample_ring_close(&r->rings[i].rd);
-	free(r->rings);
-	r->rings = NULL;
-	r->nrings = 0;
 }
 
 /* ---- attaching ------------------------------------------------------------------ */
@@ -1437,6 +1228,7 @@ static void describe(struct record *r, struct window *w, double seconds)
 		snprintf(fp, fplen, "frame pointers: n/a (no JVM)");
 	/* the agents' recordings: drops in the rings (shared by alloc and lock)
 	 * count in the window open when they are noticed */
+	const struct agent_samples_stats *ast = agent_samples_stats(r->agents);
 	for (int k = 0; k < 2; k++) {
 		struct recording *j = &w->jrec[k];
 		if (!(k == J_ALLOC ? r->o.alloc : r->o.lock))
@@ -1448,15 +1240,15 @@ static void describe(struct record *r, struct window *w, double seconds)
 		j->interval = r->o.alloc_interval;
 		if (k == J_LOCK) {
 			j->min_block_ns = r->o.lock_min_ns;
-			j->short_blocks = r->ring_lock_short - r->ring_short_before;
-			r->ring_short_before = r->ring_lock_short;
+			j->short_blocks = ast->lock_short - r->ring_short_before;
+			r->ring_short_before = ast->lock_short;
 		}
-		j->lost = r->ring_dropped - r->ring_dropped_before[k];
-		r->ring_dropped_before[k] = r->ring_dropped;
+		j->lost = ast->dropped - r->ring_dropped_before[k];
+		r->ring_dropped_before[k] = ast->dropped;
 		j->samples = w->jhandled[k];
 		j->truncated = w->jtruncated[k];
 		snprintf(j->frame_pointers, sizeof(j->frame_pointers), "Java stacks from JVMTI (the agent)");
-		snprintf(j->note, sizeof(j->note), "%s", r->agent_error);
+		snprintf(j->note, sizeof(j->note), "%s", ast->agent_error);
 	}
 }
 
@@ -1973,10 +1765,10 @@ static void progress(const struct record *r, double secs, bool tty)
 	sampler_read_stats(r->sampler, &st);
 	if (!r->o.bpf_on)
 		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " dropped", secs,
-			r->ring_samples, r->ring_dropped);
+			r->ring_samples, agent_samples_stats(r->agents)->dropped);
 	else
 		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " lost", secs,
-			st.samples + r->ring_samples, st.dropped + r->ring_dropped);
+			st.samples + r->ring_samples, st.dropped + agent_samples_stats(r->agents)->dropped);
 }
 
 /* ---- launch mode ------------------------------------------------------------------ */
@@ -2120,8 +1912,27 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		return -1;
 	if (r->o.bpf_on)
 		start_walkers(r); /* a launched command has run exec by now */
+	struct agent_samples_opts ao = {
+		.sy = r->sy,
+		.alloc = r->o.alloc,
+		.lock = r->o.lock,
+		.alloc_interval = r->o.alloc_interval,
+		.lock_min_ns = r->o.lock_min_ns,
+		.pids = r->o.pids,
+		.npids = r->o.npids,
+		.every_jvm = r->o.all || r->o.command,
+		.no_attach = r->o.no_attach,
+		.tty = tty,
+		.sink = on_agent_sample,
+		.ctx = r,
+	};
+	r->agents = agent_samples_new(&ao);
+	if (!r->agents) {
+		snprintf(err, errlen, "jflame: out of memory");
+		return -1;
+	}
 	start = mono_ns();
-	rings_poll(r, false);
+	agent_samples_poll(r->agents, mono_ns(), false);
 	while (!stop_requested) {
 		uint64_t now = mono_ns();
 		double secs = (double)(now - start) / 1e9;
@@ -2142,7 +1953,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			if (r->o.bpf_on)
 				start_walkers(r);
 			sample_pipeline_release_late(r->pipe, mono_ns());
-			rings_poll(r, false);
+			agent_samples_poll(r->agents, mono_ns(), false);
 			last_refresh = now;
 			reap_child(r, false);
 			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
@@ -2184,7 +1995,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		symbolizer_refresh(r->sy);
 	}
 	sample_pipeline_release_late(r->pipe, 0);
-	rings_poll(r, true); /* the rest of every ring; the agents are asked for no more */
+	agent_samples_poll(r->agents, mono_ns(), true); /* the rest of every ring; the agents are asked for no more */
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (!r->o.window_ns) {
@@ -2402,7 +2213,7 @@ out:
 			rc = 128 + WTERMSIG(r.child_status);
 	}
 	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
-	rings_close(&r);
+	agent_samples_free(r.agents);
 	attach_queue_free(r.aq);
 	free(r.considered);
 	for (size_t i = 0; i < r.ndeferred; i++)
@@ -2413,7 +2224,6 @@ out:
 			window_free(&r, &r.win[k]);
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
-	fold_free(&r.fold);
 	sample_pipeline_free(r.pipe);
 	str_intern_free(r.si);
 	return rc;
