@@ -165,8 +165,7 @@ struct record {
 	struct attach_opts attach;
 	struct attach_queue *aq;       /* -a: JVMs seen without the agent get it */
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
-	struct profile_sample **deferred; /* samples of JVMs being attached to (copies) */
-	size_t ndeferred;
+	struct sample_queue deferred;  /* samples of JVMs being attached to */
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	/* launch mode */
 	pid_t child;
@@ -964,31 +963,19 @@ static void on_folded(void *ctx, const struct folded_sample *fs)
 		w->oom++;
 }
 
-/* Keeps a sample until the attach to its JVM has finished, so the code it ran
- * is named by the map the attach produces. false when there is no room. */
-static bool defer_sample(struct record *r, const struct profile_sample *s)
-{
-	if (!r->deferred)
-		r->deferred = calloc(MAX_DEFERRED, sizeof(*r->deferred));
-	if (!r->deferred || r->ndeferred == MAX_DEFERRED || !(r->deferred[r->ndeferred] = sample_copy(s)))
-		return false;
-	r->ndeferred++;
-	return true;
-}
-
 /* Hands the kept samples of pid (all of them when pid is 0) on, in order. */
 static void release_deferred(struct record *r, pid_t pid)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (pid == 0 || (pid_t)r->deferred[i]->pid == pid) {
-			sample_pipeline_add(r->pipe, r->deferred[i], pid ? mono_ns() : 0);
-			free(r->deferred[i]);
+	for (size_t i = 0; i < r->deferred.n; i++) {
+		if (pid == 0 || (pid_t)r->deferred.v[i]->pid == pid) {
+			sample_pipeline_add(r->pipe, r->deferred.v[i], pid ? mono_ns() : 0);
+			free(r->deferred.v[i]);
 		} else {
-			r->deferred[keep++] = r->deferred[i];
+			r->deferred.v[keep++] = r->deferred.v[i];
 		}
 	}
-	r->ndeferred = keep;
+	r->deferred.n = keep;
 }
 
 /* Hands on, as they are, the held samples (deferred or late) taken before
@@ -996,15 +983,15 @@ static void release_deferred(struct record *r, pid_t pid)
 static void release_before(struct record *r, uint64_t end)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (r->deferred[i]->ts_ns < end) {
-			sample_pipeline_add(r->pipe, r->deferred[i], 0);
-			free(r->deferred[i]);
+	for (size_t i = 0; i < r->deferred.n; i++) {
+		if (r->deferred.v[i]->ts_ns < end) {
+			sample_pipeline_add(r->pipe, r->deferred.v[i], 0);
+			free(r->deferred.v[i]);
 		} else {
-			r->deferred[keep++] = r->deferred[i];
+			r->deferred.v[keep++] = r->deferred.v[i];
 		}
 	}
-	r->ndeferred = keep;
+	r->deferred.n = keep;
 	sample_pipeline_release_before(r->pipe, end);
 }
 
@@ -1023,7 +1010,9 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 			if (!symbolizer_has_agent(r->sy, pid))
 				attach_queue_start(r->aq, pid);
 		}
-		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && defer_sample(r, s))
+		/* a sample is kept until the attach to its JVM has finished, so the
+		 * code it ran is named by the map the attach produces (if there is room) */
+		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && sample_queue_push(&r->deferred, MAX_DEFERRED, s))
 			return;
 	}
 	if (!r->o.bpf_on) {
@@ -2216,9 +2205,7 @@ out:
 	agent_samples_free(r.agents);
 	attach_queue_free(r.aq);
 	free(r.considered);
-	for (size_t i = 0; i < r.ndeferred; i++)
-		free(r.deferred[i]);
-	free(r.deferred);
+	sample_queue_free(&r.deferred);
 	for (int k = 0; k < 2; k++)
 		if (r.win[k].open)
 			window_free(&r, &r.win[k]);

@@ -15,8 +15,7 @@ struct sample_pipeline {
 	struct fold_buf fold;
 	struct fold_buf plain;      /* with lines: the fold without its lines */
 	struct frame *frames;
-	struct profile_sample **late, **late_spare; /* samples waiting for their JIT code's name */
-	size_t nlate;
+	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
 };
 
 struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o)
@@ -45,17 +44,15 @@ void sample_pipeline_set_depth(struct sample_pipeline *p, int max_user, int max_
 
 size_t sample_pipeline_nlate(const struct sample_pipeline *p)
 {
-	return p ? p->nlate : 0;
+	return p ? p->late.n : 0;
 }
 
 void sample_pipeline_free(struct sample_pipeline *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nlate; i++)
-		free(p->late[i]);
-	free(p->late);
-	free(p->late_spare);
+	sample_queue_free(&p->late);
+	sample_queue_free(&p->late_spare);
 	fold_free(&p->fold);
 	fold_free(&p->plain);
 	free(p->frames);
@@ -73,13 +70,24 @@ static size_t sample_size(const struct profile_sample *s)
 	return n;
 }
 
-struct profile_sample *sample_copy(const struct profile_sample *s)
+bool sample_queue_push(struct sample_queue *q, size_t max, const struct profile_sample *s)
 {
 	size_t n = sample_size(s);
-	struct profile_sample *c = malloc(n);
-	if (c)
-		memcpy(c, s, n);
-	return c;
+	if (!q->v)
+		q->v = calloc(max, sizeof(*q->v));
+	if (!q->v || q->n == max || !(q->v[q->n] = malloc(n)))
+		return false;
+	memcpy(q->v[q->n++], s, n);
+	return true;
+}
+
+void sample_queue_free(struct sample_queue *q)
+{
+	for (size_t i = 0; i < q->n; i++)
+		free(q->v[i]);
+	free(q->v);
+	q->v = NULL;
+	q->n = 0;
 }
 
 /* wait: JIT code its agent has not named yet stays unnamed (the sample may
@@ -114,14 +122,8 @@ static bool wait_for_names(struct sample_pipeline *p, const struct profile_sampl
 	if (s->ts_ns + SAMPLE_LATE_NS <= now)
 		return false;
 	for (size_t i = 0; i < nu; i++) {
-		if (!symbolizer_names_later(p->o.sy, (pid_t)s->pid, &user[i]))
-			continue;
-		if (!p->late)
-			p->late = calloc(MAX_LATE, sizeof(*p->late));
-		if (!p->late || p->nlate == MAX_LATE || !(p->late[p->nlate] = sample_copy(s)))
-			return false;
-		p->nlate++;
-		return true;
+		if (symbolizer_names_later(p->o.sy, (pid_t)s->pid, &user[i]))
+			return sample_queue_push(&p->late, MAX_LATE, s);
 	}
 	return false;
 }
@@ -209,27 +211,27 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < p->nlate; i++) {
-		if (p->late[i]->ts_ns < end) {
-			sample_pipeline_add(p, p->late[i], 0);
-			free(p->late[i]);
+	for (size_t i = 0; i < p->late.n; i++) {
+		if (p->late.v[i]->ts_ns < end) {
+			sample_pipeline_add(p, p->late.v[i], 0);
+			free(p->late.v[i]);
 		} else {
-			p->late[keep++] = p->late[i];
+			p->late.v[keep++] = p->late.v[i];
 		}
 	}
-	p->nlate = keep;
+	p->late.n = keep;
 }
 
 /* What still waits goes to the other of two buffers. */
 void sample_pipeline_release_late(struct sample_pipeline *p, uint64_t now)
 {
-	struct profile_sample **s = p->late;
-	size_t n = p->nlate;
+	struct profile_sample **s = p->late.v;
+	size_t n = p->late.n;
 	if (!n)
 		return;
-	p->late = p->late_spare;
-	p->late_spare = s;
-	p->nlate = 0;
+	p->late.v = p->late_spare.v;
+	p->late_spare.v = s;
+	p->late.n = 0;
 	for (size_t i = 0; i < n; i++) {
 		sample_pipeline_add(p, s[i], now);
 		free(s[i]);

@@ -63,8 +63,15 @@ void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end);
 size_t sample_pipeline_nlate(const struct sample_pipeline *p);
 void sample_pipeline_free(struct sample_pipeline *p);
 
-/* A copy of a sample record (its header, kernel stack and user frames); NULL
- * without memory. */
-struct profile_sample *sample_copy(const struct profile_sample *s);
+/* Samples held (copies of their records: header, kernel stack and user
+ * frames), in the order they came. */
+struct sample_queue {
+	struct profile_sample **v;
+	size_t n;
+};
+
+/* Keeps a copy of s; false when max are held or there is no memory. */
+bool sample_queue_push(struct sample_queue *q, size_t max, const struct profile_sample *s);
+void sample_queue_free(struct sample_queue *q);
 
 #endif
