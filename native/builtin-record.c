@@ -1,5 +1,5 @@
-/* builtin-record.c - `jflame record`: samples stacks with eBPF, names every frame,
- * stitches user and kernel frames into one stack per sample, writes the outputs. */
+/* builtin-record.c - `jflame record`: options, launch mode, attaching, the main loop, and
+ * the windows and outputs the folded samples of record/sample_pipeline.c and agent_samples.c go to. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
