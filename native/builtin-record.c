@@ -950,7 +950,7 @@ static void on_folded(void *ctx, const struct folded_sample *fs)
 	if (fs->flags & FOLDED_TRUNCATED)
 		w->truncated++;
 	w->stack_errors += fs->stack_errors;
-	if (fs->lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
+	if (r->want_lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
 								   fs->weight) != 0))
 		w->oom++;
 	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
