@@ -7,8 +7,8 @@
 #include "agent_files.h"
 #include "agent_samples.h"
 #include "proc_info.h"
+#include "sample_pipeline.h"
 #include "sample_ring.h"
-#include "stack_fold.h"
 
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
@@ -61,20 +61,11 @@ static int on_ring_sample(void *ctx, const struct sample_view *v)
 	struct agent_samples *a = c->a;
 	pid_t pid = c->src->pid;
 	int k = v->kind == SAMPLE_ALLOC ? AGENT_ALLOC : v->kind == SAMPLE_LOCK ? AGENT_LOCK : -1;
-	char root[128], leaf[1100];
-	const char *pod, *con;
+	char leaf[1100];
 	struct agent_sample as = { .kind = k, .ts_ns = v->ts_ns, .weight = v->weight };
 	if (k < 0 || !(k == AGENT_ALLOC ? a->o.alloc : a->o.lock))
 		return 0;
-	fold_reset(&a->fold);
-	symbolizer_container(a->o.sy, pid, &pod, &con);
-	if (pod)
-		fold_add(&a->fold, pod);
-	if (con)
-		fold_add(&a->fold, con);
-	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(a->o.sy, pid));
-	fold_add(&a->fold, root);
-	fold_add(&a->fold, symbolizer_thread_name_ns(a->o.sy, pid, (pid_t)v->tid));
+	sample_roots_fold(&a->fold, a->o.sy, pid, symbolizer_thread_name_ns(a->o.sy, pid, (pid_t)v->tid));
 	if (v->flags & SAMPLE_TRUNCATED) { /* its outermost frames are lost */
 		as.truncated = true;
 		fold_add(&a->fold, "[truncated]");

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "sample_pipeline.h"
-#include "stack_fold.h"
 
 #define MAX_LATE 2048 /* ~10 MiB */
 
@@ -128,6 +127,21 @@ static bool wait_for_names(struct sample_pipeline *p, const struct profile_sampl
 	return false;
 }
 
+void sample_roots_fold(struct fold_buf *b, struct symbolizer *sy, pid_t pid, const char *thread)
+{
+	char root[128];
+	const char *pod, *con;
+	fold_reset(b);
+	symbolizer_container(sy, pid, &pod, &con);
+	if (pod)
+		fold_add(b, pod);
+	if (con)
+		fold_add(b, con);
+	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(sy, pid));
+	fold_add(b, root);
+	fold_add(b, thread);
+}
+
 /* The marker where a HotSpot walk ended before the stack's root. */
 static const char *walk_marker(const struct profile_sample *s, unsigned *flags)
 {
@@ -141,8 +155,7 @@ static const char *walk_marker(const struct profile_sample *s, unsigned *flags)
 
 void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample *s, uint64_t now)
 {
-	char root[128], comm[PROFILE_COMM_LEN + 1];
-	const char *pod, *con;
+	char comm[PROFILE_COMM_LEN + 1];
 	size_t nk, nu;
 	struct folded_sample fs = { .s = s };
 
@@ -154,15 +167,7 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	comm[PROFILE_COMM_LEN] = '\0';
 	fs.thread = symbolizer_thread_name(p->o.sy, (pid_t)s->pid, (pid_t)s->tid, comm);
 
-	fold_reset(&p->fold);
-	symbolizer_container(p->o.sy, (pid_t)s->pid, &pod, &con);
-	if (pod)
-		fold_add(&p->fold, pod);
-	if (con)
-		fold_add(&p->fold, con);
-	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(p->o.sy, (pid_t)s->pid));
-	fold_add(&p->fold, root);
-	fold_add(&p->fold, fs.thread);
+	sample_roots_fold(&p->fold, p->o.sy, (pid_t)s->pid, fs.thread);
 	/* A stack cut at the depth limit has lost its outermost frames; a walk
 	 * that could not go on is marked where its lost frames were. */
 	const char *marker = walk_marker(s, &fs.flags);

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include "profile.h"
+#include "stack_fold.h"
 #include "symbolize.h"
 
 /* A sample in JIT code its JVM's agent has not logged yet (the agent writes
@@ -62,6 +63,10 @@ void sample_pipeline_release_late(struct sample_pipeline *p, uint64_t now);
 void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end);
 size_t sample_pipeline_nlate(const struct sample_pipeline *p);
 void sample_pipeline_free(struct sample_pipeline *p);
+
+/* Starts b (reset) with a sample's roots: [Pod] and [Con] where the process
+ * runs in one, "[pid] process", and its thread's name. */
+void sample_roots_fold(struct fold_buf *b, struct symbolizer *sy, pid_t pid, const char *thread);
 
 /* Samples held (copies of their records: header, kernel stack and user
  * frames), in the order they came. */
