@@ -1,5 +1,5 @@
-/* builtin-record.c - `jflame record`: samples stacks with eBPF, names every frame,
- * stitches user and kernel frames into one stack per sample, writes the outputs. */
+/* builtin-record.c - `jflame record`: options, launch mode, attaching, the main loop, and
+ * the windows and outputs the folded samples of record/sample_pipeline.c and agent_samples.c go to. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_files.h"
 #include "agent_options.h"
+#include "agent_samples.h"
 #include "attach.h"
 #include "attach_queue.h"
 #include "builtin.h"
@@ -31,10 +31,10 @@
 #include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
+#include "sample_pipeline.h"
 #include "sample_ring.h"
 #include "sampler.h"
 #include "speedscope.h"
-#include "stack_fold.h"
 #include "stack_table.h"
 #include "stacks_order.h"
 #include "str_intern.h"
@@ -42,21 +42,14 @@
 
 #define MAX_OUTPUTS 16
 #define MAX_SPECS (MAX_OUTPUTS * 3) /* outputs once the naming rule of several events is applied */
-#define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
-#define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
-#define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
 #define MAX_PIDS 256
 #define ERR_LEN 1024
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
 #define PID_LIMIT 4194304
-/* A sample in JIT code its JVM's agent has not logged yet (the agent writes
- * every 100 ms, we read every 100 ms) waits up to LATE_NS for the name. */
-#define LATE_NS 300000000ULL
-#define MAX_LATE 2048 /* ~10 MiB */
 #define MAX_LABELS 16
 /* A window is written this long after its end: its samples that waited for
- * names (LATE_NS) or were read late (every 100 ms) are in by then. */
-#define WINDOW_GRACE_NS (LATE_NS + 200000000ULL)
+ * names (SAMPLE_LATE_NS) or were read late (every 100 ms) are in by then. */
+#define WINDOW_GRACE_NS (SAMPLE_LATE_NS + 200000000ULL)
 
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
@@ -64,8 +57,8 @@ enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
 /* The recordings of one run: the sampler's (cpu, offcpu or wall), and the
  * agents' allocation and lock samples. */
 enum rec_event { EV_BPF, EV_ALLOC, EV_LOCK, EV_N };
-#define J_ALLOC 0 /* index of the agents' recordings in a window */
-#define J_LOCK 1
+#define J_ALLOC AGENT_ALLOC /* index of the agents' recordings in a window */
+#define J_LOCK AGENT_LOCK
 
 enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
@@ -146,17 +139,6 @@ struct window {
 	uint64_t jhandled[2], jtruncated[2];
 };
 
-/* A JVM's sample ring (-e alloc, -e lock), read every turn of the main loop. */
-struct ring_src {
-	pid_t pid, nspid;
-	uint64_t start_ticks;      /* the process's start: the ring must be its own */
-	uint64_t first_ns, tried_ns;
-	bool open, gone, failed, told_missing;
-	struct sample_ring_reader rd;
-	uint64_t dropped, lock_short, bad; /* the ring's counters when last read */
-	char agent_error[256];     /* the last agent_error said */
-};
-
 struct record {
 	struct record_opts o;
 	struct str_intern *si;
@@ -174,25 +156,16 @@ struct record {
 	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
 	/* the agents' rings */
-	struct ring_src *rings;
-	size_t nrings;
-	uint64_t ring_dropped, ring_lock_short;  /* over every ring, so far */
+	struct agent_samples *agents;
 	uint64_t ring_dropped_before[2], ring_short_before; /* counted into windows already closed */
 	uint64_t ring_samples;
-	char agent_error[256];     /* the last error an agent reported */
-	struct fold_buf fold;
-	struct fold_buf plain;      /* with want_lines: the fold without its lines */
-	struct frame *frames;
-	int max_user, max_kernel;
+	struct sample_pipeline *pipe; /* the sampler's samples: named, folded, handed to on_folded */
 	/* attaching */
 	char agent[4096];
 	struct attach_opts attach;
 	struct attach_queue *aq;       /* -a: JVMs seen without the agent get it */
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
-	struct profile_sample **deferred; /* samples of JVMs being attached to (copies) */
-	size_t ndeferred;
-	struct profile_sample **late, **late_spare; /* samples waiting for their JIT code's name */
-	size_t nlate;
+	struct sample_queue deferred;  /* samples of JVMs being attached to */
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	/* launch mode */
 	pid_t child;
@@ -917,29 +890,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* wait: JIT code its agent has not named yet stays unnamed (the sample may
- * wait for the name); else it is named from the JVM's memory where it can be. */
-static const struct frame *sample_frames(struct record *r, const struct profile_sample *s, bool wait, size_t *nk,
-					 size_t *nu)
-{
-	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
-	int un = s->walk == PROFILE_WALK_HOTSPOT ? s->nframes : s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
-	if (kn > PROFILE_MAX_KERNEL_FRAMES)
-		kn = PROFILE_MAX_KERNEL_FRAMES;
-	if (un > (s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES))
-		un = s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES;
-	for (int i = 0; i < kn; i++)
-		r->frames[i] = symbolize_kernel(r->sy, s->kstack[i]);
-	/* every user frame but the leaf is a return address */
-	for (int i = 0; i < un; i++)
-		r->frames[kn + i] = s->walk == PROFILE_WALK_HOTSPOT ?
-					    symbolize_hotspot(r->sy, (pid_t)s->pid, &s->user.frames[i], s->ts_ns, i > 0, wait) :
-					    symbolize_user(r->sy, (pid_t)s->pid, s->user.pcs[i], s->ts_ns, i > 0);
-	*nk = (size_t)kn;
-	*nu = (size_t)un;
-	return r->frames;
-}
-
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
 static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
 				const char *thread, const struct frame *f, size_t n)
@@ -964,57 +914,6 @@ static void write_stacks_sample(struct record *r, struct window *w, const struct
 	stacks_order_end(&w->stacks_order, s->ts_ns, w->stacks.f);
 }
 
-/* Whether the sample ran JIT code its agent has not named yet, and is young
- * enough to wait for the name; it is then kept in the late queue. */
-/* The bytes of a sample record: its header, kernel stack and user frames. */
-static size_t sample_size(const struct profile_sample *s)
-{
-	size_t n = offsetof(struct profile_sample, user);
-	if (s->walk == PROFILE_WALK_HOTSPOT)
-		n += (size_t)s->nframes * sizeof(struct profile_frame);
-	else if (s->ustack_bytes > 0)
-		n += (size_t)s->ustack_bytes;
-	return n;
-}
-
-static struct profile_sample *sample_copy(const struct profile_sample *s)
-{
-	size_t n = sample_size(s);
-	struct profile_sample *c = malloc(n);
-	if (c)
-		memcpy(c, s, n);
-	return c;
-}
-
-static bool wait_for_names(struct record *r, const struct profile_sample *s, const struct frame *user, size_t nu,
-			   uint64_t now)
-{
-	if (s->ts_ns + LATE_NS <= now)
-		return false;
-	for (size_t i = 0; i < nu; i++) {
-		if (!symbolizer_names_later(r->sy, (pid_t)s->pid, &user[i]))
-			continue;
-		if (!r->late)
-			r->late = calloc(MAX_LATE, sizeof(*r->late));
-		if (!r->late || r->nlate == MAX_LATE || !(r->late[r->nlate] = sample_copy(s)))
-			return false;
-		r->nlate++;
-		return true;
-	}
-	return false;
-}
-
-/* The marker where a HotSpot walk ended before the stack's root. */
-static const char *walk_marker(struct window *w, const struct profile_sample *s)
-{
-	if (s->walk != PROFILE_WALK_HOTSPOT || s->walk_end == PROFILE_END_OK)
-		return NULL;
-	if (s->walk_end == PROFILE_END_TRUNCATED)
-		return "[truncated]";
-	w->unwind_failed++;
-	return "[unwind failed]";
-}
-
 /* ---- windows ------------------------------------------------------------------- */
 
 static int window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq);
@@ -1034,111 +933,49 @@ static struct window *window_for(struct record *r, uint64_t ts)
 	return next;
 }
 
-/* now: a sample younger than LATE_NS whose JIT code is not named yet waits
- * (0: it is taken as it is). */
-static void handle_sample(struct record *r, const struct profile_sample *s, uint64_t now)
+/* The pipeline's sink: a named and folded sample goes into the window of its
+ * time, with its counts, and into the .stacks and heat map outputs. */
+static void on_folded(void *ctx, const struct folded_sample *fs)
 {
-	char root[128], comm[PROFILE_COMM_LEN + 1];
-	const char *pod, *con;
-	size_t nk, nu;
-	bool truncated;
-
-	bool wait = now && s->ts_ns + LATE_NS > now;
-	const struct frame *f = sample_frames(r, s, wait, &nk, &nu);
-	if (wait && wait_for_names(r, s, f + nk, nu, now))
-		return;
+	struct record *r = ctx;
+	const struct profile_sample *s = fs->s;
 	struct window *w = window_for(r, s->ts_ns);
 	if (!w) {
 		r->no_window++;
 		return;
 	}
 	w->handled++;
-	memcpy(comm, s->comm, PROFILE_COMM_LEN);
-	comm[PROFILE_COMM_LEN] = '\0';
-	const char *thread = symbolizer_thread_name(r->sy, (pid_t)s->pid, (pid_t)s->tid, comm);
-
-	fold_reset(&r->fold);
-	symbolizer_container(r->sy, (pid_t)s->pid, &pod, &con);
-	if (pod)
-		fold_add(&r->fold, pod);
-	if (con)
-		fold_add(&r->fold, con);
-	snprintf(root, sizeof(root), "[%u] %s", s->pid, symbolizer_process_name(r->sy, (pid_t)s->pid));
-	fold_add(&r->fold, root);
-	fold_add(&r->fold, thread);
-	/* A stack cut at the depth limit has lost its outermost frames; a walk
-	 * that could not go on is marked where its lost frames were. */
-	const char *marker = walk_marker(w, s);
-	truncated = (s->walk != PROFILE_WALK_HOTSPOT && (int)nu >= r->max_user) || (int)nk >= r->max_kernel ||
-		    (marker && marker[1] == 't');
-	if (truncated) {
+	if (fs->flags & FOLDED_UNWIND_FAILED)
+		w->unwind_failed++;
+	if (fs->flags & FOLDED_TRUNCATED)
 		w->truncated++;
-		fold_add(&r->fold, "[truncated]");
-	} else if (marker) {
-		fold_add(&r->fold, marker);
-	}
-	if (s->ustack_bytes < 0 && s->pid != 0) {
-		w->stack_errors++;
-		fold_add(&r->fold, "[failed to read user stack]");
-	}
-	if (s->flags & PROFILE_FLAG_NO_USER)
-		fold_add(&r->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
-	for (size_t i = nu; i > 0; i--)
-		fold_add_frame(&r->fold, &f[nk + i - 1]);
-	if (s->kstack_bytes < 0 && s->pid != 0) {
-		w->stack_errors++;
-		fold_add(&r->fold, "[failed to read kernel stack]");
-	}
-	for (size_t i = nk; i > 0; i--)
-		fold_add_frame(&r->fold, &f[i - 1]);
-	const struct fold_buf *plain = &r->fold;
-	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
-	uint64_t weight = r->o.mode == MODE_CPU ? 0 : s->kind == PROFILE_KIND_OFFCPU ? s->weight_ns :
-						    1000000000ULL / (uint64_t)r->o.freq;
-	if (r->want_lines) {
-		if (r->fold.oom || recording_add_weighted(&w->rec_lines, r->fold.p, r->fold.len, 1, weight) != 0)
-			w->oom++;
-		if (r->fold.nlines) {
-			fold_reset(&r->plain);
-			fold_strip_lines(&r->plain, r->fold.p, r->fold.len);
-			plain = &r->plain;
-		}
-	}
-	if (r->fold.oom || plain->oom || recording_add_weighted(&w->rec, plain->p, plain->len, 1, weight) != 0)
+	w->stack_errors += fs->stack_errors;
+	if (r->want_lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
+								   fs->weight) != 0))
+		w->oom++;
+	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
 		w->oom++;
 	if (w->stacks_open)
-		write_stacks_sample(r, w, s, thread, f, nk + nu);
+		write_stacks_sample(r, w, s, fs->thread, fs->frames, fs->nframes);
 	/* the heat map leaves the idle task out, as FlameScope does */
-	if (r->want_heatmap && s->pid != 0 && !r->fold.oom && !plain->oom &&
-	    heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, plain->p, plain->len, 1) != 0)
+	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
+									 fs->len, 1) != 0)
 		w->oom++;
-}
-
-/* Keeps a sample until the attach to its JVM has finished, so the code it ran
- * is named by the map the attach produces. false when there is no room. */
-static bool defer_sample(struct record *r, const struct profile_sample *s)
-{
-	if (!r->deferred)
-		r->deferred = calloc(MAX_DEFERRED, sizeof(*r->deferred));
-	if (!r->deferred || r->ndeferred == MAX_DEFERRED || !(r->deferred[r->ndeferred] = sample_copy(s)))
-		return false;
-	r->ndeferred++;
-	return true;
 }
 
 /* Hands the kept samples of pid (all of them when pid is 0) on, in order. */
 static void release_deferred(struct record *r, pid_t pid)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (pid == 0 || (pid_t)r->deferred[i]->pid == pid) {
-			handle_sample(r, r->deferred[i], pid ? mono_ns() : 0);
-			free(r->deferred[i]);
+	for (size_t i = 0; i < r->deferred.n; i++) {
+		if (pid == 0 || (pid_t)r->deferred.v[i]->pid == pid) {
+			sample_pipeline_add(r->pipe, r->deferred.v[i], pid ? mono_ns() : 0);
+			free(r->deferred.v[i]);
 		} else {
-			r->deferred[keep++] = r->deferred[i];
+			r->deferred.v[keep++] = r->deferred.v[i];
 		}
 	}
-	r->ndeferred = keep;
+	r->deferred.n = keep;
 }
 
 /* Hands on, as they are, the held samples (deferred or late) taken before
@@ -1146,44 +983,16 @@ static void release_deferred(struct record *r, pid_t pid)
 static void release_before(struct record *r, uint64_t end)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < r->ndeferred; i++) {
-		if (r->deferred[i]->ts_ns < end) {
-			handle_sample(r, r->deferred[i], 0);
-			free(r->deferred[i]);
+	for (size_t i = 0; i < r->deferred.n; i++) {
+		if (r->deferred.v[i]->ts_ns < end) {
+			sample_pipeline_add(r->pipe, r->deferred.v[i], 0);
+			free(r->deferred.v[i]);
 		} else {
-			r->deferred[keep++] = r->deferred[i];
+			r->deferred.v[keep++] = r->deferred.v[i];
 		}
 	}
-	r->ndeferred = keep;
-	keep = 0;
-	for (size_t i = 0; i < r->nlate; i++) {
-		if (r->late[i]->ts_ns < end) {
-			handle_sample(r, r->late[i], 0);
-			free(r->late[i]);
-		} else {
-			r->late[keep++] = r->late[i];
-		}
-	}
-	r->nlate = keep;
-}
-
-/* Tries the late samples again after the agents' logs were read: named now,
- * or too old to wait longer (all of them when now is 0). What still waits
- * goes to the other of two buffers. */
-static void release_late(struct record *r, uint64_t now)
-{
-	struct profile_sample **s = r->late;
-	size_t n = r->nlate;
-	if (!n)
-		return;
-	r->late = r->late_spare;
-	r->late_spare = s;
-	r->nlate = 0;
-	for (size_t i = 0; i < n; i++) {
-		handle_sample(r, s[i], now);
-		free(s[i]);
-		s[i] = NULL;
-	}
+	r->deferred.n = keep;
+	sample_pipeline_release_before(r->pipe, end);
 }
 
 static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
@@ -1201,7 +1010,9 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 			if (!symbolizer_has_agent(r->sy, pid))
 				attach_queue_start(r->aq, pid);
 		}
-		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && defer_sample(r, s))
+		/* a sample is kept until the attach to its JVM has finished, so the
+		 * code it ran is named by the map the attach produces (if there is room) */
+		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && sample_queue_push(&r->deferred, MAX_DEFERRED, s))
 			return;
 	}
 	if (!r->o.bpf_on) {
@@ -1211,216 +1022,26 @@ static void on_sample(void *ctx, const struct profile_sample *s, size_t size)
 			(void)symbolizer_is_jvm(r->sy, pid);
 		return;
 	}
-	handle_sample(r, s, mono_ns());
+	sample_pipeline_add(r->pipe, s, mono_ns());
 }
 
 /* ---- the agents' samples (-e alloc, -e lock) ------------------------------------- */
 
-struct ring_ctx {
-	struct record *r;
-	struct ring_src *src;
-};
-
-/* One allocation or lock sample: rooted as the CPU samples of its thread are
- * ([Pod], [Con], [pid] process, thread), its Java frames root first, then the
- * class as leaf (_[a] allocated, _[l] the monitor's). */
-static int on_ring_sample(void *ctx, const struct sample_view *v)
+/* The agents' samples' sink: into the window of their time, with its counts. */
+static void on_agent_sample(void *ctx, const struct agent_sample *as)
 {
-	struct ring_ctx *c = ctx;
-	struct record *r = c->r;
-	pid_t pid = c->src->pid;
-	int k = v->kind == SAMPLE_ALLOC ? J_ALLOC : v->kind == SAMPLE_LOCK ? J_LOCK : -1;
-	char root[128], leaf[1100];
-	const char *pod, *con;
-	if (k < 0 || !(k == J_ALLOC ? r->o.alloc : r->o.lock))
-		return 0;
-	struct window *w = window_for(r, v->ts_ns);
+	struct record *r = ctx;
+	struct window *w = window_for(r, as->ts_ns);
 	if (!w) {
 		r->no_window++;
-		return 0;
+		return;
 	}
 	r->ring_samples++;
-	w->jhandled[k]++;
-	fold_reset(&r->fold);
-	symbolizer_container(r->sy, pid, &pod, &con);
-	if (pod)
-		fold_add(&r->fold, pod);
-	if (con)
-		fold_add(&r->fold, con);
-	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(r->sy, pid));
-	fold_add(&r->fold, root);
-	fold_add(&r->fold, symbolizer_thread_name_ns(r->sy, pid, (pid_t)v->tid));
-	if (v->flags & SAMPLE_TRUNCATED) { /* its outermost frames are lost */
-		w->jtruncated[k]++;
-		fold_add(&r->fold, "[truncated]");
-	}
-	for (size_t i = v->nframes; i > 0; i--)
-		fold_add(&r->fold, v->frames[i - 1]);
-	snprintf(leaf, sizeof(leaf), "%.1000s%s", v->cls && *v->cls ? v->cls : "[unknown class]",
-		 k == J_ALLOC ? "_[a]" : "_[l]");
-	fold_add(&r->fold, leaf);
-	if (r->fold.oom || recording_add_weighted(&w->jrec[k], r->fold.p, r->fold.len, 1, v->weight) != 0)
+	w->jhandled[as->kind]++;
+	if (as->truncated)
+		w->jtruncated[as->kind]++;
+	if (as->oom || recording_add_weighted(&w->jrec[as->kind], as->stack, as->len, 1, as->weight) != 0)
 		w->oom++;
-	return 0;
-}
-
-static struct ring_src *ring_find(struct record *r, pid_t pid)
-{
-	for (size_t i = 0; i < r->nrings; i++)
-		if (r->rings[i].pid == pid && !r->rings[i].gone)
-			return &r->rings[i];
-	return NULL;
-}
-
-static void ring_add(struct record *r, pid_t pid, uint64_t now)
-{
-	char path[64];
-	if (r->nrings == MAX_RINGS)
-		return;
-	struct ring_src *grown = realloc(r->rings, (r->nrings + 1) * sizeof(*grown));
-	if (!grown)
-		return;
-	r->rings = grown;
-	struct ring_src *src = &r->rings[r->nrings];
-	memset(src, 0, sizeof(*src));
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	src->pid = pid;
-	src->nspid = proc_info_nspid(path, pid);
-	src->start_ticks = proc_info_start_time(pid);
-	src->first_ns = now;
-	src->rd.fd = -1;
-	if (!src->start_ticks)
-		return; /* gone already */
-	r->nrings++;
-}
-
-/* Reads what the ring holds, and its counters: drops and the agent's error. */
-static void ring_drain(struct record *r, struct ring_src *src)
-{
-	struct ring_ctx c = { r, src };
-	struct sample_ring_stats st;
-	if (sample_ring_read(&src->rd, on_ring_sample, &c) < 0)
-		return;
-	if (src->rd.bad > src->bad) { /* records that failed validation: lost too */
-		r->ring_dropped += src->rd.bad - src->bad;
-		src->bad = src->rd.bad;
-	}
-	if (sample_ring_stats(&src->rd, &st) != 0)
-		return;
-	if (st.dropped > src->dropped)
-		r->ring_dropped += st.dropped - src->dropped;
-	src->dropped = st.dropped;
-	if (st.lock_short > src->lock_short)
-		r->ring_lock_short += st.lock_short - src->lock_short;
-	src->lock_short = st.lock_short;
-	st.agent_error[sizeof(st.agent_error) - 1] = '\0';
-	if (st.agent_error[0] && strcmp(st.agent_error, src->agent_error) != 0) {
-		snprintf(src->agent_error, sizeof(src->agent_error), "%s", st.agent_error);
-		snprintf(r->agent_error, sizeof(r->agent_error), "pid %d: %.200s", (int)src->pid, st.agent_error);
-		if (r->tty_progress)
-			fprintf(stderr, "\r\033[K");
-		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, st.agent_error);
-	}
-}
-
-/* Every turn of the main loop (final: once more after it, then closed): the
- * target JVMs' rings are found, asked for the events (the agent turns them
- * off 5 s after the last ask) and read; a JVM that exited has its ring read
- * to the end and closed. */
-static void rings_poll(struct record *r, bool final)
-{
-	uint64_t now = mono_ns();
-	uint32_t want = (r->o.alloc ? SAMPLE_WANT_ALLOC : 0) | (r->o.lock ? SAMPLE_WANT_LOCK : 0);
-	if (!want)
-		return;
-	if (!final) {
-		for (size_t i = 0; i < r->o.npids; i++)
-			if (!ring_find(r, r->o.pids[i]))
-				ring_add(r, r->o.pids[i], now);
-		if (r->o.all || r->o.command) { /* every JVM seen (a launched command's children too) */
-			static pid_t seen[8192];
-			size_t n = symbolizer_processes(r->sy, seen, 8192);
-			for (size_t i = 0; i < n; i++)
-				if (seen[i] > 0 && !ring_find(r, seen[i]) && symbolizer_is_jvm(r->sy, seen[i]))
-					ring_add(r, seen[i], now);
-		}
-	}
-	for (size_t i = 0; i < r->nrings; i++) {
-		struct ring_src *src = &r->rings[i];
-		if (src->gone || src->failed)
-			continue;
-		bool alive = proc_info_start_time(src->pid) == src->start_ticks && proc_info_alive(src->pid);
-		if (!src->open) {
-			char path[4200], err[512];
-			if (!alive) {
-				src->gone = true;
-				continue;
-			}
-			if (final || now - src->tried_ns < RING_RETRY_NS)
-				continue;
-			src->tried_ns = now;
-			agent_file_path(path, sizeof(path), src->pid, src->nspid, "jflame-", ".samples");
-			int rc = sample_ring_open(&src->rd, path, src->start_ticks, err, sizeof(err));
-			if (rc < 0) {
-				src->failed = true;
-				fprintf(stderr, "jflame: warning: no alloc or lock samples from pid %d: %s\n", (int)src->pid,
-					strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
-				continue;
-			}
-			if (rc == 0) {
-				struct sample_ring_stats st;
-				src->open = true;
-				if (sample_ring_stats(&src->rd, &st) == 0) { /* what was counted before is not ours */
-					src->dropped = st.dropped;
-					src->lock_short = st.lock_short;
-				}
-			} else if (!src->told_missing && now - src->first_ns >= RING_MISSING_NS) {
-				src->told_missing = true;
-				if (r->tty_progress)
-					fprintf(stderr, "\r\033[K");
-				if (!symbolizer_is_jvm(r->sy, src->pid))
-					fprintf(stderr, "jflame: warning: pid %d (%s) is not a JVM: no alloc or lock samples "
-						"from it\n", (int)src->pid, symbolizer_process_name(r->sy, src->pid));
-				else if (symbolizer_has_agent(r->sy, src->pid))
-					fprintf(stderr, "jflame: warning: the jflame agent in pid %d keeps no sample ring "
-						"(/tmp/jflame-%d.samples): an agent older than this jflame? alloc and lock "
-						"samples need this version's agent\n", (int)src->pid, (int)src->nspid);
-				else
-					fprintf(stderr, "jflame: warning: pid %d has no jflame agent%s: alloc and lock samples "
-						"need it; %s\n", (int)src->pid, r->o.no_attach ? " (--no-attach)" : "",
-						r->o.no_attach ? "drop --no-attach, or start the JVM with "
-						"-agentpath:/path/to/libjflame-agent.so" : "see the attach warning above");
-			}
-			if (!src->open)
-				continue;
-		}
-		if (!final && alive)
-			sample_ring_ask(&src->rd, want, (uint32_t)r->o.alloc_interval, r->o.lock_min_ns, now);
-		ring_drain(r, src);
-		if (final || !alive) {
-			sample_ring_close(&src->rd); /* also asks for no events */
-			src->open = false;
-			src->gone = !alive;
-			src->failed = final; /* not opened again */
-		}
-	}
-	/* JVMs that exited are forgotten (their pids may come back) */
-	size_t keep = 0;
-	for (size_t i = 0; i < r->nrings; i++)
-		if (!r->rings[i].gone)
-			r->rings[keep++] = r->rings[i];
-	r->nrings = keep;
-}
-
-/* On an early exit: every ring is asked for no events and closed. */
-static void rings_close(struct record *r)
-{
-	for (size_t i = 0; i < r->nrings; i++)
-		if (r->rings[i].open)
-			sample_ring_close(&r->rings[i].rd);
-	free(r->rings);
-	r->rings = NULL;
-	r->nrings = 0;
 }
 
 /* ---- attaching ------------------------------------------------------------------ */
@@ -1596,6 +1217,7 @@ static void describe(struct record *r, struct window *w, double seconds)
 		snprintf(fp, fplen, "frame pointers: n/a (no JVM)");
 	/* the agents' recordings: drops in the rings (shared by alloc and lock)
 	 * count in the window open when they are noticed */
+	const struct agent_samples_stats *ast = agent_samples_stats(r->agents);
 	for (int k = 0; k < 2; k++) {
 		struct recording *j = &w->jrec[k];
 		if (!(k == J_ALLOC ? r->o.alloc : r->o.lock))
@@ -1607,15 +1229,15 @@ static void describe(struct record *r, struct window *w, double seconds)
 		j->interval = r->o.alloc_interval;
 		if (k == J_LOCK) {
 			j->min_block_ns = r->o.lock_min_ns;
-			j->short_blocks = r->ring_lock_short - r->ring_short_before;
-			r->ring_short_before = r->ring_lock_short;
+			j->short_blocks = ast->lock_short - r->ring_short_before;
+			r->ring_short_before = ast->lock_short;
 		}
-		j->lost = r->ring_dropped - r->ring_dropped_before[k];
-		r->ring_dropped_before[k] = r->ring_dropped;
+		j->lost = ast->dropped - r->ring_dropped_before[k];
+		r->ring_dropped_before[k] = ast->dropped;
 		j->samples = w->jhandled[k];
 		j->truncated = w->jtruncated[k];
 		snprintf(j->frame_pointers, sizeof(j->frame_pointers), "Java stacks from JVMTI (the agent)");
-		snprintf(j->note, sizeof(j->note), "%s", r->agent_error);
+		snprintf(j->note, sizeof(j->note), "%s", ast->agent_error);
 	}
 }
 
@@ -2132,10 +1754,10 @@ static void progress(const struct record *r, double secs, bool tty)
 	sampler_read_stats(r->sampler, &st);
 	if (!r->o.bpf_on)
 		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " dropped", secs,
-			r->ring_samples, r->ring_dropped);
+			r->ring_samples, agent_samples_stats(r->agents)->dropped);
 	else
 		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " lost", secs,
-			st.samples + r->ring_samples, st.dropped + r->ring_dropped);
+			st.samples + r->ring_samples, st.dropped + agent_samples_stats(r->agents)->dropped);
 }
 
 /* ---- launch mode ------------------------------------------------------------------ */
@@ -2274,16 +1896,32 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
 	if (!r->sampler)
 		return -1;
-	r->max_user = sampler_max_user_frames(r->sampler);
-	r->max_kernel = sampler_max_kernel_frames(r->sampler);
-	r->fold.no_inline = r->o.no_inline;
-	r->fold.lines = r->want_lines;
+	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
 	if (r->o.bpf_on)
 		start_walkers(r); /* a launched command has run exec by now */
+	struct agent_samples_opts ao = {
+		.sy = r->sy,
+		.alloc = r->o.alloc,
+		.lock = r->o.lock,
+		.alloc_interval = r->o.alloc_interval,
+		.lock_min_ns = r->o.lock_min_ns,
+		.pids = r->o.pids,
+		.npids = r->o.npids,
+		.every_jvm = r->o.all || r->o.command,
+		.no_attach = r->o.no_attach,
+		.tty = tty,
+		.sink = on_agent_sample,
+		.ctx = r,
+	};
+	r->agents = agent_samples_new(&ao);
+	if (!r->agents) {
+		snprintf(err, errlen, "jflame: out of memory");
+		return -1;
+	}
 	start = mono_ns();
-	rings_poll(r, false);
+	agent_samples_poll(r->agents, mono_ns(), false);
 	while (!stop_requested) {
 		uint64_t now = mono_ns();
 		double secs = (double)(now - start) / 1e9;
@@ -2303,8 +1941,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			symbolizer_refresh(r->sy);
 			if (r->o.bpf_on)
 				start_walkers(r);
-			release_late(r, mono_ns());
-			rings_poll(r, false);
+			sample_pipeline_release_late(r->pipe, mono_ns());
+			agent_samples_poll(r->agents, mono_ns(), false);
 			last_refresh = now;
 			reap_child(r, false);
 			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
@@ -2339,14 +1977,14 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	attach_queue_free(r->aq);
 	r->aq = NULL;
 	release_deferred(r, 0);
-	if (r->nlate) {
+	if (sample_pipeline_nlate(r->pipe)) {
 		/* the agents write what they gathered every 100 ms */
 		struct timespec pause = { 0, 150000000L };
 		nanosleep(&pause, NULL);
 		symbolizer_refresh(r->sy);
 	}
-	release_late(r, 0);
-	rings_poll(r, true); /* the rest of every ring; the agents are asked for no more */
+	sample_pipeline_release_late(r->pipe, 0);
+	agent_samples_poll(r->agents, mono_ns(), true); /* the rest of every ring; the agents are asked for no more */
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (!r->o.window_ns) {
@@ -2400,20 +2038,33 @@ int cmd_record(int argc, char **argv)
 						 .timeout_ms = r.o.attach_timeout_ms };
 	}
 	r.si = str_intern_new();
-	r.frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*r.frames));
 	r.want_lines = r.o.push != NULL; /* pushed profiles carry source lines */
 	for (size_t i = 0; i < r.o.noutputs; i++) {
 		r.want_lines |= r.o.formats[i] == OUT_PPROF || r.o.formats[i] == OUT_SPEEDSCOPE;
 		r.want_heatmap |= r.o.formats[i] == OUT_HEATMAP;
 		r.want_stacks |= r.o.formats[i] == OUT_STACKS;
 	}
-	if (!r.si || !r.frames) {
+	if (!r.si) {
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
 	r.sy = symbolizer_new(r.si, err, sizeof(err));
 	if (!r.sy)
 		goto out;
+	struct sample_pipeline_opts po = {
+		.sy = r.sy,
+		.lines = r.want_lines,
+		.no_inline = r.o.no_inline,
+		.weigh_time = r.o.mode != MODE_CPU,
+		.period_ns = r.o.freq > 0 ? 1000000000ULL / (uint64_t)r.o.freq : 0,
+		.sink = on_folded,
+		.ctx = &r,
+	};
+	r.pipe = sample_pipeline_new(&po);
+	if (!r.pipe) {
+		snprintf(err, sizeof(err), "jflame: out of memory");
+		goto out;
+	}
 	if (!r.o.no_attach && r.o.all) {
 		r.aq = attach_queue_new(&r.attach, on_attached, &r);
 		r.considered = calloc(PID_LIMIT / 8, 1);
@@ -2551,24 +2202,16 @@ out:
 			rc = 128 + WTERMSIG(r.child_status);
 	}
 	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
-	rings_close(&r);
+	agent_samples_free(r.agents);
 	attach_queue_free(r.aq);
 	free(r.considered);
-	for (size_t i = 0; i < r.ndeferred; i++)
-		free(r.deferred[i]);
-	for (size_t i = 0; i < r.nlate; i++)
-		free(r.late[i]);
-	free(r.deferred);
-	free(r.late);
-	free(r.late_spare);
+	sample_queue_free(&r.deferred);
 	for (int k = 0; k < 2; k++)
 		if (r.win[k].open)
 			window_free(&r, &r.win[k]);
 	sampler_close(r.sampler);
 	symbolizer_free(r.sy);
-	fold_free(&r.fold);
-	fold_free(&r.plain);
-	free(r.frames);
+	sample_pipeline_free(r.pipe);
 	str_intern_free(r.si);
 	return rc;
 }

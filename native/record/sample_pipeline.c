@@ -1,0 +1,245 @@
+/* sample_pipeline.c - one sampler sample at a time: its frames named (JIT code its agent has
+ * not logged yet waits a while in the late queue), folded under its roots, handed to a sink. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_pipeline.h"
+
+#define MAX_LATE 2048 /* ~10 MiB */
+
+struct sample_pipeline {
+	struct sample_pipeline_opts o;
+	int max_user, max_kernel;
+	struct fold_buf fold;
+	struct fold_buf plain;      /* with lines: the fold without its lines */
+	struct frame *frames;
+	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
+};
+
+struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o)
+{
+	struct sample_pipeline *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->o = *o;
+	p->frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*p->frames));
+	if (!p->frames) {
+		free(p);
+		return NULL;
+	}
+	p->max_user = PROFILE_MAX_USER_FRAMES;
+	p->max_kernel = PROFILE_MAX_KERNEL_FRAMES;
+	p->fold.no_inline = o->no_inline;
+	p->fold.lines = o->lines;
+	return p;
+}
+
+void sample_pipeline_set_depth(struct sample_pipeline *p, int max_user, int max_kernel)
+{
+	p->max_user = max_user;
+	p->max_kernel = max_kernel;
+}
+
+size_t sample_pipeline_nlate(const struct sample_pipeline *p)
+{
+	return p ? p->late.n : 0;
+}
+
+void sample_pipeline_free(struct sample_pipeline *p)
+{
+	if (!p)
+		return;
+	sample_queue_free(&p->late);
+	sample_queue_free(&p->late_spare);
+	fold_free(&p->fold);
+	fold_free(&p->plain);
+	free(p->frames);
+	free(p);
+}
+
+/* The bytes of a sample record: its header, kernel stack and user frames. */
+static size_t sample_size(const struct profile_sample *s)
+{
+	size_t n = offsetof(struct profile_sample, user);
+	if (s->walk == PROFILE_WALK_HOTSPOT)
+		n += (size_t)s->nframes * sizeof(struct profile_frame);
+	else if (s->ustack_bytes > 0)
+		n += (size_t)s->ustack_bytes;
+	return n;
+}
+
+bool sample_queue_push(struct sample_queue *q, size_t max, const struct profile_sample *s)
+{
+	size_t n = sample_size(s);
+	if (!q->v)
+		q->v = calloc(max, sizeof(*q->v));
+	if (!q->v || q->n == max || !(q->v[q->n] = malloc(n)))
+		return false;
+	memcpy(q->v[q->n++], s, n);
+	return true;
+}
+
+void sample_queue_free(struct sample_queue *q)
+{
+	for (size_t i = 0; i < q->n; i++)
+		free(q->v[i]);
+	free(q->v);
+	q->v = NULL;
+	q->n = 0;
+}
+
+/* wait: JIT code its agent has not named yet stays unnamed (the sample may
+ * wait for the name); else it is named from the JVM's memory where it can be. */
+static const struct frame *sample_frames(struct sample_pipeline *p, const struct profile_sample *s, bool wait,
+					 size_t *nk, size_t *nu)
+{
+	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
+	int un = s->walk == PROFILE_WALK_HOTSPOT ? s->nframes : s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
+	if (kn > PROFILE_MAX_KERNEL_FRAMES)
+		kn = PROFILE_MAX_KERNEL_FRAMES;
+	if (un > (s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES))
+		un = s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES;
+	for (int i = 0; i < kn; i++)
+		p->frames[i] = symbolize_kernel(p->o.sy, s->kstack[i]);
+	/* every user frame but the leaf is a return address */
+	for (int i = 0; i < un; i++)
+		p->frames[kn + i] = s->walk == PROFILE_WALK_HOTSPOT ?
+					    symbolize_hotspot(p->o.sy, (pid_t)s->pid, &s->user.frames[i], s->ts_ns, i > 0,
+							      wait) :
+					    symbolize_user(p->o.sy, (pid_t)s->pid, s->user.pcs[i], s->ts_ns, i > 0);
+	*nk = (size_t)kn;
+	*nu = (size_t)un;
+	return p->frames;
+}
+
+/* Whether the sample ran JIT code its agent has not named yet, and is young
+ * enough to wait for the name; it is then kept in the late queue. */
+static bool wait_for_names(struct sample_pipeline *p, const struct profile_sample *s, const struct frame *user,
+			   size_t nu, uint64_t now)
+{
+	if (s->ts_ns + SAMPLE_LATE_NS <= now)
+		return false;
+	for (size_t i = 0; i < nu; i++) {
+		if (symbolizer_names_later(p->o.sy, (pid_t)s->pid, &user[i]))
+			return sample_queue_push(&p->late, MAX_LATE, s);
+	}
+	return false;
+}
+
+void sample_roots_fold(struct fold_buf *b, struct symbolizer *sy, pid_t pid, const char *thread)
+{
+	char root[128];
+	const char *pod, *con;
+	fold_reset(b);
+	symbolizer_container(sy, pid, &pod, &con);
+	if (pod)
+		fold_add(b, pod);
+	if (con)
+		fold_add(b, con);
+	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(sy, pid));
+	fold_add(b, root);
+	fold_add(b, thread);
+}
+
+/* The marker where a HotSpot walk ended before the stack's root. */
+static const char *walk_marker(const struct profile_sample *s, unsigned *flags)
+{
+	if (s->walk != PROFILE_WALK_HOTSPOT || s->walk_end == PROFILE_END_OK)
+		return NULL;
+	if (s->walk_end == PROFILE_END_TRUNCATED)
+		return "[truncated]";
+	*flags |= FOLDED_UNWIND_FAILED;
+	return "[unwind failed]";
+}
+
+void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample *s, uint64_t now)
+{
+	char comm[PROFILE_COMM_LEN + 1];
+	size_t nk, nu;
+	struct folded_sample fs = { .s = s };
+
+	bool wait = now && s->ts_ns + SAMPLE_LATE_NS > now;
+	const struct frame *f = sample_frames(p, s, wait, &nk, &nu);
+	if (wait && wait_for_names(p, s, f + nk, nu, now))
+		return;
+	memcpy(comm, s->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = '\0';
+	fs.thread = symbolizer_thread_name(p->o.sy, (pid_t)s->pid, (pid_t)s->tid, comm);
+
+	sample_roots_fold(&p->fold, p->o.sy, (pid_t)s->pid, fs.thread);
+	/* A stack cut at the depth limit has lost its outermost frames; a walk
+	 * that could not go on is marked where its lost frames were. */
+	const char *marker = walk_marker(s, &fs.flags);
+	if ((s->walk != PROFILE_WALK_HOTSPOT && (int)nu >= p->max_user) || (int)nk >= p->max_kernel ||
+	    (marker && marker[1] == 't')) {
+		fs.flags |= FOLDED_TRUNCATED;
+		fold_add(&p->fold, "[truncated]");
+	} else if (marker) {
+		fold_add(&p->fold, marker);
+	}
+	if (s->ustack_bytes < 0 && s->pid != 0) {
+		fs.stack_errors++;
+		fold_add(&p->fold, "[failed to read user stack]");
+	}
+	if (s->flags & PROFILE_FLAG_NO_USER)
+		fold_add(&p->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
+	for (size_t i = nu; i > 0; i--)
+		fold_add_frame(&p->fold, &f[nk + i - 1]);
+	if (s->kstack_bytes < 0 && s->pid != 0) {
+		fs.stack_errors++;
+		fold_add(&p->fold, "[failed to read kernel stack]");
+	}
+	for (size_t i = nk; i > 0; i--)
+		fold_add_frame(&p->fold, &f[i - 1]);
+	const struct fold_buf *plain = &p->fold;
+	if (p->o.lines) {
+		fs.lines = p->fold.p;
+		fs.lines_len = p->fold.len;
+		fs.lines_oom = p->fold.oom;
+		if (p->fold.nlines) {
+			fold_reset(&p->plain);
+			fold_strip_lines(&p->plain, p->fold.p, p->fold.len);
+			plain = &p->plain;
+		}
+	}
+	fs.stack = plain->p;
+	fs.len = plain->len;
+	fs.oom = p->fold.oom || plain->oom;
+	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
+	fs.weight = !p->o.weigh_time ? 0 : s->kind == PROFILE_KIND_OFFCPU ? s->weight_ns : p->o.period_ns;
+	fs.frames = f;
+	fs.nframes = nk + nu;
+	p->o.sink(p->o.ctx, &fs);
+}
+
+void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < p->late.n; i++) {
+		if (p->late.v[i]->ts_ns < end) {
+			sample_pipeline_add(p, p->late.v[i], 0);
+			free(p->late.v[i]);
+		} else {
+			p->late.v[keep++] = p->late.v[i];
+		}
+	}
+	p->late.n = keep;
+}
+
+/* What still waits goes to the other of two buffers. */
+void sample_pipeline_release_late(struct sample_pipeline *p, uint64_t now)
+{
+	struct profile_sample **s = p->late.v;
+	size_t n = p->late.n;
+	if (!n)
+		return;
+	p->late.v = p->late_spare.v;
+	p->late_spare.v = s;
+	p->late.n = 0;
+	for (size_t i = 0; i < n; i++) {
+		sample_pipeline_add(p, s[i], now);
+		free(s[i]);
+		s[i] = NULL;
+	}
+}
