@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "folded.h"
+#include "id_list.h"
 #include "input_file.h"
 #include "profile.pb-c.h"
 #include "str_index.h"
@@ -44,8 +45,7 @@ struct pp_writer {
 	struct str_index funs;      /* distinct functions (a frame without its line): id i + 1 */
 	int64_t *names, *sysnames, *files; /* per function: string table indices */
 	size_t funs_cap;
-	uint64_t *ids;              /* location ids of every sample, leaf first, back to back */
-	size_t nids, ids_cap;
+	struct id_list ids;         /* location ids of every sample, leaf first, back to back */
 	size_t depth0;              /* where the current stack's ids start */
 	bool oom;
 };
@@ -115,15 +115,8 @@ static int add_frame(void *ctx, const char *frame, size_t n)
 		goto oom;
 	if ((size_t)f == had && new_location(w, (size_t)f, frame, n) != 0)
 		goto oom;
-	if (w->nids == w->ids_cap) {
-		size_t cap = w->ids_cap ? w->ids_cap * 2 : 4096;
-		uint64_t *ids = realloc(w->ids, cap * sizeof(*ids));
-		if (!ids)
-			goto oom;
-		w->ids = ids;
-		w->ids_cap = cap;
-	}
-	w->ids[w->nids++] = (uint64_t)f + 1;
+	if (id_list_push(&w->ids, (uint64_t)f + 1) != 0)
+		goto oom;
 	return w->oom ? -1 : 0;
 oom:
 	w->oom = true;
@@ -183,14 +176,14 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t s = order[i];
-		starts[i] = w.nids;
+		starts[i] = w.ids.n;
 		if (stack_table_frames(t->stacks.strs[s], add_frame, &w) != 0)
 			goto oom;
 		/* pprof wants the leaf first */
-		for (size_t a = starts[i], b = w.nids; a + 1 < b; a++, b--) {
-			uint64_t x = w.ids[a];
-			w.ids[a] = w.ids[b - 1];
-			w.ids[b - 1] = x;
+		for (size_t a = starts[i], b = w.ids.n; a + 1 < b; a++, b--) {
+			uint64_t x = w.ids.v[a];
+			w.ids.v[a] = w.ids.v[b - 1];
+			w.ids.v[b - 1] = x;
 		}
 		perftools__profiles__sample__init(&samples[i]);
 		values[i * nvalues] = clamp64(t->counts[s]);
@@ -200,10 +193,10 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 		samples[i].value = &values[i * nvalues];
 		samplep[i] = &samples[i];
 	}
-	starts[n] = w.nids;
+	starts[n] = w.ids.n;
 	for (size_t i = 0; i < n; i++) { /* w.ids moved while it grew */
 		samples[i].n_location_id = starts[i + 1] - starts[i];
-		samples[i].location_id = w.ids + starts[i];
+		samples[i].location_id = w.ids.v + starts[i];
 	}
 	p.n_sample = n;
 	p.sample = samplep;
@@ -293,7 +286,7 @@ out:
 	free(w.files);
 	free(w.loc_fun);
 	free(w.loc_line);
-	free(w.ids);
+	id_list_free(&w.ids);
 	str_index_free(&w.strings);
 	str_index_free(&w.frames);
 	str_index_free(&w.funs);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "id_list.h"
 #include "str_index.h"
 
 #ifndef JFLAME_VERSION
@@ -38,8 +39,7 @@ static const char *speedscope_unit(const char *unit)
 struct ss_writer {
 	FILE *out;
 	struct str_index frames;
-	uint32_t *ids;   /* frame indices of every stack, root first, back to back */
-	size_t nids, ids_cap;
+	struct id_list ids; /* frame indices of every stack, root first, back to back */
 	size_t *starts;  /* stack i's frames are ids[starts[i] .. starts[i + 1]) */
 	char *text;      /* scratch: a string made valid UTF-8 */
 	size_t text_cap;
@@ -116,15 +116,8 @@ static int add_frame(void *ctx, const char *frame, size_t n)
 	long f = str_index_add(&w->frames, frame, n);
 	if (f < 0)
 		goto oom;
-	if (w->nids == w->ids_cap) {
-		size_t cap = w->ids_cap ? w->ids_cap * 2 : 4096;
-		uint32_t *ids = realloc(w->ids, cap * sizeof(*ids));
-		if (!ids)
-			goto oom;
-		w->ids = ids;
-		w->ids_cap = cap;
-	}
-	w->ids[w->nids++] = (uint32_t)f;
+	if (id_list_push(&w->ids, (uint64_t)f) != 0)
+		goto oom;
 	return 0;
 oom:
 	w->oom = true;
@@ -135,7 +128,7 @@ static void put_stack(struct ss_writer *w, uint32_t s)
 {
 	fputc('[', w->out);
 	for (size_t i = w->starts[s]; i < w->starts[s + 1]; i++)
-		fprintf(w->out, i > w->starts[s] ? ",%" PRIu32 : "%" PRIu32, w->ids[i]);
+		fprintf(w->out, i > w->starts[s] ? ",%" PRIu64 : "%" PRIu64, w->ids.v[i]);
 	fputc(']', w->out);
 }
 
@@ -203,11 +196,11 @@ int speedscope_write(FILE *out, const struct stack_table *t, char *err, size_t e
 	if (!w.starts)
 		goto oom;
 	for (size_t s = 0; s < n; s++) {
-		w.starts[s] = w.nids;
+		w.starts[s] = w.ids.n;
 		if (stack_table_frames(t->stacks.strs[s], add_frame, &w) != 0)
 			goto oom;
 	}
-	w.starts[n] = w.nids;
+	w.starts[n] = w.ids.n;
 
 	/* weights: cpu time (or bytes) where the table has it, else the counts */
 	bool use_weight = m->has_weight && strcmp(speedscope_unit(m->weight_unit), "none") != 0;
@@ -269,7 +262,7 @@ oom:
 out:
 	free(order);
 	free(w.starts);
-	free(w.ids);
+	id_list_free(&w.ids);
 	free(w.text);
 	str_index_free(&w.frames);
 	return rc;
