@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sample_ring.h"
+#include "tmp_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,6 @@ int sample_ring_create(struct sample_ring_writer *w, const char *path, size_t da
 		       uint64_t process_start, char *err, size_t errlen)
 {
 	char tmp[4096];
-	struct stat st;
 	int fd = -1;
 
 	memset(w, 0, sizeof(*w));
@@ -42,20 +42,9 @@ int sample_ring_create(struct sample_ring_writer *w, const char *path, size_t da
 		return -1;
 	}
 	/* an existing file is replaced by rename, never opened: no symlink is followed */
-	if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || st.st_uid != geteuid())) {
-		snprintf(err, errlen, "refusing %s: %s; remove it", path,
-			 S_ISDIR(st.st_mode) ? "it is a directory" : "owned by another user");
+	fd = tmp_file_beside(path, true, tmp, sizeof(tmp), err, errlen);
+	if (fd < 0)
 		return -1;
-	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
-		snprintf(err, errlen, "path too long: %s", path);
-		return -1;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "failed to create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
 	w->map_len = SAMPLE_RING_HEADER + data_size;
 	if (ftruncate(fd, (off_t)w->map_len) != 0) {
 		snprintf(err, errlen, "failed to size %s: %s", tmp, strerror(errno));

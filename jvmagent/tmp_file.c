@@ -1,6 +1,8 @@
 /* tmp_file.c - safe creation, appending and atomic replacement of files in /tmp.
  * O_NOFOLLOW plus fstat checks: no symlinks, no hard links, no foreign owners. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "tmp_file.h"
 
 #include <errno.h>
@@ -80,32 +82,38 @@ int tmp_file_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int tmp_file_replace(const char *path, const void *buf, size_t len, char *err, size_t errlen)
+int tmp_file_beside(const char *path, bool replace_symlink, char *tmp, size_t tmplen, char *err, size_t errlen)
 {
-	char tmp[4096];
 	struct stat st;
-	int fd = -1, rc = -1;
-
 	if (lstat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		bool link = S_ISLNK(st.st_mode);
+		if ((link && !replace_symlink) || (!link && !S_ISREG(st.st_mode)) || st.st_uid != geteuid()) {
 			snprintf(err, errlen, "refusing %s: %s; remove it", path,
-				 S_ISLNK(st.st_mode) ? "it is a symbolic link" :
-				 !S_ISREG(st.st_mode) ? "not a regular file" : "owned by another user");
+				 link && !replace_symlink ? "it is a symbolic link" :
+				 !link && !S_ISREG(st.st_mode) ? "not a regular file" : "owned by another user");
 			return -1;
 		}
 	} else if (errno != ENOENT) {
 		snprintf(err, errlen, "failed to stat %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
+	if ((size_t)snprintf(tmp, tmplen, "%s.XXXXXX", path) >= tmplen) {
 		snprintf(err, errlen, "path too long: %s", path);
 		return -1;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		snprintf(err, errlen, "failed to create %s: %s", tmp, strerror(errno));
+	return fd;
+}
+
+int tmp_file_replace(const char *path, const void *buf, size_t len, char *err, size_t errlen)
+{
+	char tmp[4096];
+	int rc = -1;
+	int fd = tmp_file_beside(path, false, tmp, sizeof(tmp), err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	if (fchmod(fd, 0644) != 0 || tmp_file_write_all(fd, buf, len) != 0) {
 		snprintf(err, errlen, "failed to write %s: %s", tmp, strerror(errno));
 		goto out;

@@ -3,6 +3,7 @@
 #ifndef JFLAME_TMP_FILE_H
 #define JFLAME_TMP_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,6 +17,12 @@ int tmp_file_open_append(const char *path, int truncate, char *err, size_t errle
 /* Writes all of buf with one write() on an O_APPEND fd, retrying only the
  * remainder after a short write; 0 on success, -1 with errno set. */
 int tmp_file_write_all(int fd, const void *buf, size_t len);
+
+/* A private temporary file next to path (path.XXXXXX, mode 0600) that the
+ * caller fills and renames over path: refuses when path is something other
+ * than a regular file of ours (a symbolic link is allowed, to be replaced,
+ * when replace_symlink is set). The fd, with its name in tmp; or -1 with err. */
+int tmp_file_beside(const char *path, bool replace_symlink, char *tmp, size_t tmplen, char *err, size_t errlen);
 
 /* Atomically replaces path with the given contents: writes a private
  * temporary file next to it, then renames it over path. Refuses when path is

@@ -1,6 +1,6 @@
 /* fuzz_sample_ring.c - a hostile JVM's sample ring: any bytes as records (and
  * as the head the agent claims), read by jflame's reader; and one record parsed.
- * module: jvmagent/sample_ring.c */
+ * module: jvmagent/sample_ring.c jvmagent/tmp_file.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
