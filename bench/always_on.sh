@@ -18,9 +18,9 @@ int_arg SECONDS "$seconds" 60
 int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$seconds" "$pairs" <<'PY'
-import http.server, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+import http.server, os, re, shutil, subprocess, sys, tempfile, threading, time
 
-from benchlib import cleanup, median_ci
+from benchlib import cleanup, example_rate, example_start, interleaved_pairs, median_ci
 
 java, agent, jar, jflame, seconds, pairs = sys.argv[1:]
 seconds, pairs = int(seconds), int(pairs)
@@ -54,16 +54,8 @@ out = tempfile.mkdtemp(prefix="jflame-bench-always-")
 
 
 def kafka(extra_seconds):
-    log = tempfile.NamedTemporaryFile(mode="w+", prefix="jflame-bench-", suffix=".log")
-    p = subprocess.Popen([java, f"-agentpath:{agent}=quiet", "-cp", jar, "jflame.examples.KafkaStyle",
-                          "--seconds", str(extra_seconds)], stdout=log, stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while "jflame-example: ready" not in open(log.name).read():
-        if p.poll() is not None or time.monotonic() > deadline:
-            sys.exit("always_on: KafkaStyle did not get ready:\n" + open(log.name).read()[-2000:])
-        time.sleep(0.2)
-    return p, log
+    return example_start("always_on", java, agent, jar, "jflame.examples.KafkaStyle",
+                         ["--seconds", str(extra_seconds)], jvm_flags=[])
 
 
 def usage(pid):
@@ -105,33 +97,13 @@ MEASURE = 16
 
 
 def run(recording):
-    p, log = kafka(MEASURE + 30)
-    r = None
-    try:
-        seen = len(RATE.findall(open(log.name).read()))
-        if recording:
-            r = subprocess.Popen([jflame, "record", "-a", "-F", "99", "--window", "5s", "--push", url, "--keep", "2",
-                                  "-d", str(MEASURE), "-o", os.path.join(out, "t-%t.pb.gz")],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(MEASURE)
-        rates = [int(x) for x in RATE.findall(open(log.name).read())[seen + 1:]]
-        if r:
-            _, e = r.communicate(timeout=60)
-            if r.returncode != 0:
-                sys.exit("always_on: jflame record failed: " + e)
-        return statistics.median(rates)
-    finally:
-        p.terminate()
-        p.wait()
-        cleanup(p.pid)
+    return example_rate("always_on", java, agent, jar, "jflame.examples.KafkaStyle",
+                        ["--seconds", str(MEASURE + 30)], RATE.pattern, MEASURE, jflame=jflame, jvm_flags=[],
+                        record=["-a", "-F", "99", "--window", "5s", "--push", url, "--keep", "2",
+                                "-o", os.path.join(out, "t-%t.pb.gz")] if recording else None)[0]
 
 
-ratios = []
-for i in range(pairs):
-    order = (False, True) if i % 2 == 0 else (True, False)
-    got = {x: run(x) for x in order}
-    ratios.append(got[True] / got[False])
-    print(f"pair {i + 1}: without {got[False]:,.0f}  with {got[True]:,.0f}  ratio {ratios[-1]:.3f}", flush=True)
+_, _, ratios = interleaved_pairs(pairs, run)
 shutil.rmtree(out, True)
 med, lo, hi = median_ci(ratios)
 print(f"== always_on ({os.cpu_count()} CPUs) ==")

@@ -17,13 +17,12 @@ require_build "$jflame" "$agent" "$jar"
 int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$pairs" "$window" "$min_block" <<'PY'
-import os, re, statistics, subprocess, sys, tempfile, time
+import re, statistics, sys
 
-from benchlib import cleanup, median_ci
+from benchlib import example_rate, host_line, median_ci
 
 java, agent, jar, jflame, pairs, window, min_block = sys.argv[1:]
 pairs, window = int(pairs), int(window)
-RATE = re.compile(r"jflame-example: roundtrips/s (\d+)")
 SWITCHES = re.compile(r"^ctxt (\d+)$", re.M)
 
 
@@ -34,48 +33,15 @@ def ctxt():
 
 def run(extra):
     """One PingPong run; median round trips/s over the window, host switches/s, jflame's summary."""
-    log = tempfile.NamedTemporaryFile(mode="w+", prefix="jflame-bench-", suffix=".log")
-    out = os.path.join(tempfile.gettempdir(), "jflame-bench-offcpu-%d.folded" % os.getpid())
-    cmd = [java, "-XX:+PreserveFramePointer", f"-agentpath:{agent}=quiet", "-cp", jar,
-           "jflame.examples.PingPong", "--seconds", str(window + 30)]
-    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    rec, summary = None, ""
-    try:
-        deadline = time.monotonic() + 60
-        while "jflame-example: ready" not in open(log.name).read():
-            if p.poll() is not None or time.monotonic() > deadline:
-                sys.exit("offcpu_overhead: PingPong did not get ready:\n" + open(log.name).read()[-2000:])
-            time.sleep(0.2)
-        if extra is not None:
-            rec = subprocess.Popen([jflame, "record", "-p", str(p.pid), "-e", "offcpu", "-d", str(window + 2),
-                                    "-o", out] + extra, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(2)  # loaded and attached
-        seen = len(RATE.findall(open(log.name).read()))
-        c0, t0 = ctxt(), time.monotonic()
-        time.sleep(window)
-        switches = (ctxt() - c0) / (time.monotonic() - t0)
-        rates = [int(x) for x in RATE.findall(open(log.name).read())[seen + 1:]]  # skip the first, partial
-        if rec:
-            _, err = rec.communicate(timeout=60)
-            if rec.returncode != 0:
-                sys.exit("offcpu_overhead: jflame record failed: " + err)
-            summary = err.strip().splitlines()[-1] if err.strip() else ""
-        if len(rates) < 3:
-            sys.exit("offcpu_overhead: too few roundtrips/s lines in the window")
-        return statistics.median(rates), switches, summary
-    finally:
-        p.terminate()
-        p.wait()
-        cleanup(p.pid)
-        try:
-            os.unlink(out)
-        except FileNotFoundError:
-            pass
+    rate, err, switches = example_rate("offcpu_overhead", java, agent, jar, "jflame.examples.PingPong",
+                                       ["--seconds", str(window + 30)], r"jflame-example: roundtrips/s (\d+)",
+                                       window, jflame=jflame, record=None if extra is None else ["-e", "offcpu"] + extra,
+                                       settle=0 if extra is None else 2, probe=ctxt)
+    return rate, switches, err.strip().splitlines()[-1] if err.strip() else ""
 
 
 configs = {"none": None, "offcpu": [], "offcpu-min": ["--min-block", min_block]}
-print(f"offcpu_overhead: PingPong, {pairs} rounds, {window} s windows, --min-block {min_block}; "
-      f"{os.cpu_count()} CPUs, load {open('/proc/loadavg').read().split()[0]}", flush=True)
+host_line("offcpu_overhead", f"PingPong, {pairs} rounds, {window} s windows, --min-block {min_block}")
 rates = {k: [] for k in configs}
 sw = {k: [] for k in configs}
 for i in range(pairs):
