@@ -744,6 +744,7 @@ static struct samples {
 	atomic_uint active;           /* SAMPLE_WANT_ bits whose events are on */
 	_Atomic uint64_t interval;    /* the heap sampling interval in force */
 	_Atomic uint64_t lock_min_ns; /* shorter contended enters are only counted */
+	_Atomic uint64_t lock_on_ns;  /* when the lock events were last turned on */
 	pthread_mutex_t lock;         /* the control thread's state */
 	pthread_cond_t wake;
 	bool running, stop;
@@ -919,12 +920,16 @@ static void JNICALL on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jth
 	tls_enter_ns = now_ns();
 }
 
-/* A wait of ns for object (a monitor, or a j.u.c lock a park waited for) ended on
- * this thread: one lock record, or a count when under --lock-min. */
-static void lock_wait_ended(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint64_t ns, jmethodID skip)
+/* A wait for object (a monitor, or a j.u.c lock a park waited for) from t0 to t1
+ * ended on this thread: one lock record, or a count when under --lock-min. A wait
+ * that began before the events were last turned on is not this recording's (a
+ * monitor enter seen by an earlier one whose entered was not). */
+static void lock_wait_ended(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint64_t t0, uint64_t t1, jmethodID skip)
 {
 	char cls[1024];
-	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK))
+	uint64_t ns = t1 > t0 ? t1 - t0 : 0;
+	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK) ||
+	    t0 < atomic_load_explicit(&smp.lock_on_ns, memory_order_relaxed))
 		return;
 	if (ns < atomic_load_explicit(&smp.lock_min_ns, memory_order_relaxed)) {
 		__atomic_fetch_add(&smp.ring.h->lock_short, 1, __ATOMIC_RELAXED);
@@ -943,7 +948,7 @@ static void JNICALL on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, j
 	(void)thread;
 	tls_enter_ns = 0;
 	if (t0)
-		lock_wait_ended(jvmti, jni, object, t1 > t0 ? t1 - t0 : 0, NULL);
+		lock_wait_ended(jvmti, jni, object, t0, t1, NULL);
 }
 
 /* Unsafe.park is bound to jflame's wrapper (park_hook.c) while lock samples are on. */
@@ -1057,6 +1062,7 @@ static void control_apply(jvmtiEnv *jvmti, JNIEnv *jni, bool off)
 
 	atomic_store(&smp.lock_min_ns, min_ns);
 	if ((want & SAMPLE_WANT_LOCK) && !(active & SAMPLE_WANT_LOCK)) {
+		atomic_store(&smp.lock_on_ns, now_ns());
 		atomic_fetch_or(&smp.active, SAMPLE_WANT_LOCK);
 		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 		if (e == JVMTI_ERROR_NONE)

@@ -115,7 +115,7 @@ static void JNICALL jflame_unsafe_park(JNIEnv *jni, jobject unsafe, jboolean abs
 		return;
 	uint64_t t1 = now_ns();
 	if (atomic_load_explicit(&ph.recording, memory_order_relaxed) && !(*jni)->ExceptionCheck(jni))
-		ph.record(ph.jvmti, jni, blocker, t1 > t0 ? t1 - t0 : 0, ph.park);
+		ph.record(ph.jvmti, jni, blocker, t0, t1, ph.park);
 	(*jni)->DeleteLocalRef(jni, blocker);
 }
 

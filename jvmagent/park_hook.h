@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 /* Called by the wrapper on the parked thread when a park on a lock ended: blocker
- * is the lock (a local reference), ns the time parked, park Unsafe.park's method
- * (the top frame of the thread's stack). */
-typedef void (*park_hook_record_fn)(jvmtiEnv *jvmti, JNIEnv *jni, jobject blocker, uint64_t ns, jmethodID park);
+ * is the lock (a local reference), t0 and t1 when the park began and ended
+ * (CLOCK_MONOTONIC ns), park Unsafe.park's method (the top frame of the thread's stack). */
+typedef void (*park_hook_record_fn)(jvmtiEnv *jvmti, JNIEnv *jni, jobject blocker, uint64_t t0, uint64_t t1,
+				    jmethodID park);
 
 /* Binds Unsafe.park to the wrapper. The first time it looks up the classes,
  * defines the helper class that binds and learns the JVM's own park function.

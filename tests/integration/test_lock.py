@@ -68,6 +68,19 @@ class LockBase(unittest.TestCase):
         span = (after[0] - before[0]) / 1e9
         return r, (after[1] - before[1]) * SECONDS / span
 
+    def check_two_recordings(self, leaf, through):
+        """Two recordings one after the other: each one's waits add up to what the
+        waiter measured over it (a wait seen beginning in the first recording and
+        ending in the second belongs to neither)."""
+        for k in (1, 2):
+            folded = self.out("lock%d.folded" % k)
+            r, measured_ns = self.record("-e", "lock", "-o", folded)
+            us = sum(n for f, n in self.waiter(folded) if f[-1] == leaf and through in f)
+            self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
+                            "recording %d: lock graph %.1f ms, the waiter measured %.1f ms blocked"
+                            % (k, us / 1e3, measured_ns / 1e6))
+            time.sleep(1)
+
     def thread(self, folded, name):
         root = "[%d] java" % self.jvm.pid
         return [(f, n) for f, n in read_folded(folded) if f[0] == root and len(f) > 2 and f[1] == name]
@@ -93,6 +106,9 @@ class LockCase(LockBase):
         self.assertIn("Lock: ", text)
         self.assertRegex(text, r"<title>jflame/examples/Ledger \([0-9,.]+ ms, ")
         self.assertIn('"unit": "nanoseconds"', slurp(self.out("lock.json")).replace('":"', '": "'))
+
+    def test_two_recordings(self):
+        self.check_two_recordings(LEDGER, POST)
 
     def test_offcpu_shows_the_monitor_wait(self):
         folded = self.out("offcpu.folded")
@@ -135,6 +151,9 @@ class JucLockCase(LockBase):
         self.assertFalse([x for x in f if "Unsafe.park" in x], f)
         # no JVM warning about re-registering a platform native method
         self.assertNotIn("Re-registering", self.jvm.stdout() + self.jvm.stderr())
+
+    def test_two_recordings(self):
+        self.check_two_recordings(JUC_LOCK, JUC_POST)
 
     def test_waiting_is_not_contention(self):
         """Parks on a Condition (awaitNanos, an idle executor's worker in
