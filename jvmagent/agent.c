@@ -737,6 +737,7 @@ static struct samples {
 	struct sample_ring_writer ring;
 	bool ring_ok, can_alloc, can_lock;
 	bool can_park;         /* Unsafe.park may be wrapped (false after a failed setup) */
+	bool park_failed;      /* the wrapper's setup failed (status park_hook=failed) */
 	bool alloc_cap;        /* holding can_generate_sampled_object_alloc_events (only while sampling) */
 	uint64_t alloc_retry_ns; /* when to try for it again after another agent held it */
 	char init_error[256];    /* agent_error as samples_init left it */
@@ -958,6 +959,7 @@ static void park_on(jvmtiEnv *jvmti, JNIEnv *jni)
 	if (!smp.can_park || park_hook_bind(jvmti, jni, lock_wait_ended, err, sizeof(err)) == 0)
 		return;
 	smp.can_park = false; /* said once, not tried again */
+	smp.park_failed = true;
 	samples_error("%s; java.util.concurrent lock waits are not recorded", err);
 	agent_log("%s; java.util.concurrent lock waits are not recorded (contended monitors are)", err);
 	pthread_mutex_lock(&g.lock);
@@ -983,7 +985,7 @@ static const char *lock_events_state(void)
 
 static const char *park_hook_state(void)
 {
-	return park_hook_bound() ? "on" : smp.can_park ? "off" : "failed";
+	return park_hook_bound() ? "on" : smp.park_failed ? "failed" : "off";
 }
 
 static void publish_active(uint32_t active)
