@@ -22,6 +22,7 @@
 #include "code_table.h"
 #include "inline_ranges.h"
 #include "java_names.h"
+#include "park_hook.h"
 #include "prologue_check.h"
 #include "sample_ring.h"
 #include "tmp_file.h"
@@ -174,6 +175,8 @@ static uint64_t read_process_start(void)
 static void samples_off(jvmtiEnv *jvmti);
 static void stop_control_thread(int wait_ms);
 static const char *samples_path(void);
+static const char *lock_events_state(void);
+static const char *park_hook_state(void);
 
 /* Renders the status under the lock; the caller writes it. */
 static char *render_status_locked(size_t *len)
@@ -193,6 +196,8 @@ static char *render_status_locked(size_t *len)
 		.updated_ns = now_ns(),
 		.preserve_frame_pointer = g.pfp,
 		.debug_non_safepoints = g.dns,
+		.lock_events = lock_events_state(),
+		.park_hook = park_hook_state(),
 		.prologues_fp = g.prologues_fp,
 		.prologues_no_fp = g.prologues_no_fp,
 		.prologues_unknown = g.prologues_unknown,
@@ -731,6 +736,8 @@ struct name_slot {
 static struct samples {
 	struct sample_ring_writer ring;
 	bool ring_ok, can_alloc, can_lock;
+	bool can_park;         /* Unsafe.park may be wrapped (false after a failed setup) */
+	bool park_failed;      /* the wrapper's setup failed (status park_hook=failed) */
 	bool alloc_cap;        /* holding can_generate_sampled_object_alloc_events (only while sampling) */
 	uint64_t alloc_retry_ns; /* when to try for it again after another agent held it */
 	char init_error[256];    /* agent_error as samples_init left it */
@@ -738,6 +745,7 @@ static struct samples {
 	atomic_uint active;           /* SAMPLE_WANT_ bits whose events are on */
 	_Atomic uint64_t interval;    /* the heap sampling interval in force */
 	_Atomic uint64_t lock_min_ns; /* shorter contended enters are only counted */
+	_Atomic uint64_t lock_on_ns;  /* when the lock events were last turned on */
 	pthread_mutex_t lock;         /* the control thread's state */
 	pthread_cond_t wake;
 	bool running, stop;
@@ -848,9 +856,10 @@ static void class_name(jvmtiEnv *jvmti, jclass cls, char *out, size_t len)
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 }
 
-/* The current thread's stack, leaf first, into the ring with cls as its class. */
+/* The current thread's stack, leaf first, into the ring with cls as its class;
+ * a top frame of method skip (the wrapped Unsafe.park) is left out. */
 static void put_sample(jvmtiEnv *jvmti, JNIEnv *jni, enum sample_kind kind, uint64_t value, uint64_t weight,
-		       const char *cls)
+		       const char *cls, jmethodID skip)
 {
 	struct scratch {
 		jvmtiFrameInfo frames[STACK_DEPTH];
@@ -859,7 +868,7 @@ static void put_sample(jvmtiEnv *jvmti, JNIEnv *jni, enum sample_kind kind, uint
 	} *s = malloc(sizeof(*s));
 	jint count = 0;
 	uint32_t flags = 0;
-	size_t n = 0, used = 0;
+	size_t n = 0, first = 0, used = 0;
 
 	if (!s) {
 		__atomic_fetch_add(&smp.ring.h->dropped, 1, __ATOMIC_RELAXED);
@@ -872,13 +881,15 @@ static void put_sample(jvmtiEnv *jvmti, JNIEnv *jni, enum sample_kind kind, uint
 		if ((*jvmti)->GetFrameCount(jvmti, NULL, &depth) != JVMTI_ERROR_NONE || depth > STACK_DEPTH)
 			flags |= SAMPLE_TRUNCATED;
 	}
-	for (; n < (size_t)count; n++) {
+	if (skip && count > 0 && s->frames[0].method == skip)
+		first = 1;
+	for (; first + n < (size_t)count; n++) {
 		if (sizeof(s->text) - used < 64) {
 			flags |= SAMPLE_TRUNCATED;
 			break;
 		}
 		char *out = s->text + used;
-		frame_name(jvmti, jni, s->frames[n].method, out, sizeof(s->text) - used);
+		frame_name(jvmti, jni, s->frames[first + n].method, out, sizeof(s->text) - used);
 		s->names[n] = out;
 		used += strlen(out) + 1;
 	}
@@ -896,7 +907,7 @@ static void JNICALL on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
 		return;
 	class_name(jvmti, klass, cls, sizeof(cls));
 	uint64_t sz = size > 0 ? (uint64_t)size : 0;
-	put_sample(jvmti, jni, SAMPLE_ALLOC, sz, sample_ring_alloc_weight(sz, atomic_load(&smp.interval)), cls);
+	put_sample(jvmti, jni, SAMPLE_ALLOC, sz, sample_ring_alloc_weight(sz, atomic_load(&smp.interval)), cls, NULL);
 }
 
 static void JNICALL on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -910,15 +921,17 @@ static void JNICALL on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jth
 	tls_enter_ns = now_ns();
 }
 
-static void JNICALL on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+/* A wait for object (a monitor, or a j.u.c lock a park waited for) from t0 to t1
+ * ended on this thread: one lock record, or a count when under --lock-min. A wait
+ * that began before the events were last turned on is not this recording's (a
+ * monitor enter seen by an earlier one whose entered was not). */
+static void lock_wait_ended(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint64_t t0, uint64_t t1, jmethodID skip)
 {
-	uint64_t t0 = tls_enter_ns, t1 = now_ns();
 	char cls[1024];
-	(void)thread;
-	tls_enter_ns = 0;
-	if (!t0 || g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK))
-		return;
 	uint64_t ns = t1 > t0 ? t1 - t0 : 0;
+	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK) ||
+	    t0 < atomic_load_explicit(&smp.lock_on_ns, memory_order_relaxed))
+		return;
 	if (ns < atomic_load_explicit(&smp.lock_min_ns, memory_order_relaxed)) {
 		__atomic_fetch_add(&smp.ring.h->lock_short, 1, __ATOMIC_RELAXED);
 		return;
@@ -927,11 +940,61 @@ static void JNICALL on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, j
 	class_name(jvmti, k, cls, sizeof(cls));
 	if (k)
 		(*jni)->DeleteLocalRef(jni, k);
-	put_sample(jvmti, jni, SAMPLE_LOCK, ns, ns, cls);
+	put_sample(jvmti, jni, SAMPLE_LOCK, ns, ns, cls, skip);
+}
+
+static void JNICALL on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+	uint64_t t0 = tls_enter_ns, t1 = now_ns();
+	(void)thread;
+	tls_enter_ns = 0;
+	if (t0)
+		lock_wait_ended(jvmti, jni, object, t0, t1, NULL);
+}
+
+/* Unsafe.park is bound to jflame's wrapper (park_hook.c) while lock samples are on. */
+static void park_on(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	char err[200];
+	if (!smp.can_park || park_hook_bind(jvmti, jni, lock_wait_ended, err, sizeof(err)) == 0)
+		return;
+	smp.can_park = false; /* said once, not tried again */
+	smp.park_failed = true;
+	samples_error("%s; java.util.concurrent lock waits are not recorded", err);
+	agent_log("%s; java.util.concurrent lock waits are not recorded (contended monitors are)", err);
+	pthread_mutex_lock(&g.lock);
+	snprintf(g.error, sizeof(g.error), "park hook: %s", err);
+	g.status_dirty = true;
+	pthread_mutex_unlock(&g.lock);
+}
+
+static void park_off(JNIEnv *jni)
+{
+	if (park_hook_unbind(jni) != 0) {
+		static bool told;
+		if (!told)
+			agent_log("the JVM refused to bind Unsafe.park back; jflame's wrapper passes parks through");
+		told = true;
+	}
+}
+
+static const char *lock_events_state(void)
+{
+	return (atomic_load(&smp.active) & SAMPLE_WANT_LOCK) ? "on" : "off";
+}
+
+static const char *park_hook_state(void)
+{
+	return park_hook_bound() ? "on" : smp.park_failed ? "failed" : "off";
 }
 
 static void publish_active(uint32_t active)
 {
+	if (atomic_load(&smp.active) != active) {
+		pthread_mutex_lock(&g.lock);
+		g.status_dirty = true;
+		pthread_mutex_unlock(&g.lock);
+	}
 	atomic_store(&smp.active, active);
 	__atomic_store_n(&smp.ring.h->alloc_interval_active,
 			 (active & SAMPLE_WANT_ALLOC) ? (uint32_t)atomic_load(&smp.interval) : 0, __ATOMIC_RELAXED);
@@ -939,7 +1002,7 @@ static void publish_active(uint32_t active)
 }
 
 /* Turns the events on or off as the reader asks (none when off is set). */
-static void control_apply(jvmtiEnv *jvmti, bool off)
+static void control_apply(jvmtiEnv *jvmti, JNIEnv *jni, bool off)
 {
 	uint32_t interval = SAMPLE_RING_DEFAULT_ALLOC_INTERVAL, active = atomic_load(&smp.active);
 	uint64_t min_ns = 0;
@@ -1001,6 +1064,7 @@ static void control_apply(jvmtiEnv *jvmti, bool off)
 
 	atomic_store(&smp.lock_min_ns, min_ns);
 	if ((want & SAMPLE_WANT_LOCK) && !(active & SAMPLE_WANT_LOCK)) {
+		atomic_store(&smp.lock_on_ns, now_ns());
 		atomic_fetch_or(&smp.active, SAMPLE_WANT_LOCK);
 		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 		if (e == JVMTI_ERROR_NONE)
@@ -1008,6 +1072,7 @@ static void control_apply(jvmtiEnv *jvmti, bool off)
 							       NULL);
 		if (e == JVMTI_ERROR_NONE) {
 			active |= SAMPLE_WANT_LOCK;
+			park_on(jvmti, jni);
 		} else {
 			(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 			smp.can_lock = false;
@@ -1021,17 +1086,18 @@ static void control_apply(jvmtiEnv *jvmti, bool off)
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
 	}
+	if (!(active & SAMPLE_WANT_LOCK) && park_hook_bound())
+		park_off(jni); /* also after samples_off turned the events off from another thread */
 	publish_active(active);
 }
 
 static void JNICALL control_loop(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-	(void)jni;
 	(void)arg;
 	pthread_mutex_lock(&smp.lock);
 	while (!smp.stop) {
 		pthread_mutex_unlock(&smp.lock);
-		control_apply(jvmti, false);
+		control_apply(jvmti, jni, false);
 		pthread_mutex_lock(&smp.lock);
 		if (smp.stop)
 			break;
@@ -1045,7 +1111,7 @@ static void JNICALL control_loop(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		pthread_cond_timedwait(&smp.wake, &smp.lock, &ts);
 	}
 	pthread_mutex_unlock(&smp.lock);
-	control_apply(jvmti, true);
+	control_apply(jvmti, jni, true);
 	pthread_mutex_lock(&smp.lock);
 	smp.running = false;
 	pthread_cond_broadcast(&smp.wake);
@@ -1097,6 +1163,7 @@ static void samples_init(jvmtiEnv *jvmti)
 	}
 	if (!smp.can_lock)
 		samples_error("this JVM offers no monitor contention events (JVMTI can_generate_monitor_events)");
+	smp.can_park = smp.can_lock;
 	memcpy(smp.init_error, smp.ring.h->agent_error, sizeof(smp.init_error));
 }
 
@@ -1179,6 +1246,8 @@ static void samples_off(jvmtiEnv *jvmti)
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
 	}
+	/* Unsafe.park is bound back by the control thread (a thread that may call Java);
+	 * until then the wrapper records nothing */
 	publish_active(0);
 }
 

@@ -55,6 +55,8 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 	pos = add(buf, len, pos, "preserve_frame_pointer=%s\n", pfp);
 	pos = add(buf, len, pos, "debug_non_safepoints=%s\n", st->debug_non_safepoints > 0 ? "on" :
 					 st->debug_non_safepoints == 0 ? "off" : "unknown");
+	pos = add(buf, len, pos, "lock_events=%s\npark_hook=%s\n", st->lock_events ? st->lock_events : "off",
+		  st->park_hook ? st->park_hook : "off");
 	pos = add(buf, len, pos,
 		  "prologues_with_fp=%" PRIu64 "\nprologues_without_fp=%" PRIu64 "\nprologues_unknown=%" PRIu64
 		  "\nprologues_skipped=%" PRIu64 "\n",

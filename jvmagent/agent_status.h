@@ -22,6 +22,8 @@ struct agent_status {
 	uint64_t started_ns, updated_ns; /* CLOCK_MONOTONIC */
 	int preserve_frame_pointer;      /* 1 on, 0 off, -1 unknown */
 	int debug_non_safepoints;        /* 1 on (inline chains exact between safepoints), 0 off, -1 unknown */
+	const char *lock_events;         /* "on" while a reader has lock samples on, else "off" */
+	const char *park_hook;           /* Unsafe.park bound to jflame's wrapper: "on", "off", "failed" */
 	uint64_t prologues_fp, prologues_no_fp, prologues_unknown, prologues_skipped;
 	uint64_t compiled_loads, compiled_unloads, dynamic_code, map_lines, map_bytes;
 	uint64_t threads_unnamed, write_errors;

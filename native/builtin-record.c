@@ -232,8 +232,10 @@ static const char usage[] =
 	"                          elapsed time),\n"
 	"                          alloc: Java allocations sampled by the agent, weighted\n"
 	"                          by bytes, the allocated class as leaf (_[a]),\n"
-	"                          lock: contended synchronized monitors, weighted by\n"
-	"                          the time blocked, the monitor's class as leaf (_[l]);\n"
+	"                          lock: contended synchronized monitors and\n"
+	"                          java.util.concurrent locks (ReentrantLock & co.),\n"
+	"                          weighted by the time blocked, the lock's class as\n"
+	"                          leaf (_[l]);\n"
 	"                          with several events each -o holds one: an output\n"
 	"                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
 	"                          holds it, %e in a name is each event in turn, any\n"
@@ -1225,7 +1227,7 @@ static void describe(struct record *r, struct window *w, double seconds)
 		j->seconds = seconds;
 		snprintf(j->target, sizeof(j->target), "%s", rec->target);
 		snprintf(j->weight_type, sizeof(j->weight_type), "%s", k == J_ALLOC ? "alloc" : "lock");
-		snprintf(j->event, sizeof(j->event), "%s", k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter");
+		snprintf(j->event, sizeof(j->event), "%s", k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter, Unsafe.park");
 		j->interval = r->o.alloc_interval;
 		if (k == J_LOCK) {
 			j->min_block_ns = r->o.lock_min_ns;
@@ -1310,7 +1312,7 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 				 rec->note[0] ? "; agent: " : "", rec->note);
 		else
 			snprintf(subtitle, sizeof(subtitle),
-				 "%scontended monitor waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
+				 "%scontended monitor and lock waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
 				 " samples%s, %" PRIu64 " dropped, %" PRIu64 " truncated; shorter waits not drawn: %" PRIu64
 				 "%s%s",
 				 rec->note[0] ? "WARNING " : "", (double)rec->min_block_ns / 1e6, rec->event, rec->seconds,
@@ -2156,7 +2158,7 @@ int cmd_record(int argc, char **argv)
 					"alloc\n", j->seconds, j->lost, every);
 			else
 				fprintf(stderr, "jflame: no lock samples in %.1f s (%" PRIu64 " dropped): no thread waited %.3f "
-					"ms or more for a contended monitor (%" PRIu64 " shorter waits); nothing written for "
+					"ms or more for a contended monitor or lock (%" PRIu64 " shorter waits); nothing written for "
 					"lock; lower --lock-min\n", j->seconds, j->lost, (double)r.o.lock_min_ns / 1e6,
 					j->short_blocks);
 			continue;

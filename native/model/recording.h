@@ -32,7 +32,7 @@ struct recording {
 	 * "off_cpu" or "wall": counts are samples (off-CPU blocks and CPU
 	 * samples), weights the nanoseconds they stand for (pprof's names);
 	 * "alloc": counts are allocation samples, weights the bytes they stand for;
-	 * "lock": counts are contended monitor enters, weights the ns blocked */
+	 * "lock": counts are contended monitor enters and lock parks, weights the ns blocked */
 	char weight_type[16];
 	uint64_t interval;  /* alloc: bytes between allocation samples */
 	char note[256];     /* alloc, lock: what the agents said went wrong ("" none) */
@@ -41,7 +41,7 @@ struct recording {
 	char target[256];
 	double seconds;
 	int freq;
-	char event[32];
+	char event[48];
 	uint64_t samples, lost, truncated, stack_errors;
 	uint64_t unwind_failed; /* JVM stacks whose walk stopped at a frame it could not read */
 	char frame_pointers[256]; /* "frame pointers: on" or a warning */

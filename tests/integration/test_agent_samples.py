@@ -1,7 +1,8 @@
 # test_agent_samples.py - the agent's allocation and lock samples (the ring
 # /tmp/jflame-<pid>.samples), read by tests/integration/sample_reader.c on real JVMs:
 # AllocMix's byte[]:String bytes against its known ratio, LockContend's blocked time
-# against the waiter's own measurements, nothing on (and nothing written) while no
+# (on its monitor, and with --lock juc on a ReentrantLock through the agent's Unsafe.park
+# wrapper) against the waiter's own measurements, nothing on (and nothing written) while no
 # reader beats, and a symlink or another user's file at the ring's path.
 import os
 import re
@@ -21,6 +22,8 @@ READY = "jflame-example: ready"
 MAKE_BYTES = "jflame/examples/AllocMix.makeBytes"
 MAKE_STRINGS = "jflame/examples/AllocMix.makeStrings"
 POST = "jflame/examples/Ledger.post"
+JUC_POST = "jflame/examples/LockedLedger.post"
+PARK = "java/util/concurrent/locks/LockSupport.park"
 WAITER = "jflame/examples/LockContend.waiterLoop"
 SIZES = re.compile(r"jflame-example: sizes byte\[\] (\d+) String (\d+) per round byte\[\] (\d+) String (\d+) ratio ([0-9.]+)")
 LOCK_TOTALS = re.compile(r"jflame-example: totals monotonic_ns (\d+) blocked_ns (\d+) calls (\d+)")
@@ -128,7 +131,18 @@ class SamplesTest(unittest.TestCase):
         self.assertFalse(os.path.exists(jvm.samples_path))
 
     def test_lock_blocked_time_on_attach(self):
-        jvm = self.jvm(LOCK_CONTEND, ["--seconds", "40"])
+        self.lock_on_attach([], "jflame/examples/Ledger", POST, None)
+
+    def test_juc_lock_blocked_time_on_attach(self):
+        """The same with a ReentrantLock: the agent's Unsafe.park wrapper, set up
+        after attach, gives the waiter's parks; park is the JVM's own again after."""
+        jvm = self.lock_on_attach(["--lock", "juc"], "java/util/concurrent/locks/ReentrantLock$NonfairSync", PARK,
+                                  JUC_POST)
+        st = jvm.wait_status(lambda s: s.get("park_hook") == "off" and s.get("lock_events") == "off")
+        self.assertEqual(st["error"], "")
+
+    def lock_on_attach(self, args, cls, leaf, through):
+        jvm = self.jvm(LOCK_CONTEND, ["--seconds", "40"] + args)
         r = jvmtest.jattach(jvm.pid, "load", jvmtest.AGENT, "true")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.not_preempted(jvm)
@@ -142,8 +156,10 @@ class SamplesTest(unittest.TestCase):
         self.assertGreater(len(mine), 100)
         for s in mine:
             self.assertEqual(s.kind, "lock")
-            self.assertEqual(s.cls, "jflame/examples/Ledger")
-            self.assertEqual(s.frames[-1], POST, s.frames)
+            self.assertEqual(s.cls, cls)
+            self.assertEqual(s.frames[-1], leaf, s.frames)
+            if through:
+                self.assertIn(through, s.frames)
             self.assertIn(WAITER, s.frames)
             self.assertEqual(s.value, s.weight)
             self.assertGreaterEqual(s.value, 100000)
@@ -163,6 +179,8 @@ class SamplesTest(unittest.TestCase):
         print("lock: %d samples, recorded %.3f s, measured %.3f s over %.3f s, short %s"
               % (len(mine), recorded / 1e9, measured / 1e9, (t1 - t0) / 1e9, stats["lock_short"]))
         self.assertTrue(jvm.alive())
+        self.assertNotIn("Re-registering", jvm.stdout() + jvm.stderr())
+        return jvm
 
     def test_off_without_reader(self):
         jvm = self.jvm(ALLOC_MIX, ["--seconds", "40"], agent_opts="")

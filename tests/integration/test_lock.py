@@ -2,7 +2,10 @@
 # "ledger-waiter" blocks ~90% of its time on a Ledger monitor the holder keeps; its
 # lock samples (Ledger_[l] leaf, through Ledger.post) must add up to the blocked time
 # it measures itself, and its off-CPU stacks show Ledger.post above the JVM's monitor
-# and futex frames.
+# and futex frames. With `--lock juc` the same on a ReentrantLock (the agent's
+# Unsafe.park wrapper): ReentrantLock$NonfairSync_[l] through LockedLedger.post; threads
+# parked on a Condition, an idle executor and a CountDownLatch give no lock samples;
+# and after the recording Unsafe.park is the JVM's own again.
 import os
 import re
 import shutil
@@ -19,6 +22,10 @@ READY = "jflame-example: ready"
 WAITER = "ledger-waiter"
 POST = "jflame/examples/Ledger.post"
 LEDGER = "jflame/examples/Ledger_[l]"
+JUC_POST = "jflame/examples/LockedLedger.post"
+JUC_LOCK = "java/util/concurrent/locks/ReentrantLock$NonfairSync_[l]"
+WRAPPER = "jflame_unsafe_park"  # the agent's Unsafe.park wrapper, as native frames are named
+IDLE = ("ledger-idle", "ledger-pool", "ledger-latch")
 TOTALS = re.compile(r"jflame-example: totals monotonic_ns (\d+) blocked_ns (\d+) calls (\d+)")
 SECONDS = 5
 
@@ -28,14 +35,16 @@ def slurp(path):
         return f.read()
 
 
-class LockCase(unittest.TestCase):
+class LockBase(unittest.TestCase):
+    LOCK = "monitor"
+
     def setUp(self):
         jvmtest.check_setup()
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
         self.tmp = tempfile.mkdtemp(prefix="jflame-lock-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
-        self.jvm = Jvm(["--seconds", "120"], agent_opts="", jvm_flags=["-XX:+PreserveFramePointer"],
-                       main="jflame.examples.LockContend", ready=READY)
+        self.jvm = Jvm(["--seconds", "120", "--lock", self.LOCK], agent_opts="",
+                       jvm_flags=["-XX:+PreserveFramePointer"], main="jflame.examples.LockContend", ready=READY)
         self.addCleanup(self.jvm.cleanup)
 
     def out(self, name):
@@ -59,12 +68,30 @@ class LockCase(unittest.TestCase):
         span = (after[0] - before[0]) / 1e9
         return r, (after[1] - before[1]) * SECONDS / span
 
-    def waiter(self, folded):
+    def check_two_recordings(self, leaf, through):
+        """Two recordings one after the other: each one's waits add up to what the
+        waiter measured over it (a wait seen beginning in the first recording and
+        ending in the second belongs to neither)."""
+        for k in (1, 2):
+            folded = self.out("lock%d.folded" % k)
+            r, measured_ns = self.record("-e", "lock", "-o", folded)
+            us = sum(n for f, n in self.waiter(folded) if f[-1] == leaf and through in f)
+            self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
+                            "recording %d: lock graph %.1f ms, the waiter measured %.1f ms blocked"
+                            % (k, us / 1e3, measured_ns / 1e6))
+            time.sleep(1)
+
+    def thread(self, folded, name):
         root = "[%d] java" % self.jvm.pid
-        stacks = [(f, n) for f, n in read_folded(folded) if f[0] == root and len(f) > 2 and f[1] == WAITER]
+        return [(f, n) for f, n in read_folded(folded) if f[0] == root and len(f) > 2 and f[1] == name]
+
+    def waiter(self, folded):
+        stacks = self.thread(folded, WAITER)
         self.assertTrue(stacks, "no stacks of %s in %s:\n%s" % (WAITER, folded, slurp(folded)[:3000]))
         return stacks
 
+
+class LockCase(LockBase):
     def test_lock_blocked_time(self):
         folded, svg = self.out("lock.folded"), self.out("lock.svg")
         r, measured_ns = self.record("-e", "lock", "-o", folded, "-o", svg, "-o", self.out("lock.json"))
@@ -79,6 +106,9 @@ class LockCase(unittest.TestCase):
         self.assertIn("Lock: ", text)
         self.assertRegex(text, r"<title>jflame/examples/Ledger \([0-9,.]+ ms, ")
         self.assertIn('"unit": "nanoseconds"', slurp(self.out("lock.json")).replace('":"', '": "'))
+
+    def test_two_recordings(self):
+        self.check_two_recordings(LEDGER, POST)
 
     def test_offcpu_shows_the_monitor_wait(self):
         folded = self.out("offcpu.folded")
@@ -98,6 +128,77 @@ class LockCase(unittest.TestCase):
         self.assertGreater(us * 1e3, 0.5 * measured_ns,
                            "monitor waits %.1f ms off CPU, the waiter measured %.1f ms blocked"
                            % (us / 1e3, measured_ns / 1e6))
+
+
+class JucLockCase(LockBase):
+    LOCK = "juc"
+
+    def test_juc_lock_blocked_time(self):
+        folded = self.out("lock.folded")
+        r, measured_ns = self.record("-e", "lock", "-o", folded)
+        stacks = self.waiter(folded)
+        on_lock = [(f, n) for f, n in stacks if f[-1] == JUC_LOCK and JUC_POST in f]
+        self.assertTrue(on_lock, "no %s leaf through %s:\n%s" % (JUC_LOCK, JUC_POST, stacks[:5]))
+        us = sum(n for f, n in on_lock)
+        self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
+                        "lock graph %.1f ms, the waiter measured %.1f ms blocked" % (us / 1e3, measured_ns / 1e6))
+        # the Java frames down to LockSupport.park; the wrapped Unsafe.park itself left out
+        f = on_lock[0][0]
+        i = f.index(JUC_POST)
+        above = f[i + 1:]
+        self.assertIn("java/util/concurrent/locks/ReentrantLock.lock", above, f)
+        self.assertEqual(above[-2], "java/util/concurrent/locks/LockSupport.park", f)
+        self.assertFalse([x for x in f if "Unsafe.park" in x], f)
+        # no JVM warning about re-registering a platform native method
+        self.assertNotIn("Re-registering", self.jvm.stdout() + self.jvm.stderr())
+
+    def test_two_recordings(self):
+        self.check_two_recordings(JUC_LOCK, JUC_POST)
+
+    def test_waiting_is_not_contention(self):
+        """Parks on a Condition (awaitNanos, an idle executor's worker in
+        LinkedBlockingQueue.take) and on a CountDownLatch give no lock samples,
+        although each of those threads parks every 2 ms for about 2 ms."""
+        folded = self.out("lock.folded")
+        self.record("-e", "lock", "-o", folded)
+        self.waiter(folded)
+        for name in IDLE:
+            stacks = self.thread(folded, name)
+            self.assertFalse([(f, n) for f, n in stacks if "ConditionObject" in f[-1] or "CountDownLatch" in f[-1]],
+                             "%s: lock samples on a Condition or latch:\n%s" % (name, stacks[:5]))
+            if name != "ledger-pool":  # its queue's takeLock is a real (rarely contended) lock
+                self.assertFalse(stacks, "%s: lock samples of a thread that only waits:\n%s" % (name, stacks[:5]))
+            self.assertLess(sum(n for f, n in stacks), 50e3, "%s: %s" % (name, stacks[:5]))
+
+    def test_park_is_the_jvms_own_again(self):
+        """While a lock recording runs, Unsafe.park runs through the agent's
+        wrapper (it shows in the waiter's off-CPU stacks, the status file says
+        park_hook=on); after it, the status says lock_events=off and park_hook=off,
+        and off-CPU stacks of the same wait go from Unsafe.park straight into the JVM."""
+        both = self.out("offcpu.folded")
+        rec = subprocess.Popen([JFLAME, "record", "-p", str(self.jvm.pid), "-d", str(SECONDS), "-e", "offcpu,lock",
+                                "-o", both, "-o", self.out("lock.folded")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        try:
+            self.jvm.wait_status(lambda st: st.get("park_hook") == "on" and st.get("lock_events") == "on", 10)
+        finally:
+            out, err = rec.communicate(timeout=120)
+        self.assertEqual(rec.returncode, 0, "jflame record failed:\n" + err)
+        during = [(f, n) for f, n in self.waiter(both) if JUC_POST + "_[j]" in f or JUC_POST + "_[i]" in f
+                  or JUC_POST + "_[0]" in f]
+        self.assertTrue([f for f, n in during if any(WRAPPER in x for x in f)],
+                        "no off-CPU stack of the waiter through %s while recording locks:\n%s"
+                        % (WRAPPER, "\n".join(";".join(f) for f, n in during[:5])))
+        st = self.jvm.wait_status(lambda st: st.get("park_hook") == "off" and st.get("lock_events") == "off", 10)
+        self.assertEqual(st.get("error", ""), "")
+        after = self.out("after.folded")
+        self.record("-e", "offcpu", "-o", after)
+        parked = [(f, n) for f, n in self.waiter(after)
+                  if any(x.startswith("jdk/internal/misc/Unsafe.park") for x in f)]
+        self.assertTrue(parked, "no off-CPU stack of the waiter through Unsafe.park after the lock recording")
+        self.assertFalse([f for f, n in parked if any(WRAPPER in x for x in f)],
+                         "Unsafe.park still runs through %s after the lock recording" % WRAPPER)
+        self.assertNotIn("Re-registering", self.jvm.stdout() + self.jvm.stderr())
 
 
 if __name__ == "__main__":

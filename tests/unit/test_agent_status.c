@@ -109,6 +109,8 @@ static struct agent_status sample(void)
 		.updated_ns = 18446744073709551615ULL,
 		.preserve_frame_pointer = 1,
 		.debug_non_safepoints = 1,
+		.lock_events = "on",
+		.park_hook = "failed",
 		.prologues_fp = 10,
 		.prologues_no_fp = 2,
 		.prologues_unknown = 1,
@@ -142,6 +144,8 @@ static const char *const expected_lines[] = {
 	"updated_ns=18446744073709551615",
 	"preserve_frame_pointer=on",
 	"debug_non_safepoints=on",
+	"lock_events=on",
+	"park_hook=failed",
 	"prologues_with_fp=10",
 	"prologues_without_fp=2",
 	"prologues_unknown=1",
@@ -209,8 +213,12 @@ static void test_render_variants(void)
 	st.nthreads = 0;
 	st.threads = NULL;
 	st.samples_path = NULL;
+	st.lock_events = NULL;
+	st.park_hook = NULL;
 	agent_status_render(&st, buf, sizeof(buf));
 	CHECK_MSG(has_line(buf, "samples_path="), "%s", buf);
+	CHECK_MSG(has_line(buf, "lock_events=off"), "%s", buf);
+	CHECK_MSG(has_line(buf, "park_hook=off"), "%s", buf);
 	CHECK_MSG(has_line(buf, "preserve_frame_pointer=off"), "%s", buf);
 	CHECK_MSG(has_line(buf, "jvm="), "%s", buf);
 	CHECK_MSG(has_line(buf, "error="), "%s", buf);
