@@ -58,14 +58,15 @@ def example_start(script, java, agent, jar, main, args, jvm_flags=("-XX:+Preserv
 
 
 def example_rate(script, java, agent, jar, main, args, rate, window, jflame=None, record=None, settle=0,
-                 probe=None, jvm_flags=("-XX:+PreserveFramePointer",)):
+                 probe=None, jvm_flags=("-XX:+PreserveFramePointer",), settled=None, exit_codes=(0,)):
     """One run of the example class main (example_start): when record is a list, runs
     `jflame record -p PID -d ...` with those options (and `-o FILE.folded` unless they name
     an output; "-a" in them records the host instead of PID), starting settle s before the
     window; then the median of the example's rate lines (regex rate, one group) over window
-    s, the first (partial) one skipped. Returns (median, jflame's stderr or "", the
+    s, the first (partial) one skipped; settled(pid), when given, runs after the settle
+    time (to check the recording took hold). Returns (median, jflame's stderr or "", the
     per-second change of probe() over the window or None). Exits naming script when
-    something fails."""
+    something fails (jflame exiting with a code not in exit_codes)."""
     p, log = example_start(script, java, agent, jar, main, args, jvm_flags)
     out = os.path.join(tempfile.gettempdir(), f"jflame-bench-{p.pid}.folded")
     rec, err, per_s = None, "", None
@@ -76,6 +77,8 @@ def example_rate(script, java, agent, jar, main, args, rate, window, jflame=None
             cmd += ["-d", str(window + settle)] + ([] if "-o" in record else ["-o", out]) + list(record)
             rec = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             time.sleep(settle)
+            if settled:
+                settled(p.pid)
         seen = len(rate.findall(open(log.name).read()))
         v0, t0 = (probe(), time.monotonic()) if probe else (None, None)
         time.sleep(window)
@@ -84,7 +87,7 @@ def example_rate(script, java, agent, jar, main, args, rate, window, jflame=None
         rates = [int(x) for x in rate.findall(open(log.name).read())[seen + 1:]]
         if rec:
             _, err = rec.communicate(timeout=60)
-            if rec.returncode != 0:
+            if rec.returncode not in exit_codes:
                 sys.exit(f"{script}: jflame record failed: " + err)
         if len(rates) < 3:
             sys.exit(f"{script}: too few rate lines from {main} in the window")

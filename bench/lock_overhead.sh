@@ -19,72 +19,41 @@ require_java
 int_arg PAIRS "$pairs" 3
 
 exec env PYTHONPATH="$root/bench" python3 - "$java" "$agent" "$jar" "$jflame" "$pairs" "$window" "$blocker" <<'PY'
-import os, re, statistics, subprocess, sys, tempfile, time
+import statistics, sys, time
 
-from benchlib import cleanup, median_ci
+from benchlib import example_rate, host_line, interleaved_pairs, median_ci
 
 java, agent, jar, jflame, pairs, window, blocker = sys.argv[1:]
 pairs, window = int(pairs), int(window)
-RATE = re.compile(r"jflame-example: roundtrips/s (\d+)")
+summaries = []
+
+
+def park_bound(pid):
+    """Exits unless the agent's status says Unsafe.park is bound to its wrapper."""
+    for _ in range(2):  # the status file is rewritten once a second
+        if "park_hook=on" in open(f"/tmp/jflame-{pid}.status").read():
+            return
+        time.sleep(1.2)
+    sys.exit("lock_overhead: the agent did not bind Unsafe.park")
 
 
 def run(recording):
-    """One PingPong run; median round trips/s over the window, jflame's lock summary line."""
-    log = tempfile.NamedTemporaryFile(mode="w+", prefix="jflame-bench-", suffix=".log")
-    out = os.path.join(tempfile.gettempdir(), "jflame-bench-lock-%d.folded" % os.getpid())
-    cmd = [java, "-XX:+PreserveFramePointer", f"-agentpath:{agent}=quiet", "-cp", jar,
-           "jflame.examples.PingPong", "--seconds", str(window + 30), "--blocker", blocker]
-    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    rec, summary = None, ""
-    try:
-        deadline = time.monotonic() + 60
-        while "jflame-example: ready" not in open(log.name).read():
-            if p.poll() is not None or time.monotonic() > deadline:
-                sys.exit("lock_overhead: PingPong did not get ready:\n" + open(log.name).read()[-2000:])
-            time.sleep(0.2)
-        if recording:
-            rec = subprocess.Popen([jflame, "record", "-p", str(p.pid), "-e", "lock", "-d", str(window + 2),
-                                    "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(2)  # attached, park bound
-            if "park_hook=on" not in open("/tmp/jflame-%d.status" % p.pid).read():
-                time.sleep(1.2)  # the status file is rewritten once a second
-                if "park_hook=on" not in open("/tmp/jflame-%d.status" % p.pid).read():
-                    sys.exit("lock_overhead: the agent did not bind Unsafe.park")
-        seen = len(RATE.findall(open(log.name).read()))
-        time.sleep(window)
-        rates = [int(x) for x in RATE.findall(open(log.name).read())[seen + 1:]]  # skip the first, partial
-        if rec:
-            _, err = rec.communicate(timeout=60)
-            # PingPong parks on no lock: "no lock samples" (exit 1) is the expected outcome
-            if rec.returncode not in (0, 1):
-                sys.exit("lock_overhead: jflame record failed: " + err)
-            summary = err.strip().splitlines()[-1] if err.strip() else ""
-        if len(rates) < 3:
-            sys.exit("lock_overhead: too few roundtrips/s lines in the window")
-        return statistics.median(rates), summary
-    finally:
-        p.terminate()
-        p.wait()
-        cleanup(p.pid)
-        try:
-            os.unlink(out)
-        except FileNotFoundError:
-            pass
+    """One PingPong run: its median round trips/s over the window (jflame's last line noted)."""
+    # PingPong parks on no lock: "no lock samples" (exit 1) is the expected outcome
+    rate, err, _ = example_rate("lock_overhead", java, agent, jar, "jflame.examples.PingPong",
+                                ["--seconds", str(window + 30), "--blocker", blocker],
+                                r"jflame-example: roundtrips/s (\d+)", window, jflame=jflame,
+                                record=["-e", "lock"] if recording else None, settle=2 if recording else 0,
+                                settled=park_bound, exit_codes=(0, 1))
+    if recording and err.strip():
+        summaries.append(err.strip().splitlines()[-1])
+    return rate
 
 
-print(f"lock_overhead: PingPong --blocker {blocker}, {pairs} pairs, {window} s windows; "
-      f"{os.cpu_count()} CPUs, load {open('/proc/loadavg').read().split()[0]}", flush=True)
-base, rec, ratios = [], [], []
-for i in range(pairs):
-    order = (False, True) if i % 2 == 0 else (True, False)
-    got = {}
-    for r in order:
-        got[r] = run(r)
-    base.append(got[False][0])
-    rec.append(got[True][0])
-    ratios.append(got[True][0] / got[False][0])
-    print(f"pair {i + 1}: without {got[False][0]:,.0f}  with -e lock {got[True][0]:,.0f}  ratio {ratios[-1]:.3f}"
-          f"{'; ' + got[True][1] if got[True][1] else ''}", flush=True)
+host_line("lock_overhead", f"PingPong --blocker {blocker}, {pairs} pairs, {window} s windows")
+base, rec, ratios = interleaved_pairs(pairs, run)
+if summaries:
+    print("jflame's last line, last run: " + summaries[-1])
 m, lo, hi = median_ci(ratios)
 print()
 print(f"== lock_overhead (PingPong --blocker {blocker}; jflame record -e lock -p PID; {pairs} interleaved pairs) ==")
