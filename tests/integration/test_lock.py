@@ -23,6 +23,7 @@ WAITER = "ledger-waiter"
 POST = "jflame/examples/Ledger.post"
 LEDGER = "jflame/examples/Ledger_[l]"
 JUC_POST = "jflame/examples/LockedLedger.post"
+QUEUE = "java/util/concurrent/LinkedBlockingQueue."
 JUC_LOCK = "java/util/concurrent/locks/ReentrantLock$NonfairSync_[l]"
 WRAPPER = "jflame_unsafe_park"  # the agent's Unsafe.park wrapper, as native frames are named
 IDLE = ("ledger-idle", "ledger-pool", "ledger-latch")
@@ -166,8 +167,11 @@ class JucLockCase(LockBase):
             stacks = self.thread(folded, name)
             self.assertFalse([(f, n) for f, n in stacks if "ConditionObject" in f[-1] or "CountDownLatch" in f[-1]],
                              "%s: lock samples on a Condition or latch:\n%s" % (name, stacks[:5]))
-            if name != "ledger-pool":  # its queue's takeLock is a real (rarely contended) lock
-                self.assertFalse(stacks, "%s: lock samples of a thread that only waits:\n%s" % (name, stacks[:5]))
+            # the executor's queue locks (takeLock/putLock: the worker's take and the idle
+            # thread's execute -> offer -> signalNotEmpty) are real, rarely contended locks
+            # (under ASan a ~1 ms wait there shows up); nothing else may
+            other = [(f, n) for f, n in stacks if not any(x.startswith(QUEUE) for x in f)]
+            self.assertFalse(other, "%s: lock samples of a thread that only waits:\n%s" % (name, other[:5]))
             self.assertLess(sum(n for f, n in stacks), 50e3, "%s: %s" % (name, stacks[:5]))
 
     def test_park_is_the_jvms_own_again(self):
