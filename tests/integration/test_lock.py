@@ -76,11 +76,19 @@ class LockBase(unittest.TestCase):
         for k in (1, 2):
             folded = self.out("lock%d.folded" % k)
             r, measured_ns = self.record("-e", "lock", "-o", folded)
-            us = sum(n for f, n in self.waiter(folded) if f[-1] == leaf and through in f)
-            self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
-                            "recording %d: lock graph %.1f ms, the waiter measured %.1f ms blocked"
-                            % (k, us / 1e3, measured_ns / 1e6))
+            self.waits_match(self.waiter(folded), leaf, through, measured_ns, "recording %d: " % k)
             time.sleep(1)
+
+    def waits_match(self, stacks, leaf, through, measured_ns, what=""):
+        """The waiter's stacks with leaf through the frame through: there are some, and
+        their µs add up to the ns the waiter measured within 15%. Returns them."""
+        on_lock = [(f, n) for f, n in stacks if f[-1] == leaf and through in f]
+        self.assertTrue(on_lock, "%sno %s leaf through %s:\n%s" % (what, leaf, through, stacks[:5]))
+        us = sum(n for f, n in on_lock)
+        self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
+                        "%slock graph %.1f ms, the waiter measured %.1f ms blocked"
+                        % (what, us / 1e3, measured_ns / 1e6))
+        return on_lock
 
     def thread(self, folded, name):
         root = "[%d] java" % self.jvm.pid
@@ -96,12 +104,7 @@ class LockCase(LockBase):
     def test_lock_blocked_time(self):
         folded, svg = self.out("lock.folded"), self.out("lock.svg")
         r, measured_ns = self.record("-e", "lock", "-o", folded, "-o", svg, "-o", self.out("lock.json"))
-        stacks = self.waiter(folded)
-        on_ledger = [(f, n) for f, n in stacks if f[-1] == LEDGER and POST in f]
-        self.assertTrue(on_ledger, "no %s leaf through %s:\n%s" % (LEDGER, POST, stacks[:5]))
-        us = sum(n for f, n in on_ledger)
-        self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
-                        "lock graph %.1f ms, the waiter measured %.1f ms blocked" % (us / 1e3, measured_ns / 1e6))
+        self.waits_match(self.waiter(folded), LEDGER, POST, measured_ns)
         text = slurp(svg)
         self.assertIn("lock (monitor class)", text)
         self.assertIn("Lock: ", text)
@@ -137,12 +140,7 @@ class JucLockCase(LockBase):
     def test_juc_lock_blocked_time(self):
         folded = self.out("lock.folded")
         r, measured_ns = self.record("-e", "lock", "-o", folded)
-        stacks = self.waiter(folded)
-        on_lock = [(f, n) for f, n in stacks if f[-1] == JUC_LOCK and JUC_POST in f]
-        self.assertTrue(on_lock, "no %s leaf through %s:\n%s" % (JUC_LOCK, JUC_POST, stacks[:5]))
-        us = sum(n for f, n in on_lock)
-        self.assertLess(abs(us * 1e3 - measured_ns) / measured_ns, 0.15,
-                        "lock graph %.1f ms, the waiter measured %.1f ms blocked" % (us / 1e3, measured_ns / 1e6))
+        on_lock = self.waits_match(self.waiter(folded), JUC_LOCK, JUC_POST, measured_ns)
         # the Java frames down to LockSupport.park; the wrapped Unsafe.park itself left out
         f = on_lock[0][0]
         i = f.index(JUC_POST)
