@@ -549,11 +549,11 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 	if (!es) {
 		char path[4200];
 		snprintf(path, sizeof(path), "%s%s", p->root, m->path);
-		es = elf_cache_get(sy->elf, path, p->root);
+		es = elf_cache_get(sy->elf, path, p->root, m->inode); /* the very file mapped */
 		if (!es) {
 			snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
 				 m->end);
-			es = elf_cache_get(sy->elf, path, p->root);
+			es = elf_cache_get(sy->elf, path, p->root, 0);
 		}
 		if (!es)
 			es = NO_SYMS;

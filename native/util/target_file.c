@@ -31,9 +31,15 @@ struct owner {
 static enum path_kind path_kind(const char *path, pid_t *pid, const char **rest)
 {
 	char *end;
-	if (strncmp(path, "/proc/", 6) != 0 || path[6] < '1' || path[6] > '9')
+	long n;
+	if (strncmp(path, "/proc/self/", 11) == 0) {
+		n = getpid();
+		end = (char *)path + 10;
+	} else if (strncmp(path, "/proc/", 6) != 0 || path[6] < '1' || path[6] > '9') {
 		return PATH_HOST;
-	long n = strtol(path + 6, &end, 10);
+	} else {
+		n = strtol(path + 6, &end, 10);
+	}
 	if (n <= 0 || n > INT32_MAX)
 		return PATH_HOST;
 	*pid = (pid_t)n;
