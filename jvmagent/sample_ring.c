@@ -205,24 +205,33 @@ static int write_u32(int fd, size_t field, uint32_t v)
 int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t process_start, char *err,
 		     size_t errlen)
 {
-	struct sample_ring_header h;
-	struct stat st;
-
-	memset(r, 0, sizeof(*r));
-	r->fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (r->fd < 0) {
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		memset(r, 0, sizeof(*r));
+		r->fd = -1;
 		if (errno == ENOENT)
 			return 1;
 		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
+	return sample_ring_open_fd(r, fd, path, process_start, err, errlen);
+}
+
+int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, uint64_t process_start, char *err,
+			size_t errlen)
+{
+	struct sample_ring_header h;
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
 	if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < SAMPLE_RING_HEADER ||
 	    read_at(r->fd, &h, sizeof(h), 0) != 0) {
 		snprintf(err, errlen, "jflame: %s is not an agent's sample ring; remove it", path);
 		goto fail;
 	}
 	if (memcmp(h.magic, SAMPLE_RING_MAGIC, sizeof(h.magic)) != 0 || h.header_size != SAMPLE_RING_HEADER ||
-	    !power_of_two(h.data_size) || h.data_size < 131072 || h.data_size > (1ULL << 30) ||
+	    !power_of_two(h.data_size) || h.data_size < 131072 || h.data_size > SAMPLE_RING_MAX_DATA ||
 	    (uint64_t)st.st_size < SAMPLE_RING_HEADER + h.data_size) {
 		snprintf(err, errlen, "jflame: %s is not an agent's sample ring; remove it", path);
 		goto fail;
@@ -249,6 +258,7 @@ int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t pr
 		snprintf(err, errlen, "jflame: failed to write %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	r->accepted = true; /* only now is it ours to write to */
 	return 0;
 fail:
 	sample_ring_close(r);
@@ -258,7 +268,8 @@ fail:
 void sample_ring_close(struct sample_ring_reader *r)
 {
 	if (r->fd >= 0) {
-		write_u32(r->fd, offsetof(struct sample_ring_header, want), 0);
+		if (r->accepted) /* never a byte into a file that was not an agent's ring */
+			write_u32(r->fd, offsetof(struct sample_ring_header, want), 0);
 		close(r->fd);
 	}
 	free(r->buf);

@@ -12,6 +12,8 @@
 #define SAMPLE_RING_MAGIC "JFLSMP1" /* 8 bytes with its NUL */
 #define SAMPLE_RING_VERSION 1
 #define SAMPLE_RING_HEADER 4096                 /* the header page; records follow */
+#define SAMPLE_RING_MAX_DATA (1ULL << 30)       /* no ring is larger */
+#define SAMPLE_RING_MAX_FILE (SAMPLE_RING_HEADER + SAMPLE_RING_MAX_DATA)
 #define SAMPLE_RING_DEFAULT_DATA (4u << 20)      /* bytes of records (a power of two) */
 #define SAMPLE_RING_MAX_RECORD 32768             /* a record's size limit, header included */
 #define SAMPLE_RING_MAX_FRAMES 2048
@@ -111,6 +113,7 @@ struct sample_view;
 
 struct sample_ring_reader {
 	int fd;
+	bool accepted;      /* the header was checked: jflame may write its fields */
 	uint64_t data_size, tail;
 	uint64_t bad;       /* records that failed validation (the rest of what was there skipped) */
 	unsigned char *buf; /* one record */
@@ -136,7 +139,13 @@ struct sample_view {
  * -1 with a one-line reason in err. */
 int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t process_start, char *err,
 		     size_t errlen);
-void sample_ring_close(struct sample_ring_reader *r); /* also clears want */
+/* The same on a file already opened read-write (jflame opens a target's
+ * ring through target_file); takes fd, closed on failure. 0, 1 (left by an
+ * earlier process: closed) or -1 with a one-line reason. */
+int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, uint64_t process_start, char *err,
+			size_t errlen);
+/* Also clears want, in a ring that was accepted (never in a refused file). */
+void sample_ring_close(struct sample_ring_reader *r);
 
 /* Asks the agent for events (want 0: none) and says the reader is here. */
 int sample_ring_ask(struct sample_ring_reader *r, uint32_t want, uint32_t alloc_interval, uint64_t lock_min_ns,

@@ -150,7 +150,7 @@ int cmd_attach(int argc, char **argv)
 		if (proc_info_read(o.pid, &pi) != 0)
 			pi.nspid = o.pid, pi.start_time = 0;
 		agent_file_path(map, sizeof(map), o.pid, pi.nspid, "perf-", ".map");
-		int have = agent_status_read(o.pid, pi.nspid, pi.start_time, &st);
+		int have = agent_status_read(o.pid, pi.nspid, pi.start_time, &st) == 1;
 		fprintf(stderr, "jflame: loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s", (int)o.pid,
 			info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "", map);
 		if (have)

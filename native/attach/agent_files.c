@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "target_file.h"
 #include "text_escape.h"
 
 void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *prefix, const char *suffix)
@@ -38,18 +40,20 @@ static bool value(const char *line, const char *key, const char **v)
 	return true;
 }
 
-int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_status *st)
+void agent_status_parse(const char *text, size_t len, struct agent_status *st)
 {
-	char path[128], line[1024];
 	const char *v;
 	memset(st, 0, sizeof(*st));
 	st->frame_pointers = -1;
 	st->pid = -1;
-	agent_file_path(path, sizeof(path), pid, nspid, "jflame-", ".status");
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
+	for (size_t at = 0; at < len;) {
+		char line[1024];
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = (nl ? (size_t)(nl - (text + at)) + 1 : len - at);
+		size_t keep = n < sizeof(line) - 1 ? n : sizeof(line) - 1; /* a longer line is cut, as fgets did */
+		memcpy(line, text + at, keep);
+		line[keep] = '\0';
+		at += n;
 		if (value(line, "state", &v))
 			unescape(st->state, sizeof(st->state), v);
 		else if (value(line, "mode", &v))
@@ -69,7 +73,28 @@ int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_
 		else if (value(line, "pid", &v))
 			st->pid = atoi(v);
 	}
-	fclose(f);
+}
+
+int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_status *st)
+{
+	char path[128], *text = NULL;
+	ssize_t got;
+	memset(st, 0, sizeof(*st));
+	st->frame_pointers = -1;
+	st->pid = -1;
+	agent_file_path(path, sizeof(path), pid, nspid, "jflame-", ".status");
+	int fd = target_file_open(path, 0, AGENT_STATUS_MAX, NULL, NULL, 0);
+	if (fd < 0)
+		return -1;
+	text = malloc(AGENT_STATUS_MAX);
+	got = text ? pread(fd, text, AGENT_STATUS_MAX, 0) : -1;
+	close(fd);
+	if (got < 0) {
+		free(text);
+		return -1;
+	}
+	agent_status_parse(text, (size_t)got, st);
+	free(text);
 	/* left by an earlier process with this pid */
 	if ((st->pid >= 0 && st->pid != (int)nspid) || (st->process_start && start_time &&
 							st->process_start != start_time))

@@ -22,10 +22,17 @@ struct agent_status {
 /* "/proc/PID/root/tmp/<prefix><nspid><suffix>" into out. */
 void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *prefix, const char *suffix);
 
-/* Reads the agent's status file of process pid. 1 when there is one and it
- * names this very process (its pid and start time), 0 when there is none or it
- * was left by an earlier process with the same pid. */
+/* No status file is larger: the agent writes about 1 KiB. */
+#define AGENT_STATUS_MAX (64 * 1024)
+
+/* Reads the agent's status file of process pid (through target_file: a file
+ * of the process's own user, not a link, FIFO or foreign file). 1 when it
+ * names this very process (its pid and start time), 0 when it was left by an
+ * earlier process with the same pid, -1 when there is none (or it was refused). */
 int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_status *st);
+
+/* Parses status text (key=value lines, values escaped); for tests and fuzzing. */
+void agent_status_parse(const char *text, size_t len, struct agent_status *st);
 
 /* True while the agent runs in the process (state starting or running). */
 bool agent_status_live(const struct agent_status *st);

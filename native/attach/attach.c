@@ -1,6 +1,7 @@
 /* attach.c - HotSpot's dynamic attach on Linux, in C: the .attach_pid trigger
  * file and SIGQUIT start the JVM's listener; a `load` request over its socket. */
 #include "attach.h"
+#include "target_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,7 +180,7 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 	snprintf(info->agent_path, sizeof(info->agent_path), "/tmp/%s", name);
 	if (become_target(t, pid, err, errlen) != 0)
 		goto out;
-	fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO never blocks */
 	if (fd >= 0) {
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
@@ -239,7 +240,10 @@ static int agent_path_for(struct target *t, pid_t pid, const char *agent, struct
 		return -1;
 	}
 	snprintf(inside, sizeof(inside), "/proc/%d/root%s", (int)pid, real);
-	if (stat(inside, &seen) == 0 && seen.st_dev == host.st_dev && seen.st_ino == host.st_ino) {
+	int fd = target_file_open(inside, TARGET_FILE_READABLE | TARGET_FILE_QUIET, 0, &seen, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && seen.st_dev == host.st_dev && seen.st_ino == host.st_ino) {
 		snprintf(info->agent_path, sizeof(info->agent_path), "%s", real);
 		return 0;
 	}
@@ -272,12 +276,13 @@ static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, s
 		return -1;
 	}
 	if (*dirfd >= 0)
-		fd = openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
+		fd = openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0660);
 	if (fd < 0) {
 		if (*dirfd >= 0)
 			close(*dirfd);
 		*dirfd = dup(t->tmp_fd);
-		fd = *dirfd >= 0 ? openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660) : -1;
+		fd = *dirfd >= 0 ? openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+					  0660) : -1;
 	}
 	e = errno;
 	become_self(t);
@@ -614,7 +619,14 @@ static int check_target(struct target *t, pid_t pid, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(t->tmp, sizeof(t->tmp), "/proc/%d/root/tmp", (int)pid);
-	t->tmp_fd = open(t->tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* its /tmp resolved inside its root (a link there never leads to the host's) */
+	char why[256];
+	t->tmp_fd = target_file_open(t->tmp, TARGET_FILE_DIR | TARGET_FILE_QUIET, 0, NULL, why, sizeof(why));
+	if (t->tmp_fd == -2) {
+		t->tmp_fd = -1;
+		snprintf(err, errlen, "jflame: refused %s: %s", t->tmp, why);
+		return -1;
+	}
 	if (t->tmp_fd < 0) {
 		snprintf(err, errlen, "jflame: failed to open %s: %s%s", t->tmp, strerror(errno),
 			 errno == EACCES ? "; run jflame as root (in a container it needs CAP_SYS_PTRACE)" : "");

@@ -1,6 +1,7 @@
 /* hsperf.c - a reader for HotSpot's hsperfdata format 2.0: a prologue (magic
  * 0xcafec0c0, byte order, entry offset and count) and self-describing entries. */
 #include "hsperf.h"
+#include "target_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #define HSPERF_MAX_FILE (64u << 20)
+#define HSPERF_MAX_USERS 256 /* hsperfdata_<user> directories looked into, at most */
 
 static uint32_t get32(const unsigned char *p, int little)
 {
@@ -82,14 +84,16 @@ int hsperf_find_long(const unsigned char *buf, size_t len, const char *name, int
 	return 0;
 }
 
+/* A JVM's hsperfdata file: through target_file (the process's user's regular
+ * file, no link, FIFO or device, at most HSPERF_MAX_FILE bytes). */
 static int read_file(const char *path, unsigned char **buf, size_t *len)
 {
 	struct stat st;
-	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int rc = -1, fd = target_file_open(path, 0, HSPERF_MAX_FILE, &st, NULL, 0);
 	*buf = NULL;
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (size_t)st.st_size > HSPERF_MAX_FILE)
+	if (st.st_size <= 0)
 		goto out;
 	*buf = malloc((size_t)st.st_size);
 	if (!*buf)
@@ -113,14 +117,21 @@ static int read_image(pid_t pid, pid_t nspid, unsigned char **image, size_t *ima
 	char dir[64], path[PATH_MAX];
 	int rc = -1;
 	snprintf(dir, sizeof(dir), "/proc/%d/root/tmp", (int)pid);
-	DIR *d = opendir(dir);
-	if (!d)
+	int dfd = target_file_open(dir, TARGET_FILE_DIR, 0, NULL, NULL, 0);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
 		return -1;
-	for (struct dirent *e; rc != 0 && (e = readdir(d));) {
+	}
+	/* a /tmp is looked through for at most HSPERF_MAX_USERS users' directories */
+	int users = 0;
+	for (struct dirent *e; rc != 0 && users < HSPERF_MAX_USERS && (e = readdir(d));) {
 		unsigned char *buf;
 		size_t len;
 		if (strncmp(e->d_name, "hsperfdata_", 11) != 0)
 			continue;
+		users++;
 		snprintf(path, sizeof(path), "%s/%s/%d", dir, e->d_name, (int)nspid);
 		if (read_file(path, &buf, &len) != 0)
 			continue;

@@ -9,6 +9,7 @@
 #include "proc_info.h"
 #include "sample_pipeline.h"
 #include "sample_ring.h"
+#include "target_file.h"
 
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
@@ -174,7 +175,13 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 				continue;
 			src->tried_ns = now;
 			agent_file_path(path, sizeof(path), src->pid, src->nspid, "jflame-", ".samples");
-			int rc = sample_ring_open(&src->rd, path, src->start_ticks, err, sizeof(err));
+			/* the target's file: the one opener (its user's, not a link or FIFO) */
+			int fd = target_file_open(path, TARGET_FILE_WRITE, SAMPLE_RING_MAX_FILE, NULL, NULL, 0);
+			if (fd == -2) {
+				src->failed = true; /* said once by target_file */
+				continue;
+			}
+			int rc = fd < 0 ? 1 : sample_ring_open_fd(&src->rd, fd, path, src->start_ticks, err, sizeof(err));
 			if (rc < 0) {
 				src->failed = true;
 				fprintf(stderr, "jflame: warning: no alloc or lock samples from pid %d: %s\n", (int)src->pid,

@@ -1,6 +1,8 @@
 /* elf_lookup.c - run-time addresses of a mapped ELF file's exported data
  * symbols by name: .dynsym values plus the load bias its mappings show. */
 #include "elf_lookup.h"
+#include "elf_syms.h"
+#include "target_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,9 +81,12 @@ static int segments_bias(const struct segments *s, const struct elf_mapping *map
 static Elf *elf_open(const char *path, int *fd, char *err, size_t errlen)
 {
 	Elf *e;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[256];
+	/* a file of the target's: regular, its user's to read, links inside its root */
+	*fd = target_file_open(path, TARGET_FILE_READABLE | TARGET_FILE_QUIET, ELF_MAX_FILE, NULL, why, sizeof(why));
 	if (*fd < 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "jflame: failed to open %s: %s", path, *fd == -2 ? why : strerror(errno));
+		*fd = -1;
 		return NULL;
 	}
 	elf_version(EV_CURRENT);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #endif
 #include "elf_syms.h"
+#include "target_file.h"
 #include "sym_choice.h"
 
 #include <errno.h>
@@ -240,23 +241,18 @@ static void finish(struct elf_syms *es)
 	}
 }
 
-/* Opens path read-only for what it must be: a regular file (not a FIFO or a
- * device a hostile debuglink could name). Returns the fd or -1 with errno. */
+/* Opens path read-only for what it must be: through target_file, a regular
+ * file (not a FIFO or a device a hostile debuglink could name) that the
+ * process's user may read, links resolved inside its root. fd or -1 with
+ * errno (EINVAL: not a regular file, EPERM: refused). */
 static int open_regular(const char *path, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	int e = 0;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) != 0)
-		e = errno;
-	else if (!S_ISREG(st->st_mode))
-		e = EINVAL;
-	if (e) {
-		close(fd);
-		errno = e;
+	char why[256];
+	int fd = target_file_open(path, TARGET_FILE_READABLE | TARGET_FILE_QUIET, ELF_MAX_FILE, st, why, sizeof(why));
+	if (fd == -2) {
+		errno = strstr(why, "not a regular file") ? EINVAL : EPERM;
+		if (errno == EPERM)
+			target_file_warn(path, why);
 		return -1;
 	}
 	return fd;
@@ -674,7 +670,7 @@ static struct elf_syms *cache_add(struct elf_cache *c, dev_t dev, ino_t ino, con
 	return es;
 }
 
-struct elf_syms *elf_cache_get(struct elf_cache *c, const char *path, const char *root)
+struct elf_syms *elf_cache_get(struct elf_cache *c, const char *path, const char *root, uint64_t want_ino)
 {
 	struct cache_entry *e;
 	struct elf_syms *es;
@@ -687,6 +683,10 @@ struct elf_syms *elf_cache_get(struct elf_cache *c, const char *path, const char
 	fd = open_regular(path, &st);
 	if (fd < 0)
 		return cache_add(c, 0, 0, path, NULL);
+	if (want_ino && (uint64_t)st.st_ino != want_ino) {
+		close(fd); /* not the file mapped (replaced, or another one put there) */
+		return NULL;
+	}
 	e = cache_find(c, st.st_dev, st.st_ino, NULL);
 	if (e)
 		es = e->es;

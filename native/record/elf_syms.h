@@ -18,6 +18,9 @@ struct elf_syms;
  * next one. Returns NULL with a one-line reason in err (naming path) when the
  * file is not a readable ELF file (or not a regular file). A file without any
  * symbols is not an error: lookups then fail. */
+/* No ELF or debug file larger than this is read. */
+#define ELF_MAX_FILE (4ULL << 30)
+
 struct elf_syms *elf_syms_load(const char *path, const char *root, char *err, size_t errlen);
 void elf_syms_free(struct elf_syms *es);
 
@@ -48,6 +51,6 @@ void elf_cache_free(struct elf_cache *c);
  * /proc/PID/map_files/...), looked up by its (dev, ino); NULL when it cannot be
  * loaded (the failure is remembered and not retried: by (dev, ino), or by path
  * when the file cannot even be opened). */
-struct elf_syms *elf_cache_get(struct elf_cache *c, const char *path, const char *root);
+struct elf_syms *elf_cache_get(struct elf_cache *c, const char *path, const char *root, uint64_t want_ino);
 
 #endif

@@ -5,14 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "elf_lookup.h"
+#include "elf_syms.h"
 #include "hsperf.h"
 #include "proc_info.h"
 #include "proc_maps.h"
 #include "remote_mem.h"
+#include "target_file.h"
 
 #define MAX_STRIDE 256        /* a table entry is well below this */
 #define MAX_ENTRIES (1 << 15) /* entries of a table at most (JDK 17 has 1500) */
@@ -446,7 +449,10 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], uint64_t text[
 	/* the file as the process sees it (its mount namespace), else the
 	 * mapping itself (replaced on disk, or no access to its root) */
 	snprintf(file, sizeof(file), "/proc/%d/root%s", (int)pid, jvm->path);
-	found = stat(file, &st) != 0 || st.st_ino != jvm->inode ? -1 :
+	int fd = target_file_open(file, TARGET_FILE_READABLE | TARGET_FILE_QUIET, ELF_MAX_FILE, &st, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	found = fd < 0 || st.st_ino != jvm->inode ? -1 :
 		elf_lookup_symbols(file, maps, n, sym_names, HOTSPOT_NSYMS, sym, err, errlen);
 	if (found < 0) {
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)jvm->start,

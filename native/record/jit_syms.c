@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "target_file.h"
 #include "text_escape.h"
 
 struct jit_entry {
@@ -52,8 +53,9 @@ struct jit_syms {
 	size_t nunloads, unloadcap;
 	char head[HEAD_LEN]; /* the file's first bytes: a rewrite changes them */
 	size_t headlen;
-	char *line;
-	size_t linecap;
+	char *line; /* JIT_SYMS_MAX_LINE + 2 bytes */
+	time_t mtime;   /* when opened */
+	bool over;      /* grown past the cap: no longer read */
 };
 
 struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, struct str_intern *si)
@@ -62,27 +64,33 @@ struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, st
 	const char *path = NULL;
 	bool times = false;
 	struct stat st;
+	FILE *f = NULL;
 
-	if (events_path && stat(events_path, &st) == 0 && S_ISREG(st.st_mode)) {
+	/* files of the target's: through the one opener (no FIFO, link or foreign file) */
+	if (events_path && (f = target_file_fopen(events_path, 0, JIT_SYMS_MAX_FILE, &st, NULL))) {
 		path = events_path;
 		times = true;
-	} else if (map_path && stat(map_path, &st) == 0 && S_ISREG(st.st_mode)) {
+	} else if (map_path && (f = target_file_fopen(map_path, 0, JIT_SYMS_MAX_FILE, &st, NULL))) {
 		path = map_path;
 	}
-	if (!path)
+	if (!f)
 		return NULL;
 	js = calloc(1, sizeof(*js));
-	if (!js)
+	if (!js) {
+		fclose(f);
 		return NULL;
+	}
 	snprintf(js->path, sizeof(js->path), "%s", path);
 	js->has_times = times;
 	js->si = si;
-	js->f = fopen(path, "re");
-	if (!js->f) {
-		free(js);
-		return NULL;
-	}
+	js->f = f;
+	js->mtime = st.st_mtime;
 	return js;
+}
+
+time_t jit_syms_mtime(const struct jit_syms *js)
+{
+	return js ? js->mtime : 0;
 }
 
 void jit_syms_free(struct jit_syms *js)
@@ -287,23 +295,47 @@ static bool same_head(struct jit_syms *js)
 int jit_syms_update(struct jit_syms *js)
 {
 	struct stat st;
+	char why[160];
 	int lines = 0;
 
-	if (!js || fstat(fileno(js->f), &st) != 0)
+	if (!js || js->over || fstat(fileno(js->f), &st) != 0)
 		return -1;
+	if (target_file_recheck(fileno(js->f), JIT_SYMS_MAX_FILE, why, sizeof(why)) != 0) {
+		target_file_warn(js->path, why);
+		js->over = true;
+		return -1;
+	}
 	if ((uint64_t)st.st_size < js->offset || !same_head(js))
 		reset(js); /* rewritten: a new JVM with this pid, or a new agent */
 	if ((uint64_t)st.st_size == js->offset)
 		return 0;
+	if (!js->line && !(js->line = malloc(JIT_SYMS_MAX_LINE + 2)))
+		return -1;
 	if (fseeko(js->f, (off_t)js->offset, SEEK_SET) != 0)
 		return -1;
-	for (;;) {
-		ssize_t len = getline(&js->line, &js->linecap, js->f);
-		if (len <= 0)
+	/* lines of at most JIT_SYMS_MAX_LINE bytes: a longer one is garbage and
+	 * skipped, so no line of the target's makes jflame's memory grow */
+	bool skipping = false;
+	uint64_t at = js->offset;
+	while (fgets(js->line, JIT_SYMS_MAX_LINE + 2, js->f)) {
+		off_t pos = ftello(js->f);
+		if (pos < 0 || (uint64_t)pos <= at)
 			break;
-		if (js->line[len - 1] != '\n')
+		size_t len = (size_t)((uint64_t)pos - at); /* NULs included: garbage, but read past */
+		at = (uint64_t)pos;
+		bool whole = js->line[len - 1] == '\n';
+		if (!whole && len == JIT_SYMS_MAX_LINE + 1) {
+			js->offset = at; /* over the limit: dropped up to its newline */
+			skipping = true;
+			continue;
+		}
+		if (!whole)
 			break; /* being written: read it whole next time */
-		js->offset += (uint64_t)len;
+		js->offset = at;
+		if (skipping) {
+			skipping = false;
+			continue;
+		}
 		js->line[len - 1] = '\0';
 		parse_line(js, js->line);
 		lines++;

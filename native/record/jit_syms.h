@@ -6,15 +6,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "str_intern.h"
 
 struct jit_syms;
 
+/* No events log or perf map is read past this size, nor a line past this length. */
+#define JIT_SYMS_MAX_FILE (512ULL << 20)
+#define JIT_SYMS_MAX_LINE 65536
+
 /* Opens the agent's events log (/proc/PID/root/tmp/jflame-NSPID.events) when
  * events_path exists, else a plain perf map (map_path) without times: names
- * from either are read as the file grows. NULL when neither file exists. */
+ * from either are read as the file grows. Both are opened by target_file (a
+ * file of the target's user; a FIFO, link or foreign file is refused with one
+ * warning). NULL when neither file exists or is accepted. */
 struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, struct str_intern *si);
+/* The file's modification time when it was opened. */
+time_t jit_syms_mtime(const struct jit_syms *js);
 void jit_syms_free(struct jit_syms *js);
 
 /* Reads what was appended since the last call. Returns the number of new

@@ -184,7 +184,7 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
  * there is only a perf map (perf-map-agent, node --perf-basic-prof, ...). */
 static void check_agent(struct symbolizer *sy, struct proc *p)
 {
-	char events[96], map[96], status[96];
+	char events[96], map[96];
 	uint64_t now = mono_ns();
 	/* a JVM's agent may write its files any moment: look more often there;
 	 * a JVM whose map came before its agent's status (a starting agent) is
@@ -195,23 +195,24 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	p->agent_checked_ns = now;
 	agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
 	agent_file_path(map, sizeof(map), p->pid, p->nspid, "perf-", ".map");
-	agent_file_path(status, sizeof(status), p->pid, p->nspid, "jflame-", ".status");
 	struct agent_status st;
-	if (agent_status_read(p->pid, p->nspid, p->start_ticks, &st) == 1) {
+	int have = agent_status_read(p->pid, p->nspid, p->start_ticks, &st);
+	if (have == 1) {
 		p->pfp = st.frame_pointers;
 		p->is_jvm = true;
 		p->status_seen = true;
-	} else if (access(status, F_OK) == 0) {
+	} else if (have == 0) {
 		return; /* left by an earlier process with this pid */
 	}
 	if (p->jit)
 		return;
+	p->jit = jit_syms_open(events, map, sy->si);
 	/* without a status, a map older than the process was left by an earlier
 	 * process with this pid (perf-map-agent, a killed JVM) */
-	struct stat ms;
-	if (!p->status_seen && stat(map, &ms) == 0 && p->start_epoch > 0 && (double)ms.st_mtime + 1.0 < p->start_epoch)
-		return;
-	p->jit = jit_syms_open(events, map, sy->si);
+	if (p->jit && !p->status_seen && p->start_epoch > 0 && (double)jit_syms_mtime(p->jit) + 1.0 < p->start_epoch) {
+		jit_syms_free(p->jit);
+		p->jit = NULL;
+	}
 	if (p->jit)
 		jit_syms_update(p->jit);
 }
@@ -548,11 +549,11 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 	if (!es) {
 		char path[4200];
 		snprintf(path, sizeof(path), "%s%s", p->root, m->path);
-		es = elf_cache_get(sy->elf, path, p->root);
+		es = elf_cache_get(sy->elf, path, p->root, m->inode); /* the very file mapped */
 		if (!es) {
 			snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
 				 m->end);
-			es = elf_cache_get(sy->elf, path, p->root);
+			es = elf_cache_get(sy->elf, path, p->root, 0);
 		}
 		if (!es)
 			es = NO_SYMS;

@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	char proc_path[128];
 	snprintf(proc_path, sizeof(proc_path), "/proc/self/root%s", path);
-	struct elf_syms *a = elf_cache_get(c, path, dir), *b = elf_cache_get(c, proc_path, dir);
+	struct elf_syms *a = elf_cache_get(c, path, dir, 0), *b = elf_cache_get(c, proc_path, dir, 0);
 	if (a != b)
 		fail("two paths to one file gave two entries");
 	if (a)

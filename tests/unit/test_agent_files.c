@@ -2,6 +2,8 @@
  * fields, escapes, and files left by an earlier process with the same pid. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent_files.h"
@@ -32,7 +34,7 @@ int main(void)
 
 	/* no file: nothing */
 	unlink(path);
-	CHECK(agent_status_read(pid, pid, start, &st) == 0);
+	CHECK(agent_status_read(pid, pid, start, &st) == -1);
 
 	snprintf(text, sizeof(text),
 		 "format=1\nagent_version=0.4.0\npid=%d\nprocess_start=%llu\nmode=attach\nstate=running\n"
@@ -65,6 +67,32 @@ int main(void)
 	CHECK(agent_status_read(pid, pid, start, &st) == 1);
 	CHECK(!agent_status_live(&st));
 	CHECK_EQ_INT(st.frame_pointers, -1);
+
+	/* not the process's own file: another user's saying running, a FIFO
+	 * (opening it used to block for good), a symbolic link: none is read */
+	snprintf(text, sizeof(text), "pid=%d\nprocess_start=%llu\nstate=running\n", (int)pid,
+		 (unsigned long long)start);
+	write_status(path, text);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 12345, 12345) == 0);
+		CHECK(agent_status_read(pid, pid, start, &st) == -1);
+		CHECK(!agent_status_live(&st));
+	}
+	char real[300];
+	snprintf(real, sizeof(real), "%s.real", path);
+	CHECK(rename(path, real) == 0 && symlink(real, path) == 0);
+	CHECK(agent_status_read(pid, pid, start, &st) == -1);
+	unlink(path);
+	unlink(real);
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(agent_status_read(pid, pid, start, &st) == -1);
+	unlink(path);
+
+	/* the parser alone */
+	const char *parsed = "state=running\npid=7\nerror=a\\x1bb";
+	agent_status_parse(parsed, strlen(parsed), &st);
+	CHECK_EQ_STR(st.state, "running");
+	CHECK_EQ_INT(st.pid, 7);
 	unlink(path);
 	return check_report("agent_files");
 }

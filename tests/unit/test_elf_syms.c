@@ -437,34 +437,39 @@ static void test_cache(void)
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	a = elf_cache_get(c, fixture("fixture_full"), NULL);
+	a = elf_cache_get(c, fixture("fixture_full"), NULL, 0);
 	CHECK(a != NULL);
-	b = elf_cache_get(c, fixture("fixture_full.link"), NULL); /* a hard link */
+	b = elf_cache_get(c, fixture("fixture_full.link"), NULL, 0); /* a hard link */
 	CHECK(a == b);
-	b = elf_cache_get(c, pathf("/proc/self/root%s", fixture("fixture_full"), NULL), "/");
+	b = elf_cache_get(c, pathf("/proc/self/root%s", fixture("fixture_full"), NULL), "/", 0);
 	CHECK(a == b);
-	s = elf_cache_get(c, fixture("fixture_stripped"), "");
+	s = elf_cache_get(c, fixture("fixture_stripped"), "", 0);
 	CHECK(s != NULL && s != a);
-	CHECK(elf_cache_get(c, fixture("fixture_stripped"), "") == s);
+	CHECK(elf_cache_get(c, fixture("fixture_stripped"), "", 0) == s);
+	/* the file that was mapped, by its inode: another file at the path is not used */
+	struct stat fst;
+	CHECK(stat(fixture("fixture_full"), &fst) == 0);
+	CHECK(elf_cache_get(c, fixture("fixture_full"), NULL, (uint64_t)fst.st_ino) == a);
+	CHECK(elf_cache_get(c, fixture("fixture_full"), NULL, (uint64_t)fst.st_ino + 1) == NULL);
 
 	/* a failure is remembered: the same inode made an ELF file later stays failed */
 	spit(in_tmp("late"), "not yet an ELF file\n");
-	CHECK(elf_cache_get(c, in_tmp("late"), NULL) == NULL);
+	CHECK(elf_cache_get(c, in_tmp("late"), NULL, 0) == NULL);
 	copy_file(fixture("fixture_full"), in_tmp("late"));
-	CHECK(elf_cache_get(c, in_tmp("late"), NULL) == NULL);
+	CHECK(elf_cache_get(c, in_tmp("late"), NULL, 0) == NULL);
 	/* and a path that cannot be opened, by its path */
-	CHECK(elf_cache_get(c, in_tmp("later"), NULL) == NULL);
+	CHECK(elf_cache_get(c, in_tmp("later"), NULL, 0) == NULL);
 	copy_file(fixture("fixture_full"), in_tmp("later"));
-	CHECK(elf_cache_get(c, in_tmp("later"), NULL) == NULL);
+	CHECK(elf_cache_get(c, in_tmp("later"), NULL, 0) == NULL);
 
 	/* many files: the buckets grow and every entry stays findable */
 	for (int i = 0; i < 600; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "many/%d", i);
 		spit(in_tmp(name), "x");
-		CHECK(elf_cache_get(c, in_tmp(name), NULL) == NULL);
+		CHECK(elf_cache_get(c, in_tmp(name), NULL, 0) == NULL);
 	}
-	CHECK(elf_cache_get(c, fixture("fixture_full"), NULL) == a);
+	CHECK(elf_cache_get(c, fixture("fixture_full"), NULL, 0) == a);
 	uint64_t off = 0;
 	CHECK(elf_syms_lookup(a, 0, &off) == NULL);
 	elf_cache_free(c);

@@ -51,6 +51,24 @@ int main(void)
 
 	CHECK(sample_ring_create(&w, path, 1000, 7, 42, err, sizeof(err)) == -1); /* not a power of two */
 	CHECK_EQ_INT(sample_ring_open(&r, path, 42, err, sizeof(err)), 1);      /* none yet */
+	{
+		/* a file that is not a ring is refused and never written to (the
+		 * close used to clear `want` in it: 4 bytes at offset 360) */
+		char foreign[8192], back[8192];
+		memset(foreign, 'A', sizeof(foreign));
+		FILE *f = fopen(path, "we");
+		CHECK(f && fwrite(foreign, 1, sizeof(foreign), f) == sizeof(foreign));
+		if (f)
+			fclose(f);
+		CHECK_EQ_INT(sample_ring_open(&r, path, 42, err, sizeof(err)), -1);
+		CHECK(strstr(err, "is not an agent's sample ring") != NULL);
+		sample_ring_close(&r);
+		f = fopen(path, "re");
+		CHECK(f && fread(back, 1, sizeof(back), f) == sizeof(back) && memcmp(foreign, back, sizeof(back)) == 0);
+		if (f)
+			fclose(f);
+		unlink(path);
+	}
 	CHECK_EQ_INT(sample_ring_create(&w, path, 131072, 7, 42, err, sizeof(err)), 0);
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
