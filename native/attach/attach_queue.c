@@ -18,6 +18,7 @@
 struct job {
 	pid_t pid, child;
 	int fd;
+	bool stopped; /* told to stop (SIGTERM) */
 	char buf[sizeof(struct attach_info) + 1200];
 	size_t len;
 };
@@ -53,12 +54,31 @@ static bool tried(const struct attach_queue *q, pid_t pid)
 	return false;
 }
 
-/* The child's report: outcome, then the attach_info, then the message. */
-static void child_main(const struct attach_opts *o, pid_t pid, int fd)
+static volatile sig_atomic_t child_stop;
+
+static void on_child_stop(int sig)
 {
+	(void)sig;
+	child_stop = 1;
+}
+
+/* The child's report: outcome, then the attach_info, then the message. The
+ * parent decides when it stops: SIGINT and SIGHUP (a terminal's Ctrl-C reaches
+ * the whole group) are ignored, SIGTERM ends its waits (attach_queue_stop). */
+static void child_main(const struct attach_opts *o, pid_t pid, int fd, const sigset_t *old)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, term = { .sa_handler = on_child_stop };
+	struct attach_opts co = *o;
 	struct attach_info info;
 	char err[1024] = "";
-	int outcome = attach_agent(pid, o, &info, err, sizeof(err));
+	sigemptyset(&ign.sa_mask);
+	sigemptyset(&term.sa_mask);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGTERM, &term, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	co.cancel = &child_stop;
+	int outcome = attach_agent(pid, &co, &info, err, sizeof(err));
 	char out[sizeof(int) + sizeof(info) + sizeof(err)];
 	memcpy(out, &outcome, sizeof(int));
 	memcpy(out + sizeof(int), &info, sizeof(info));
@@ -96,12 +116,16 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: pipe failed; this JVM is skipped");
 		return -1;
 	}
+	sigset_t all, old;
+	sigfillset(&all);
 	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &all, &old); /* the child's handlers are its own before a signal reaches it */
 	pid_t child = fork();
 	if (child == 0) {
 		close(fds[0]);
-		child_main(q->opts, pid, fds[1]);
+		child_main(q->opts, pid, fds[1], &old);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fds[1]);
 	if (child < 0) {
 		close(fds[0]);
@@ -185,6 +209,15 @@ void attach_queue_poll(struct attach_queue *q, int wait_ms)
 		if (r > 0)
 			j->len += (size_t)r;
 		finish(q, i, false); /* EOF: the child is done */
+	}
+}
+
+void attach_queue_stop(struct attach_queue *q)
+{
+	for (size_t i = 0; q && i < q->njobs; i++) {
+		if (!q->jobs[i].stopped)
+			kill(q->jobs[i].child, SIGTERM);
+		q->jobs[i].stopped = true;
 	}
 }
 
