@@ -2102,7 +2102,6 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (!r.o.no_attach && (r.o.all || r.o.npids)) {
-		r.attach.cancel = &stop_requested;
 		r.aq = attach_queue_new(&r.attach, on_attached, &r);
 		r.considered = calloc(PID_LIMIT / 8, 1);
 		if (!r.aq || !r.considered) {

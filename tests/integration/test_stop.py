@@ -93,7 +93,7 @@ class StopTest(unittest.TestCase):
                 time.sleep(gap)
             p.send_signal(sig)
         try:
-            _, err = p.communicate(timeout=60)
+            _, err = p.communicate(timeout=40)
         except subprocess.TimeoutExpired:
             p.kill()
             _, err = p.communicate()
@@ -172,6 +172,27 @@ class StopTest(unittest.TestCase):
         self.assertIn("the attach was stopped before it finished", err)
         self.assertNotIn("interrupted while waiting", err)
         self.assert_busy_recorded(folded)
+
+    def test_a_stuck_attach_child_is_killed_after_its_bound(self):
+        # a FIFO where the attach trigger goes: opening it for writing blocks
+        # outside any wait of attach_agent; the queue kills the child after
+        # 4 x --attach-timeout + 2 s, and the recording (-d, no signal) ends
+        d = os.path.join(self.tmp, "fifo")
+        os.mkdir(d)
+        fake = subprocess.Popen([sys.executable, "-c", FAKE_JVM, d], stdout=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, cwd=d, text=True)
+        self.addCleanup(fake.wait)
+        self.addCleanup(fake.kill)
+        self.assertEqual(fake.stdout.readline().strip(), "ready")
+        os.mkfifo(os.path.join(d, ".attach_pid%d" % fake.pid))
+        folded = self.out("stuck.folded")
+        p = self.start("record", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
+        rc, err, took = self.stop(p)
+        self.assertEqual(rc, 0, err)
+        self.assertLess(took, 8, err)
+        self.assertIn("the attach to pid %d was stopped after" % fake.pid, err)
+        stacks = read_folded(folded)
+        self.assertGreater(sum(n for f, n in stacks if f[0].startswith("[%d] " % fake.pid)), 5, err)
 
     def test_attach_command_ends_on_sigint(self):
         p = self.start("attach", "--timeout", "30", str(self.frozen.pid))
