@@ -1,6 +1,5 @@
-/* fuzz_text_escape.c - libFuzzer target for target text as data: whatever the
- * bytes, the escaped text has no control byte, is valid UTF-8, fits, cuts
- * cleanly, and text_unescape gives the bytes back. */
+/* fuzz_text_escape.c - libFuzzer target for target text as data: escaped, any
+ * bytes give valid UTF-8 with no control byte, cut cleanly, decoded back. */
 /* module: native/util/text_escape.c native/util/str_intern.c */
 #include "text_escape.h"
 
