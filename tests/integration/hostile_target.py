@@ -1,12 +1,14 @@
 # hostile_target.py - a hostile process for test_hostile.py: run as root under
-# `unshare --mount --propagation private`, it mounts a private /tmp, maps code
-# from a file named libjvm.so (so jflame takes it for a JVM), plants one kind of
-# bad file at every path jflame reads for it, drops to nobody, names itself and
-# its threads with escape sequences and burns a little CPU until killed.
+# `unshare --mount --propagation private`, it mounts a private /tmp, maps a file
+# named libjvm.so (so jflame takes it for a JVM), runs code from another, plants
+# one kind of bad file at every path jflame reads for it (that code's file too),
+# drops to nobody, names itself and its threads with escape sequences and burns
+# a little CPU until killed.
 #
 # usage: hostile_target.py SPEC_JSON   (one line of JSON on stdout when ready)
 import ctypes
 import json
+import mmap
 import os
 import shutil
 import struct
@@ -105,7 +107,15 @@ def main():
     os.chown("/tmp/h", NOBODY, NOBODY)
     os.mkdir("/tmp/hsperfdata_nobody", 0o755)
     os.chown("/tmp/hsperfdata_nobody", NOBODY, NOBODY)
-    lib = "/tmp/h/libjvm.so"
+    # a file named libjvm.so stays mapped: jflame takes the process for a JVM
+    # (attaches to it, reads its hsperfdata); the code it runs comes from
+    # another file, replaced by the bad one once loaded
+    jvm = "/tmp/h/libjvm.so"
+    shutil.copyfile(spec["lib"], jvm)
+    os.chown(jvm, NOBODY, NOBODY)
+    with open(jvm, "rb") as f:
+        jvm_map = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    lib = "/tmp/h/libhostile.so"
     shutil.copyfile(spec["lib"], lib)
     os.chown(lib, NOBODY, NOBODY)
     code = ctypes.CDLL(lib)
@@ -169,7 +179,7 @@ def main():
         started.wait(10)
     print(json.dumps({"pid": pid, "text": [lo, hi], "tids": tids,
                       "paths": {k: "/proc/%d/root%s" % (pid, v) for k, v in paths.items()}}), flush=True)
-    while True:
+    while jvm_map:
         time.sleep(3600)
 
 
