@@ -132,7 +132,7 @@ def main():
         "hsperf": hsperf_image({"sun.rt.jvmCapabilities": b"0000000000000000000000000000000000000000000000000000000000000000"},
                                {"sun.rt.createVmEndTime": 1}),
     }
-    if kind == "canary":
+    if kind in ("canary", "elfcanary"):
         secret = spec["canary"].encode()
         write(spec["canary_file"], b"%x %x %s\n0 load %x %x %s\nstate=running\nerror=%s\n"
               % (lo, hi - lo, secret, lo, hi - lo, secret, secret), uid=0, mode=0o600)
@@ -140,7 +140,7 @@ def main():
         os.chown(spec["canary_elf"], 0, 0)
         os.chmod(spec["canary_elf"], 0o600)
         content["lib"] = b""
-    if kind == "foreign":
+    if kind in ("foreign", "elfforeign"):
         with open(spec["canary_lib"], "rb") as f:
             content["lib"] = f.read()  # symbols named after the canary: must not be read from a foreign file
     paths = {
@@ -152,6 +152,9 @@ def main():
     }
     if with_status:
         paths["status"] = "/tmp/jflame-%d.status" % pid
+    if kind.startswith("elf"):  # only the code's file: its symbols are not hidden behind a perf map
+        kind = kind[3:]
+        paths = {"lib": lib}
     if kind == "foreign":  # needs root: chown to another user
         for what, path in paths.items():
             plant_one(kind, path, content[what], spec)

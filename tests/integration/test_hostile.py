@@ -33,7 +33,9 @@ LIMIT = 10.0      # seconds a recording may take, start-up included
 KILL_AFTER = 15.0  # then it is SIGKILLed (a hang must not hang the test)
 CANARY_SYMBOL = "CanarySymbolQz7xw3"  # in the canary ELF's .symtab only
 FOREIGN_TEXT = ("Fake.method", "FOREIGN-STATUS-ERROR", "FOREIGN-RING-ERROR")
-KINDS = ("fifo", "canary", "devzero", "sparse", "foreign", "garbage")
+KINDS = ("fifo", "canary", "devzero", "sparse", "foreign", "garbage", "elfcanary", "elfforeign")
+# a diagnosis may leave kinds out (a FIFO or /dev/zero hangs a jflame without the fixes)
+KINDS = tuple(k for k in os.environ.get("JFLAME_HOSTILE_KINDS", ",".join(KINDS)).split(",") if k)
 REFUSED = ("fifo", "canary", "devzero", "sparse", "foreign")  # what the one opener refuses
 # names with escape sequences (15 bytes at most: the kernel's comm)
 COMMS = ("\x1b[31mh-%s", "\x1b]0;pwn\x07%s", "h\n%s")
@@ -100,7 +102,7 @@ class Hostile:
             "comm": COMMS[index % 3] % kind, "threads": [THREADS[index % 3] % kind],
             "spin": 2000000, "sleep": 0.05,
         }
-        self.canary_files = [spec["canary_file"], spec["canary_elf"]] if kind == "canary" else []
+        self.canary_files = [spec["canary_file"], spec["canary_elf"]] if kind.endswith("canary") else []
         env = dict(os.environ)
         env.pop("LD_PRELOAD", None)
         self.proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", sys.executable, TARGET,
@@ -146,6 +148,7 @@ class HostileCase(unittest.TestCase):
         os.chmod(self.canary_dir, 0o700)
         self.canary = "CANARY-%s" % os.urandom(8).hex()
         self.hostiles = []
+        self.extra_files = []
 
     def start(self, kind, status):
         h = Hostile(kind, status, len(self.hostiles), self.canary_dir, self.canary)
@@ -157,12 +160,15 @@ class HostileCase(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def snapshot_all(self):
-        return {p: snapshot(p) for h in self.hostiles for p in h.files()}
+        files = [p for h in self.hostiles for p in h.files()] + self.extra_files
+        return {p: snapshot(p) for p in files}
 
     def record(self, args):
         rc, out, err, secs = run_limited([JFLAME, "record"] + [str(a) for a in args])
         print("jflame record %s: %s in %.1f s" % (args[0], "exit %d" % rc if rc is not None else "killed", secs),
               file=sys.stderr)
+        if os.environ.get("JFLAME_HOSTILE_VERBOSE"):
+            sys.stderr.write(err.decode("utf-8", "replace"))
         return rc, err, secs
 
     # ---- the checks ---------------------------------------------------------------
@@ -272,13 +278,25 @@ class HostileCase(unittest.TestCase):
 class HostileRecordTest(HostileCase):
     def test_record_beside_hostile_processes(self):
         for kind in KINDS:
-            for status in (True, False):
+            # elf*: only the file of the code it runs is bad (a symlink to the
+            # canary ELF, another user's copy of it), no agent files
+            for status in (True, False) if not kind.startswith("elf") else (False,):
                 self.start(kind, status)
         jvm = Jvm(["hot", "60000"], jvm_flags=["-XX:+PreserveFramePointer"])
         self.addCleanup(jvm.cleanup)
         # an allocating JVM (at low priority) for -e alloc, which writes nothing without samples
         allocator = Jvm(["alloc", "60000"], jvm_flags=["-Xmx64m"], prefix=["nice", "-n", "19"])
         self.addCleanup(allocator.cleanup)
+        # a real JVM as nobody with its own /tmp, a FIFO at its agent status path before jflame attaches
+        nobody_jvm = Jvm(["hot", "60000"], prefix=[
+            "nice", "-n", "19", "unshare", "--mount", "--propagation", "private", "sh", "-c",
+            "mount -t tmpfs -o mode=1777,size=64m jflame-hostile-jvm /tmp && mkfifo -m 644 /tmp/jflame-$$.status && "
+            "chown 65534:65534 /tmp/jflame-$$.status && "
+            'exec setpriv --reuid=65534 --regid=65534 --clear-groups "$0" "$@"'])
+        self.addCleanup(nobody_jvm.cleanup)
+        nobody_status = "/proc/%d/root/tmp/jflame-%d.status" % (nobody_jvm.pid, nobody_jvm.pid)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(nobody_status).st_mode))
+        self.extra_files.append(nobody_status)
         time.sleep(0.3)
         before = self.snapshot_all()
 
@@ -305,11 +323,12 @@ class HostileRecordTest(HostileCase):
                                self.tmp_path(h, "(perf-%d\\.map|jflame-%d\\.events)" % (h.pid, h.pid))))
                 expect.append(("%s hsperfdata of %d" % (h.kind, h.pid),
                                self.tmp_path(h, "hsperfdata_nobody/%d" % h.pid)))
+        expect.append(("FIFO status of the JVM run as nobody", re.escape(nobody_status)))
         self.check_refusals("record -a", err, expect)
 
         # the same processes by pid, with the agent's sample ring read too (-e alloc)
         outs = [self.out("pids-cpu.folded"), self.out("pids-alloc.folded"), self.out("pids-cpu.svg")]
-        pids = ",".join(str(h.pid) for h in self.hostiles) + ",%d,%d" % (jvm.pid, allocator.pid)
+        pids = ",".join(str(h.pid) for h in self.hostiles) + ",%d,%d,%d" % (jvm.pid, allocator.pid, nobody_jvm.pid)
         rc, err, secs = self.record(["-p", pids, "-d", "3", "-e", "cpu,alloc", "-o", self.out("pids-%e.folded"),
                                      "-o", self.out("pids-cpu.svg")])
         self.check_ended("record -p", rc, err, secs, outs)
@@ -327,6 +346,7 @@ class HostileRecordTest(HostileCase):
                 if h.kind == "sparse" and not h.status:
                     self.assertIn(b"jflame-%d.samples is not an agent's sample ring" % h.pid, err)
         self.assertTrue(jvm.alive(), "the ordinary JVM died")
+        self.assertTrue(nobody_jvm.alive(), "the JVM run as nobody died")
 
 
 class DoneWhenTest(HostileCase):
