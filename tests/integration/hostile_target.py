@@ -1,7 +1,7 @@
 # hostile_target.py - a hostile process for test_hostile.py: run as root under
 # `unshare --mount --propagation private`, it mounts a private /tmp, maps a file
 # named libjvm.so (so jflame takes it for a JVM), runs code from another, plants
-# one kind of bad file at every path jflame reads for it (that code's file too),
+# one kind of bad file at every path jflame reads for it (the code's path too),
 # drops to nobody, names itself and its threads with escape sequences and burns
 # a little CPU until killed.
 #
@@ -103,14 +103,13 @@ def main():
     pid = os.getpid()
     # a private /tmp, writable by nobody
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777,size=64m", "hostile-tmp", "/tmp"], check=True)
-    os.mkdir("/tmp/h", 0o755)
-    os.chown("/tmp/h", NOBODY, NOBODY)
-    os.mkdir("/tmp/hsperfdata_nobody", 0o755)
-    os.chown("/tmp/hsperfdata_nobody", NOBODY, NOBODY)
+    for d in ("/tmp/h", "/tmp/j", "/tmp/hsperfdata_nobody"):
+        os.mkdir(d, 0o755)
+        os.chown(d, NOBODY, NOBODY)
     # a file named libjvm.so stays mapped: jflame takes the process for a JVM
     # (attaches to it, reads its hsperfdata); the code it runs comes from
-    # another file, replaced by the bad one once loaded
-    jvm = "/tmp/h/libjvm.so"
+    # another file, whose path shows another file once loaded
+    jvm = "/tmp/j/libjvm.so"
     shutil.copyfile(spec["lib"], jvm)
     os.chown(jvm, NOBODY, NOBODY)
     with open(jvm, "rb") as f:
@@ -121,6 +120,10 @@ def main():
     code = ctypes.CDLL(lib)
     code.hostile_spin.argtypes = [ctypes.c_ulong]
     lo, hi = text_range(lib)
+    # as a container's root can: a new file system over the code's directory,
+    # so /proc/PID/maps still names /tmp/h/libhostile.so (not "(deleted)") and
+    # that path now leads to the bad file planted there
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777,size=8m", "hostile-h", "/tmp/h"], check=True)
     # what plausible files would hold (the foreign kind plants them as another
     # user's; the canary holds the same under its secret name)
     fake = "Fake.method"
