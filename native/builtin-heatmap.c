@@ -13,6 +13,7 @@
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
+#include "out_file.h"
 
 #define MAX_INPUTS 256
 
@@ -50,6 +51,7 @@ struct heatmap_cmd {
 	struct heatmap_options o;
 	bool keep_idle;
 	const char *output;
+	size_t noutput;
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
 };
@@ -111,15 +113,12 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			c->co.event = optarg;
 			break;
 		case 'o':
-			if (c->output) {
-				fprintf(stderr, "jflame: jflame heatmap writes one page; give -o once\n");
-				return -1;
-			}
 			if (other_format(optarg)) {
 				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
 				return -1;
 			}
-			c->output = optarg;
+			if (cli_output_add("heatmap", &c->output, &c->noutput, 1, optarg) != 0)
+				return -1;
 			break;
 		default:
 			return cli_option_other("heatmap", usage, ch, argv[optind - 1],
@@ -150,6 +149,7 @@ int cmd_heatmap(int argc, char **argv)
 	bool reader = false;
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
@@ -168,7 +168,7 @@ int cmd_heatmap(int argc, char **argv)
 	if (rd != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.inputs[0]);
-	if (lines.samples == 0) {
+	if (lines.real == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
 			 "(perf record -g, then perf script)", name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;

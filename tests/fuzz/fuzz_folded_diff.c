@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(t1, data, n1);
 	memcpy(t2, data + size - n2, n2);
-	if (folded_parse(&a, t1, n1) == 0 && folded_parse(&b, t2, n2) == 0 &&
+	char err[256];
+	if (folded_parse(&a, t1, n1, "a", err, sizeof(err)) == 0 && folded_parse(&b, t2, n2, "b", err, sizeof(err)) == 0 &&
 	    folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ size & 1, size & 2, size & 4 }) == 0) {
 		FILE *f = fopen("/dev/null", "w");
 		struct call_tree *t = call_tree_new();
