@@ -41,7 +41,7 @@ static const char usage[] =
 	"  --negate            differential input: swap grew and shrank\n"
 	"  --notes TEXT        put TEXT into the SVG's notes\n"
 	"  --no-legend         no legend row (the java palette draws one)\n"
-	"  -o, --output FILE   write FILE (default: standard output)\n"
+	"  -o, --output FILE   write FILE, once ('-' or none: standard output)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Two counts on a line ('stack BEFORE AFTER', as difffolded.pl writes) draw a\n"
