@@ -847,7 +847,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < o->noutputs; i++) {
 		char err[512];
 		for (size_t j = 0; j < i; j++) {
-			if (strcmp(o->outputs[i], o->outputs[j]) == 0) {
+			if (cli_same_file(o->outputs[i], o->outputs[j])) {
 				fprintf(stderr, "jflame: output %s is named twice once the events are in the names; give each "
 					"output once\n", o->outputs[i]);
 				return -1;

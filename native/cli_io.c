@@ -35,10 +35,7 @@ int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg
 	return cli_option_error(cmd, arg, needs_value);
 }
 
-/* Whether a and b name the same file: the same text, the same existing file
- * (dev and inode), or the same name in the same directory for files still to
- * be made. "-" (standard input or output) is the same only as "-". */
-static bool same_file(const char *a, const char *b)
+bool cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	if (strcmp(a, b) == 0)
@@ -72,7 +69,7 @@ int cli_output_add(const char *cmd, const char **outs, size_t *n, size_t max, co
 {
 	char name[8300];
 	for (size_t i = 0; i < *n; i++) {
-		if (same_file(outs[i], arg)) {
+		if (cli_same_file(outs[i], arg)) {
 			twice_name(name, sizeof(name), outs[i], arg, "standard output");
 			fprintf(stderr, "jflame: output %s is named twice; give each output once\n", name);
 			return -1;
@@ -98,7 +95,7 @@ int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv
 			return -1;
 		}
 		for (size_t j = 0; j < *n; j++) {
-			if (same_file(inputs[j], argv[i])) {
+			if (cli_same_file(inputs[j], argv[i])) {
 				/* merged, the same samples would count twice */
 				twice_name(name, sizeof(name), inputs[j], argv[i], "standard input");
 				fprintf(stderr, "jflame: input %s is given twice; its samples would count twice, give it once\n",

@@ -29,6 +29,11 @@ int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg
  * naming it; inputs that are merged (collapse, heatmap) likewise; jflame diff A A
  * compares a file with itself and is fine. */
 
+/* Whether a and b name the same file: the same text, the same existing file
+ * (dev and inode), or the same name in the same directory for files still to
+ * be made. "-" (standard input or output) is the same only as "-". */
+bool cli_same_file(const char *a, const char *b);
+
 /* Adds the -o argument arg to outs[0..*n) of jflame CMD, which writes at most
  * max outputs: 0, or -1 after printing why not (named twice, or too many:
  * "give -o once" when max is 1). */

@@ -1,6 +1,6 @@
 /* fuzz_folded.c - any bytes as folded stacks: lines with and without counts,
  * two-column differential lines, NULs; parsed in place without overruns.
- * module: native/formats/folded.c */
+ * module: native/formats/folded.c native/util/input_file.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
