@@ -186,8 +186,9 @@ static int table_from_folded(struct stack_table *t, struct folded *f, const char
 	}
 	if (f->n == 0) {
 		char why[200];
-		snprintf(err, errlen, "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines)", name,
-			 cli_folded_none(f, why, sizeof(why)));
+		cli_folded_none(f, why, sizeof(why));
+		snprintf(err, errlen, "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines)",
+			 name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return -1;
 	}
 	cli_folded_warn(f, NULL);

@@ -169,9 +169,8 @@ static int read_side(struct folded *f, const char *path, const char *which, char
 	if (f->n == 0 || f->total == 0) {
 		char why[200];
 		cli_folded_none(f, why, sizeof(why));
-		snprintf(err, errlen, "jflame: no %s in %s (%s%s%.*s; give folded stacks ('frame;frame;... count' lines, "
-			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which, why[0] ? ", " : ")",
-			 why[0] ? (int)strlen(why) - 2 : 0, why[0] ? why + 2 : "");
+		snprintf(err, errlen, "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
+			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
 		return -1;
 	}
 	cli_folded_warn(f, name);

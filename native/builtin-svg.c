@@ -181,8 +181,9 @@ int cmd_svg(int argc, char **argv)
 	const char *name = cli_input_name(cmd.input);
 	if (f.n == 0) {
 		char why[200];
-		snprintf(err, sizeof(err), "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines, "
-			 "as jflame collapse writes)", name, cli_folded_none(&f, why, sizeof(why)));
+		cli_folded_none(&f, why, sizeof(why));
+		snprintf(err, sizeof(err), "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' "
+			 "lines, as jflame collapse writes)", name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		goto out;
 	}
 	cli_folded_warn(&f, NULL);

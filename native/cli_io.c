@@ -54,7 +54,7 @@ bool cli_same_file(const char *a, const char *b)
 	return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* How a file given twice is named: "x" or "x (as ./x)", or "standard input/output". */
+/* How a file given twice is named: "x", "x (also as ./x)", or std for "-". */
 static void twice_name(char *buf, size_t len, const char *first, const char *again, const char *std)
 {
 	if (strcmp(first, "-") == 0)
@@ -164,14 +164,8 @@ const char *cli_folded_none(const struct folded *f, char *buf, size_t len)
 	if (f->long_lines)
 		snprintf(lim, sizeof(lim), "line %" PRIu64 " is longer than the %u MiB line limit", f->first_long,
 			 FOLDED_MAX_LINE >> 20);
-	if (f->bad_lines && lim[0])
-		snprintf(buf, len, " (no line ends in a count; %s)", lim);
-	else if (f->bad_lines)
-		snprintf(buf, len, " (no line ends in a count)");
-	else if (lim[0])
-		snprintf(buf, len, " (%s)", lim);
-	else
-		buf[0] = '\0';
+	snprintf(buf, len, "%s%s%s", f->bad_lines ? "no line ends in a count" : "", f->bad_lines && lim[0] ? "; " : "",
+		 lim);
 	return buf;
 }
 

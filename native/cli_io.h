@@ -65,9 +65,8 @@ void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const s
 /* Warns about the lines reading f skipped (without a count, longer than
  * FOLDED_MAX_LINE); in_name, when not NULL, names the input. */
 void cli_folded_warn(const struct folded *f, const char *in_name);
-/* What to add to "no stacks in NAME" when f has none: why its lines were
- * skipped (" (no line ends in a count)", " (line 3 is longer than the 16 MiB
- * line limit)"), or "". Written into buf. */
+/* Why f has no stacks, when its lines were skipped: "no line ends in a
+ * count", "line 3 is longer than the 16 MiB line limit", both, or "" (into buf). */
 const char *cli_folded_none(const struct folded *f, char *buf, size_t len);
 
 /* Writes one output: fn(f, ctx, err, errlen) returns 0, or -1 with one line in err. */
