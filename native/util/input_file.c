@@ -1,4 +1,4 @@
-/* input_file.c - whole-input reading for the converters: zlib's gzFile for files
+/* input_file.c - whole-input reading for the readers (convert, svg, diff): zlib's gzFile for files
  * and pipes (plain data passes through), inflate() for gzip data in memory. */
 #include "input_file.h"
 
@@ -55,7 +55,11 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 			/* one more byte tells a file of exactly max bytes from a bigger one */
 			char probe;
 			if (gzread(in, &probe, 1) > 0) {
-				snprintf(err, errlen, "jflame: %s is larger than %zu MiB; cut it into parts", name, max >> 20);
+				if (gzdirect(in))
+					snprintf(err, errlen, "jflame: %s is larger than %zu MiB; cut it into parts", name, max >> 20);
+				else
+					snprintf(err, errlen, "jflame: %s unpacks to more than %zu MiB, the limit for gzip input; "
+						 "cut it into parts", name, max >> 20);
 				goto out;
 			}
 		} else if (grow(&b, &cap, n, max) != 0) {

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define INPUT_MAX_BYTES ((size_t)4 << 30) /* after decompression */
+/* The most any reader takes into memory, after decompression: a small gzip
+ * file can unpack to a thousand times its size. */
+#define INPUT_MAX_BYTES ((size_t)4 << 30)
 
 /* Whether p[0..n) starts with gzip's magic bytes. */
 bool input_is_gzip(const void *p, size_t n);
