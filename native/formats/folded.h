@@ -46,7 +46,8 @@ void folded_line_free(struct folded_line *l);
 int folded_parse(struct folded *f, char *text, size_t len, const char *name, char *err, size_t errlen);
 /* Reads path ("-" for stdin; gzip or plain) and parses it. Gzip input and
  * standard input are read into memory, at most max bytes once unpacked (0:
- * INPUT_MAX_BYTES); plain files are mapped. 0, or -1 with err. */
+ * INPUT_MAX_GZIP for gzip, INPUT_MAX_BYTES for plain standard input); plain
+ * files are mapped. 0, or -1 with err. */
 int folded_read(struct folded *f, const char *path, size_t max, char *err, size_t errlen);
 void folded_free(struct folded *f);
 

@@ -112,6 +112,32 @@ class Counts(Case):
         self.one_line_error(run(["convert", "-F", "1", big, "-o", self.p("o.pb.gz")]), "-F 1", "2^63")
 
 
+class GzipBomb(Case):
+    def test_a_gzip_bomb_is_refused_without_unpacking_it(self):
+        # ~1.1 MB of gzip that unpacks to 1.1 GiB of one repeated folded line
+        import resource
+        import zlib
+        bomb = os.path.join(self.tmp, "bomb.folded.gz")
+        line = b"a;b;c 1\n" * 8192
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        with open(bomb, "wb") as f:
+            for _ in range((1100 << 20) // len(line)):
+                f.write(z.compress(line))
+            f.write(z.flush())
+        self.assertLess(os.path.getsize(bomb), 8 << 20)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        for args in (["svg", bomb, "-o", "b.svg"], ["diff", FOLDED, bomb, "-o", "d.svg"],
+                     ["convert", bomb, "-o", "c.json"]):
+            r = run_in(self.tmp, args)
+            self.assertNotEqual(r.returncode, 0, args)
+            err = r.stderr.decode()
+            self.assertIn("bomb.folded.gz unpacks to more than 1024 MiB, the limit for gzip input", err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        self.assertLess(max(peak_kib, before), 1700 << 10, "a child used %d MiB" % (peak_kib >> 10))
+        self.assertFalse(glob.glob(os.path.join(self.tmp, "*.svg*")) + glob.glob(os.path.join(self.tmp, "*.json*")))
+
+
 class NotPerfScript(Case):
     def test_random_bytes_are_no_samples(self):
         # about half of such files used to fold into garbage stacks, exit 0
