@@ -2,6 +2,7 @@
  * into a running HotSpot JVM (also in a container) without any JDK tool. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,14 @@ static const struct attach_cmd_opts defaults = {
 	.timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
 };
 
+/* SIGINT or SIGTERM: the attach's waits end (within 100 ms) and jflame exits 128+N. */
+static volatile sig_atomic_t interrupted_by;
+
+static void on_signal(int sig)
+{
+	interrupted_by = sig;
+}
+
 static const char usage[] =
 	"usage: jflame attach [--timeout SECONDS] [--agent PATH] PID [AGENT_OPTIONS]\n"
 	"\n"
@@ -37,6 +46,7 @@ static const char usage[] =
 	"this returns. Works on JVMs of other users (as root) and in containers: the\n"
 	"agent is copied into the container's /tmp when its path is not visible there.\n"
 	"Loading it twice is harmless: the second time says it is already there.\n"
+	"Ctrl-C or SIGTERM ends the wait for the JVM (exit 128+N).\n"
 	"\n"
 	"  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
 	"                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"
@@ -133,8 +143,17 @@ int cmd_attach(int argc, char **argv)
 		goto fail;
 	if (caps_check_attach(o.pid, err, sizeof(err)) != 0)
 		goto fail;
-	struct attach_opts ato = { .agent = agent, .options = o.agent_options, .timeout_ms = o.timeout_ms };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct attach_opts ato = { .agent = agent, .options = o.agent_options, .timeout_ms = o.timeout_ms,
+				   .cancel = &interrupted_by };
 	enum attach_outcome r = attach_agent(o.pid, &ato, &info, err, sizeof(err));
+	if (r == ATTACH_FAILED && interrupted_by) {
+		fprintf(stderr, "%s\n", err);
+		return 128 + interrupted_by;
+	}
 	if (r == ATTACH_FAILED)
 		goto fail;
 	if (r == ATTACH_ALREADY) {

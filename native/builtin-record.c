@@ -45,6 +45,10 @@
 #define MAX_SPECS (MAX_OUTPUTS * 3) /* outputs once the naming rule of several events is applied */
 #define MAX_PIDS 256
 #define ERR_LEN 1024
+/* After a stop signal: attaches under way may finish for this long, then are
+ * told to stop and killed this much later (well under the 2 s a stop takes). */
+#define ATTACH_GRACE_NS 400000000ULL
+#define ATTACH_STOP_NS 200000000ULL
 #define MAX_DEFERRED 8192 /* samples kept while their JVM is being attached to (~40 MiB) */
 #define PID_LIMIT 4194304
 #define MAX_LABELS 16
@@ -177,6 +181,9 @@ struct record {
 	bool tty_progress;
 };
 
+/* SIGINT, SIGTERM (SIGHUP without --window) counted: the first stops the
+ * recording and writes it (attaches under way get ATTACH_GRACE_NS), the
+ * second ends every wait at once; the outputs are written either way. */
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t hup_closes_window, hup_requested; /* --window: SIGHUP closes the window early */
 static volatile pid_t launched; /* launch mode: signals are passed on to the command */
@@ -187,7 +194,8 @@ static void on_signal(int sig)
 		hup_requested = 1;
 		return;
 	}
-	stop_requested = 1;
+	if (stop_requested < 2)
+		stop_requested++;
 	if (launched > 0)
 		kill(launched, sig);
 }
@@ -1110,21 +1118,21 @@ static void on_attached(void *ctx, pid_t pid, enum attach_outcome outcome, const
 	release_deferred(r, pid);
 }
 
-/* -p: JVMs without an agent (and without any perf map) get it before sampling starts. */
+/* -p: JVMs without an agent (and without any perf map) get it, each in an
+ * attach child while the sampler runs (a JVM that does not answer holds up
+ * nobody); their samples wait for it (deferred) to be named by its map. */
 static void attach_targets(struct record *r)
 {
 	for (size_t i = 0; i < r->o.npids; i++) {
 		pid_t pid = r->o.pids[i];
-		struct attach_info info;
-		char err[ERR_LEN];
 		if (proc_info_is_hotspot(pid) != 1)
 			continue;
-		if (!symbolizer_has_agent(r->sy, pid)) {
-			enum attach_outcome o = attach_agent(pid, &r->attach, &info, err, sizeof(err));
-			report_attach(r, pid, o, &info, err);
-		} else {
+		if (pid > 0 && pid < PID_LIMIT)
+			r->considered[pid / 8] |= (uint8_t)(1u << (pid % 8));
+		if (!symbolizer_has_agent(r->sy, pid))
+			attach_queue_start(r->aq, pid);
+		else
 			warn_frame_pointers(r, pid);
-		}
 	}
 }
 
@@ -1885,6 +1893,31 @@ static void reap_child(struct record *r, bool block)
 	}
 }
 
+/* Attaches still under way when the recording ends. After -d or the targets'
+ * exit each finishes (attach_agent's bound: 4 x --attach-timeout). After a
+ * stop signal they get ATTACH_GRACE_NS, are then told to stop (their waits
+ * end within 100 ms) and after ATTACH_STOP_NS more killed and reaped; a second
+ * signal kills them at once. Their JVMs' samples are written either way. */
+static void finish_attaches(struct record *r)
+{
+	uint64_t stop_at = 0;
+	bool told = false;
+	while (attach_queue_npending(r->aq) > 0 && stop_requested < 2) {
+		uint64_t now = mono_ns();
+		if (stop_requested && !stop_at)
+			stop_at = now;
+		if (stop_at && !told && now - stop_at >= ATTACH_GRACE_NS) {
+			attach_queue_stop(r->aq);
+			told = true;
+		}
+		if (stop_at && now - stop_at >= ATTACH_GRACE_NS + ATTACH_STOP_NS)
+			break;
+		attach_queue_poll(r->aq, 50);
+	}
+	attach_queue_free(r->aq); /* reports each one killed as failed: its samples are released */
+	r->aq = NULL;
+}
+
 static int record_run(struct record *r, char *err, size_t errlen)
 {
 	struct sigaction sa = { 0 };
@@ -1894,6 +1927,9 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	sa.sa_handler = on_signal;
 	hup_closes_window = r->o.window_ns != 0;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT); /* counted one at a time */
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -1924,6 +1960,8 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		return -1;
 	if (r->o.bpf_on)
 		start_walkers(r); /* a launched command has run exec by now */
+	if (r->aq && !r->o.all)
+		attach_targets(r);
 	struct agent_samples_opts ao = {
 		.sy = r->sy,
 		.alloc = r->o.alloc,
@@ -1994,14 +2032,10 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	symbolizer_refresh(r->sy);
 	while (sampler_poll(r->sampler, 0) > 0)
 		;
-	/* attaches still under way finish (each is bounded by its timeout) */
-	while (attach_queue_npending(r->aq) > 0 && !(stop_requested > 1))
-		attach_queue_poll(r->aq, 100);
-	attach_queue_free(r->aq);
-	r->aq = NULL;
+	finish_attaches(r);
 	release_deferred(r, 0);
-	if (sample_pipeline_nlate(r->pipe)) {
-		/* the agents write what they gathered every 100 ms */
+	if (sample_pipeline_nlate(r->pipe) && stop_requested < 2) {
+		/* the agents write what they gathered every 100 ms; bound: 150 ms */
 		struct timespec pause = { 0, 150000000L };
 		nanosleep(&pause, NULL);
 		symbolizer_refresh(r->sy);
@@ -2088,7 +2122,7 @@ int cmd_record(int argc, char **argv)
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
-	if (!r.o.no_attach && r.o.all) {
+	if (!r.o.no_attach && (r.o.all || r.o.npids)) {
 		r.aq = attach_queue_new(&r.attach, on_attached, &r);
 		r.considered = calloc(PID_LIMIT / 8, 1);
 		if (!r.aq || !r.considered) {
@@ -2096,8 +2130,6 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!r.o.no_attach && r.o.npids)
-		attach_targets(&r);
 	/* the first window: its .stacks file is created now, so a bad path is
 	 * said before recording starts */
 	struct timespec real, mono;

@@ -31,7 +31,11 @@ struct target {
 	int tmp_fd;  /* the JVM's /tmp (O_PATH) */
 	bool switched;
 	char tmp[64]; /* "/proc/PID/root/tmp" */
+	const volatile sig_atomic_t *cancel; /* a stop signal came: every wait ends */
 };
+
+/* Each wait sleeps or polls at most this long between looks at t->cancel. */
+#define WAIT_SLICE_MS 100
 
 static uint64_t mono_ms(void)
 {
@@ -44,6 +48,16 @@ static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
+}
+
+static bool cancelled(const struct target *t)
+{
+	return t->cancel && *t->cancel;
+}
+
+static void interrupted(pid_t pid, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "jflame: interrupted while waiting for pid %d to %s", (int)pid, what);
 }
 
 /* ---- credentials: the JVM trusts only its own user (and root on JDK 11+) ------ */
@@ -338,7 +352,11 @@ static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, siz
 			snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
 			return -1;
 		}
-		if (mono_ms() - start >= (uint64_t)timeout_ms) {
+		if (cancelled(t)) {
+			interrupted(pid, "finish starting up", err, errlen);
+			return -1;
+		}
+		if (mono_ms() - start >= (uint64_t)timeout_ms) { /* bound: timeout_ms */
 			if (!perf)
 				return 0; /* start_listener says what is missing */
 			snprintf(err, errlen, "jflame: pid %d is still starting up after %.1f s (agents load once its VM "
@@ -355,7 +373,8 @@ static bool socket_stale(const struct target *t, const char *sock)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	bool stale = false;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a full backlog (a stopped JVM) says EAGAIN at once */
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return false;
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", t->tmp, sock) >= (int)sizeof(sa.sun_path)) {
@@ -392,9 +411,9 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 		remove_trigger(trigger_dir, trigger);
 		return -1;
 	}
-	while (!socket_ready(t, sock)) {
+	while (!socket_ready(t, sock)) { /* bound: timeout_ms */
 		uint64_t spent = mono_ms() - start;
-		if (spent >= (uint64_t)timeout_ms)
+		if (spent >= (uint64_t)timeout_ms || cancelled(t))
 			break;
 		/* like the JDK: one more SIGQUIT half way, in case the first came too early */
 		if (!resent && spent > (uint64_t)timeout_ms / 2) {
@@ -404,23 +423,48 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 		if (!proc_info_alive(pid))
 			break;
 		sleep_ms(delay);
-		delay = delay < 200 ? delay * 2 : 200;
+		delay = delay * 2 < WAIT_SLICE_MS ? delay * 2 : WAIT_SLICE_MS;
 	}
 	remove_trigger(trigger_dir, trigger);
 	if (socket_ready(t, sock))
 		return 0;
+	if (cancelled(t)) {
+		interrupted(pid, "start its attach listener", err, errlen);
+		return -1;
+	}
 	stalled(pid, "did not start its attach listener", timeout_ms, err, errlen);
 	return -1;
 }
 
-/* One request: connect as the JVM's user, send, read the whole reply. */
+/* Waits until fd is ready for events, the deadline passes (0) or a stop
+ * signal comes (-1); 1 when ready. Polls in slices of WAIT_SLICE_MS. */
+static int wait_fd(const struct target *t, int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = mono_ms();
+		struct pollfd p = { .fd = fd, .events = events };
+		if (cancelled(t))
+			return -1;
+		if (now >= deadline)
+			return 0;
+		int n = poll(&p, 1, deadline - now < WAIT_SLICE_MS ? (int)(deadline - now) : WAIT_SLICE_MS);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return 1; /* the read or write that follows says what is wrong */
+	}
+}
+
+/* One request: connect as the JVM's user, send, read the whole reply; all
+ * three within timeout_ms (the socket is non-blocking: a stopped JVM's full
+ * backlog or unread socket cannot hold jflame). */
 static int request(struct target *t, pid_t pid, const char *sock, const char *req, size_t reqlen, int timeout_ms,
 		   char *reply, size_t *replylen, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
 	int rc = -1, fd = -1;
-	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms; /* bound: timeout_ms */
 	size_t got = 0;
 
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", t->tmp, sock) >= (int)sizeof(sa.sun_path)) {
@@ -434,42 +478,45 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 			 "try again", sa.sun_path, (int)pid);
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "jflame: socket: %s", strerror(errno));
 		return -1;
 	}
-	if (become_target(t, pid, err, errlen) != 0)
-		goto out;
-	int c = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	int e = errno;
-	become_self(t);
-	if (c != 0) {
-		snprintf(err, errlen, "jflame: failed to connect to %s: %s", sa.sun_path, strerror(e));
-		goto out;
+	for (;;) {
+		if (become_target(t, pid, err, errlen) != 0)
+			goto out;
+		int c = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		int e = errno;
+		become_self(t);
+		if (c == 0)
+			break;
+		if (e != EAGAIN && e != EINTR) { /* EAGAIN: its backlog is full, it does not accept */
+			snprintf(err, errlen, "jflame: failed to connect to %s: %s", sa.sun_path, strerror(e));
+			goto out;
+		}
+		if (cancelled(t) || mono_ms() >= deadline)
+			goto late;
+		sleep_ms(20);
 	}
 	for (size_t off = 0; off < reqlen;) {
-		ssize_t w = send(fd, req + off, reqlen - off, MSG_NOSIGNAL);
-		if (w <= 0) {
+		ssize_t n = send(fd, req + off, reqlen - off, MSG_NOSIGNAL);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (wait_fd(t, fd, POLLOUT, deadline) <= 0)
+				goto late;
+			continue;
+		}
+		if (n <= 0) {
 			snprintf(err, errlen, "jflame: failed to send to pid %d: %s", (int)pid, strerror(errno));
 			goto out;
 		}
-		off += (size_t)w;
+		off += (size_t)n;
 	}
 	for (;;) {
-		uint64_t now = mono_ms();
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (now >= deadline) {
-			stalled(pid, "did not answer", timeout_ms, err, errlen);
-			goto out;
-		}
-		int n = poll(&p, 1, (int)(deadline - now));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			continue;
+		if (wait_fd(t, fd, POLLIN, deadline) <= 0)
+			goto late;
 		ssize_t r = read(fd, reply + got, REPLY_MAX - 1 - got);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			break;
@@ -480,6 +527,12 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 	reply[got] = '\0';
 	*replylen = got;
 	rc = 0;
+	goto out;
+late:
+	if (cancelled(t))
+		interrupted(pid, "answer", err, errlen);
+	else
+		stalled(pid, "did not answer", timeout_ms, err, errlen);
 out:
 	close(fd);
 	return rc;
@@ -572,15 +625,22 @@ int attach_parse_load_reply(const char *reply, size_t len, int *agent_rc, char *
 	return 0;
 }
 
-/* JDK 24+ answers "getversion" with "2 option,..."; older JVMs reject it. */
-static int protocol_version(struct target *t, pid_t pid, const char *sock, int timeout_ms)
+/* JDK 24+ answers "getversion" with "2 option,..."; older JVMs reject it (1).
+ * A JVM that does not answer at all within timeout_ms (or a stop signal): -1
+ * with err, the load would wait for it in vain. */
+static int protocol_version(struct target *t, pid_t pid, const char *sock, int timeout_ms, char *err, size_t errlen)
 {
 	static const char *const args[] = { "options" };
-	char req[128], err[256], *reply = malloc(REPLY_MAX);
+	char req[128], *reply = malloc(REPLY_MAX);
 	size_t len = build_request(req, sizeof(req), 1, "getversion", args, 1), got = 0;
 	int version = 1;
-	if (reply && request(t, pid, sock, req, len, timeout_ms, reply, &got, err, sizeof(err)) == 0 &&
-	    strncmp(reply, "0\n", 2) == 0 && atoi(reply + 2) == 2)
+	if (!reply) {
+		snprintf(err, errlen, "jflame: out of memory");
+		return -1;
+	}
+	if (request(t, pid, sock, req, len, timeout_ms, reply, &got, err, errlen) != 0)
+		version = -1;
+	else if (strncmp(reply, "0\n", 2) == 0 && atoi(reply + 2) == 2)
 		version = 2;
 	free(reply);
 	return version;
@@ -655,6 +715,7 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 
 	memset(info, 0, sizeof(*info));
 	err[0] = '\0';
+	t.cancel = o->cancel;
 	if (check_target(&t, pid, err, errlen) != 0)
 		goto out;
 	if (agent_status_read(pid, t.pi.nspid, t.pi.start_time, &st) == 1 && agent_status_live(&st)) {
@@ -669,7 +730,9 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 		goto out;
 	if (start_listener(&t, pid, sock, timeout, err, errlen) != 0)
 		goto out;
-	info->protocol = protocol_version(&t, pid, sock, timeout);
+	info->protocol = protocol_version(&t, pid, sock, timeout, err, errlen);
+	if (info->protocol < 0)
+		goto out;
 	const char *args[] = { info->agent_path, "true", o->options ? o->options : "" };
 	reqcap = strlen(info->agent_path) + strlen(args[2]) + 64;
 	req = malloc(reqcap);
@@ -679,8 +742,12 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 		goto out;
 	}
 	reqlen = build_request(req, reqcap, info->protocol, "load", args, 3);
-	if (request(&t, pid, sock, req, reqlen, timeout, reply, &got, err, errlen) != 0)
+	if (request(&t, pid, sock, req, reqlen, timeout, reply, &got, err, errlen) != 0) {
+		if (cancelled(&t)) /* the request is sent: the JVM may still act on it */
+			snprintf(err, errlen, "jflame: interrupted while waiting for pid %d to answer the load request; "
+				 "it may still load the agent when it does", (int)pid);
 		goto out;
+	}
 	info->seconds = (double)(mono_ms() - start) / 1000.0;
 	if (attach_parse_load_reply(reply, got, &agent_rc, msg, sizeof(msg)) != 0) {
 		if (agent_rc != INT_MIN)

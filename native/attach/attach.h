@@ -3,6 +3,7 @@
 #ifndef JFLAME_ATTACH_H
 #define JFLAME_ATTACH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -12,7 +13,10 @@
 struct attach_opts {
 	const char *agent;   /* libjflame-agent.so as jflame sees it */
 	const char *options; /* agent options, "" for none */
-	int timeout_ms;      /* for the listener to start, and again for the reply */
+	int timeout_ms;      /* bounds each wait: the JVM's startup, its listener, each reply */
+	/* nonzero (a stop signal): every wait ends within 100 ms and the attach
+	 * fails with "interrupted"; NULL: never */
+	const volatile sig_atomic_t *cancel;
 };
 
 enum attach_outcome {
@@ -32,7 +36,9 @@ struct attach_info {
 /* Loads opts->agent into JVM pid. On failure err holds one line naming the
  * problem and the fix ("jflame: pid 12 is not a Java process ..."). Switches
  * to the JVM's uid/gid for the trigger file and the socket; must be called
- * from a single-threaded process (or a forked child). */
+ * from a single-threaded process (or a forked child). Bounded: each of its
+ * four waits (startup, listener, getversion reply, load reply) by
+ * opts->timeout_ms, so 4 x timeout_ms in all; opts->cancel ends it sooner. */
 enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *opts, struct attach_info *info, char *err,
 				 size_t errlen);
 

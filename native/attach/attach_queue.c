@@ -6,18 +6,26 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_RUNNING 64
 #define RECENT_CHILDREN 256 /* children remembered after they exit (their samples come later) */
+/* An attach child running longer than attach_agent's own bound (4 waits of
+ * the timeout each) plus this is stuck where no wait is (a blocking open or
+ * read of a target's file): it is killed, whatever holds it. */
+#define CHILD_SLACK_MS 2000
 
 struct job {
 	pid_t pid, child;
 	int fd;
+	bool stopped; /* told to stop (SIGTERM) */
+	uint64_t start_ms;
 	char buf[sizeof(struct attach_info) + 1200];
 	size_t len;
 };
@@ -45,6 +53,13 @@ struct attach_queue *attach_queue_new(const struct attach_opts *opts, attach_don
 	return q;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static bool tried(const struct attach_queue *q, pid_t pid)
 {
 	for (size_t i = 0; i < q->ntried; i++)
@@ -53,12 +68,31 @@ static bool tried(const struct attach_queue *q, pid_t pid)
 	return false;
 }
 
-/* The child's report: outcome, then the attach_info, then the message. */
-static void child_main(const struct attach_opts *o, pid_t pid, int fd)
+static volatile sig_atomic_t child_stop;
+
+static void on_child_stop(int sig)
 {
+	(void)sig;
+	child_stop = 1;
+}
+
+/* The child's report: outcome, then the attach_info, then the message. The
+ * parent decides when it stops: SIGINT and SIGHUP (a terminal's Ctrl-C reaches
+ * the whole group) are ignored, SIGTERM ends its waits (attach_queue_stop). */
+static void child_main(const struct attach_opts *o, pid_t pid, int fd, const sigset_t *old)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, term = { .sa_handler = on_child_stop };
+	struct attach_opts co = *o;
 	struct attach_info info;
 	char err[1024] = "";
-	int outcome = attach_agent(pid, o, &info, err, sizeof(err));
+	sigemptyset(&ign.sa_mask);
+	sigemptyset(&term.sa_mask);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGTERM, &term, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	co.cancel = &child_stop;
+	int outcome = attach_agent(pid, &co, &info, err, sizeof(err));
 	char out[sizeof(int) + sizeof(info) + sizeof(err)];
 	memcpy(out, &outcome, sizeof(int));
 	memcpy(out + sizeof(int), &info, sizeof(info));
@@ -96,12 +130,16 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: pipe failed; this JVM is skipped");
 		return -1;
 	}
+	sigset_t all, old;
+	sigfillset(&all);
 	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &all, &old); /* the child's handlers are its own before a signal reaches it */
 	pid_t child = fork();
 	if (child == 0) {
 		close(fds[0]);
-		child_main(q->opts, pid, fds[1]);
+		child_main(q->opts, pid, fds[1], &old);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fds[1]);
 	if (child < 0) {
 		close(fds[0]);
@@ -114,6 +152,7 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 	j->pid = pid;
 	j->child = child;
 	j->fd = fds[0];
+	j->start_ms = mono_ms();
 	return 0;
 }
 
@@ -139,12 +178,13 @@ size_t attach_queue_npending(const struct attach_queue *q)
 	return q ? q->njobs : 0;
 }
 
-static void finish(struct attach_queue *q, size_t i, bool killed)
+static void finish(struct attach_queue *q, size_t i, bool killed, const char *why)
 {
 	struct job j = q->jobs[i];
 	struct attach_info info = { 0 };
 	int outcome = ATTACH_FAILED;
-	char msg[sizeof(j.buf)] = "jflame: the attach was stopped before it finished";
+	char msg[sizeof(j.buf)];
+	snprintf(msg, sizeof(msg), "%s", why ? why : "jflame: the attach was stopped before it finished");
 	q->jobs[i] = q->jobs[--q->njobs];
 	close(j.fd);
 	if (killed)
@@ -162,10 +202,29 @@ static void finish(struct attach_queue *q, size_t i, bool killed)
 	q->fn(q->ctx, j.pid, (enum attach_outcome)outcome, &info, msg);
 }
 
+/* Kills the attach children that outlived their bound (see CHILD_SLACK_MS). */
+static void kill_overdue(struct attach_queue *q)
+{
+	int timeout = q->opts->timeout_ms > 0 ? q->opts->timeout_ms : ATTACH_DEFAULT_TIMEOUT_MS;
+	uint64_t limit = 4 * (uint64_t)timeout + CHILD_SLACK_MS, now = mono_ms();
+	for (size_t i = q->njobs; i-- > 0;) {
+		char why[160];
+		if (now - q->jobs[i].start_ms < limit)
+			continue;
+		snprintf(why, sizeof(why), "jflame: the attach to pid %d was stopped after %.1f s, longer than its "
+			 "waits may take (4 x --attach-timeout)", (int)q->jobs[i].pid,
+			 (double)(now - q->jobs[i].start_ms) / 1000.0);
+		finish(q, i, true, why);
+	}
+}
+
 void attach_queue_poll(struct attach_queue *q, int wait_ms)
 {
 	struct pollfd p[MAX_RUNNING];
-	if (!q || q->njobs == 0)
+	if (!q)
+		return;
+	kill_overdue(q);
+	if (q->njobs == 0)
 		return;
 	for (size_t i = 0; i < q->njobs; i++)
 		p[i] = (struct pollfd){ .fd = q->jobs[i].fd, .events = POLLIN };
@@ -184,7 +243,16 @@ void attach_queue_poll(struct attach_queue *q, int wait_ms)
 			continue;
 		if (r > 0)
 			j->len += (size_t)r;
-		finish(q, i, false); /* EOF: the child is done */
+		finish(q, i, false, NULL); /* EOF: the child is done */
+	}
+}
+
+void attach_queue_stop(struct attach_queue *q)
+{
+	for (size_t i = 0; q && i < q->njobs; i++) {
+		if (!q->jobs[i].stopped)
+			kill(q->jobs[i].child, SIGTERM);
+		q->jobs[i].stopped = true;
 	}
 }
 
@@ -193,7 +261,7 @@ void attach_queue_free(struct attach_queue *q)
 	if (!q)
 		return;
 	while (q->njobs)
-		finish(q, q->njobs - 1, true);
+		finish(q, q->njobs - 1, true, NULL);
 	free(q->tried);
 	free(q);
 }

@@ -26,7 +26,10 @@ bool attach_queue_is_child(const struct attach_queue *q, pid_t pid);
 size_t attach_queue_npending(const struct attach_queue *q);
 /* Reports every attach that has finished; waits up to wait_ms for one. */
 void attach_queue_poll(struct attach_queue *q, int wait_ms);
-/* Kills what is still running and reports it as failed. */
+/* Tells every attach under way to stop (SIGTERM: its waits end within 100 ms
+ * and it reports "interrupted"); attach_queue_poll collects the reports. */
+void attach_queue_stop(struct attach_queue *q);
+/* Kills what is still running (SIGKILL, then reaped) and reports it as failed. */
 void attach_queue_free(struct attach_queue *q);
 
 #endif
