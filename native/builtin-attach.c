@@ -46,6 +46,7 @@ static const char usage[] =
 	"this returns. Works on JVMs of other users (as root) and in containers: the\n"
 	"agent is copied into the container's /tmp when its path is not visible there.\n"
 	"Loading it twice is harmless: the second time says it is already there.\n"
+	"Ctrl-C or SIGTERM ends the wait for the JVM (exit 128+N).\n"
 	"\n"
 	"  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
 	"                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"

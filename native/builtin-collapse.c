@@ -10,6 +10,7 @@
 #include "cli_io.h"
 #include "cli_num.h"
 #include "collapse.h"
+#include "out_file.h"
 #include "recording.h"
 
 #define MAX_INPUTS 256
@@ -25,6 +26,7 @@ static const char usage[] =
 	"chain A->B is split into A;B_[i], an unknown symbol becomes [its module].\n"
 	"Samples are weighted by their period where perf prints one; only one kind of\n"
 	"event is kept (the first seen, or --event). Also reads jflame's .stacks files.\n"
+	"The FILEs are merged; one given twice is an error (it would count twice).\n"
 	"\n"
 	"      --pid            root frame name-PID\n"
 	"      --tid            root frame name-PID/TID\n"
@@ -36,7 +38,7 @@ static const char usage[] =
 	"      --from SEC       keep samples from SEC seconds after the first sample\n"
 	"      --to SEC         ... until SEC seconds after it\n"
 	"      --event EVENT    keep this event (e.g. cycles) instead of the first seen\n"
-	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -o, --output FILE    write FILE, once ('-' or none: standard output)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
@@ -47,6 +49,7 @@ static const char usage[] =
 struct collapse_cmd {
 	struct collapse_opts o;
 	const char *output;
+	size_t noutput;
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
 };
@@ -104,7 +107,8 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 			c->o.event = optarg;
 			break;
 		case 'o':
-			c->output = optarg;
+			if (cli_output_add("collapse", &c->output, &c->noutput, 1, optarg) != 0)
+				return -1;
 			break;
 		default:
 			return cli_option_other("collapse", usage, ch, argv[optind - 1],
@@ -153,6 +157,7 @@ int cmd_collapse(int argc, char **argv)
 	char err[1024] = "";
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
@@ -162,11 +167,16 @@ int cmd_collapse(int argc, char **argv)
 	}
 	collapse_init(&c, &cmd.o, &rec);
 	int r = cli_scripts_read(cmd.inputs, cmd.ninputs, collapse_sample, &c, &c.oom, &lines, err, sizeof(err));
-	if (r > 0)
+	if (r > 0 && c.too_big_line)
+		snprintf(err, sizeof(err), "jflame: %s:%" PRIu64 ": the samples' periods add up to 2^63 or more; jflame "
+			 "takes totals below 9223372036854775808", cli_input_name(lines.oom_input), c.too_big_line);
+	else if (r > 0)
 		snprintf(err, sizeof(err), "jflame: out of memory folding %s", lines.oom_input);
 	if (r != 0)
 		goto out;
-	if (lines.samples == 0) {
+	if (lines.real == 0) {
+		/* no header with a frame, a time or an event: text that is not perf
+		 * script's (random bytes read as "name 123" headers) folds to garbage */
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
 			 cmd.ninputs == 1 && strcmp(cmd.inputs[0], "-") == 0 ? "standard input" : cmd.inputs[0],
 			 lines.bad ? " (it does not look like perf script output)" : "");

@@ -13,6 +13,7 @@
 #include "flamegraph.h"
 #include "folded.h"
 #include "input_file.h"
+#include "out_file.h"
 #include "perf_script.h"
 #include "pprof.h"
 #include "profile_format.h"
@@ -34,8 +35,8 @@ static const char usage[] =
 	"  speedscope  .json                     https://www.speedscope.app\n"
 	"  svg         .svg                      interactive flame graph (output only)\n"
 	"\n"
-	"  -o, --output FILE        write FILE (format by extension; may repeat; '-' is\n"
-	"                           standard output and needs -t)\n"
+	"  -o, --output FILE        write FILE (format by extension; may repeat, each\n"
+	"                           once; '-' is standard output and needs -t)\n"
 	"  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope)\n"
 	"  -t, --to-format FMT      write every output as FMT (folded, pprof, speedscope, svg)\n"
 	"  -F, --rate HZ            the rate the samples were taken at: pprof and\n"
@@ -100,11 +101,8 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "o:f:t:F:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
-			if (c->noutputs == MAX_OUTPUTS) {
-				fprintf(stderr, "jflame: at most %d outputs\n", MAX_OUTPUTS);
+			if (cli_output_add("convert", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
 				return -1;
-			}
-			c->outputs[c->noutputs++] = optarg;
 			break;
 		case 'f':
 			if (parse_format("-f", optarg, false, &c->from) != 0)
@@ -171,12 +169,6 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 				"give -t FORMAT\n", c->outputs[i]);
 			return -1;
 		}
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(c->outputs[i], c->outputs[j]) == 0 && strcmp(c->outputs[i], "-") != 0) {
-				fprintf(stderr, "jflame: output '%s' given twice\n", c->outputs[i]);
-				return -1;
-			}
-		}
 		c->formats[i] = f;
 		c->raw[i] = raw;
 	}
@@ -193,8 +185,10 @@ static int table_from_folded(struct stack_table *t, struct folded *f, const char
 		return -1;
 	}
 	if (f->n == 0) {
-		snprintf(err, errlen, "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines)", name,
-			 f->bad_lines ? " (no line ends in a count)" : "");
+		char why[200];
+		cli_folded_none(f, why, sizeof(why));
+		snprintf(err, errlen, "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines)",
+			 name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return -1;
 	}
 	cli_folded_warn(f, NULL);
@@ -273,7 +267,7 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 		snprintf(err, errlen, "jflame: out of memory reading %s", name);
 		goto out;
 	}
-	if (st.samples == 0) {
+	if (st.real == 0) {
 		snprintf(err, errlen, "jflame: no samples in %s%s; give perf script output (perf record -g, then perf "
 			 "script) or jflame record's .stacks", name, st.bad_lines ? " (it does not look like perf script text)" : "");
 		goto out;
@@ -325,7 +319,7 @@ static int read_input(struct stack_table *t, const struct convert_cmd *cmd, char
 	}
 	/* folded and perf script files stream from their readers */
 	if (f == PFMT_FOLDED) {
-		if (folded_read(&fo, cmd->input, err, errlen) != 0)
+		if (folded_read(&fo, cmd->input, 0, err, errlen) != 0)
 			goto out;
 		rc = table_from_folded(t, &fo, name, err, errlen);
 		goto out;
@@ -342,15 +336,14 @@ static int read_input(struct stack_table *t, const struct convert_cmd *cmd, char
 	if (f == PFMT_UNKNOWN)
 		f = seen;
 	switch (f) {
-	case PFMT_FOLDED:
-		if (folded_parse(&fo, buf, len) != 0) {
-			fo.text = NULL;
-			snprintf(err, errlen, "jflame: out of memory reading %s", name);
+	case PFMT_FOLDED: {
+		char *text = buf;
+		buf = NULL; /* fo owns it, also when parsing fails */
+		if (folded_parse(&fo, text, len, name, err, errlen) != 0)
 			goto out;
-		}
-		buf = NULL; /* fo owns it */
 		rc = table_from_folded(t, &fo, name, err, errlen);
 		break;
+	}
 	case PFMT_STACKS:
 		rc = table_from_stacks(t, NULL, buf, len, name, err, errlen);
 		break;
@@ -474,6 +467,7 @@ int cmd_convert(int argc, char **argv)
 	char err[1024] = "";
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
@@ -489,6 +483,11 @@ int cmd_convert(int argc, char **argv)
 	if (cmd.rate) {
 		/* the counts are samples taken every 1e9/rate ns of CPU */
 		uint64_t period = 1000000000ULL / (uint64_t)cmd.rate;
+		if (t.total_count >= FOLDED_MAX_COUNT / period) {
+			snprintf(err, sizeof(err), "jflame: -F %ld: %" PRIu64 " samples of %" PRIu64 " ns each make 2^63 ns or "
+				 "more; are the counts samples?", cmd.rate, t.total_count, period);
+			goto out;
+		}
 		for (size_t i = 0; i < t.stacks.n; i++)
 			t.weights[i] = t.counts[i] * period;
 		t.total_weight = t.total_count * period;

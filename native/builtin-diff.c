@@ -39,7 +39,7 @@ static const char usage[] =
 	"                      (default: '[1234] java' is '[*] java' on both sides, so\n"
 	"                      two runs of a service line up; pods and containers alike)\n"
 	"  -o, --output FILE   repeatable; the extension picks the format; '-' is the SVG\n"
-	"                      on standard output\n"
+	"                      on standard output; an output named twice is an error\n"
 	"      --title TEXT    the title (default \"Differential Flame Graph\"; the compare\n"
 	"                      page: \"Compare: BEFORE vs AFTER\")\n"
 	"      --subtitle TEXT a second line (default: the inputs and their totals)\n"
@@ -53,6 +53,7 @@ static const char usage[] =
 	"\n"
 	"Stacks only in BEFORE have no width in the SVG (its shape is AFTER's); draw\n"
 	"'jflame diff AFTER BEFORE --negate' to see them, or use the compare page.\n"
+	"BEFORE and AFTER may be the same file (nothing changed).\n"
 	"\n"
 	"Examples:\n"
 	"  jflame diff before.folded after.folded -o diff.svg\n"
@@ -119,15 +120,12 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			c->strip_hex = true;
 			break;
 		case 'o':
-			if (c->noutputs == MAX_OUTPUTS) {
-				fprintf(stderr, "jflame: at most %d outputs\n", MAX_OUTPUTS);
-				return -1;
-			}
-			if (output_kind(optarg, &c->kinds[c->noutputs]) != 0) {
+			if (c->noutputs < MAX_OUTPUTS && output_kind(optarg, &c->kinds[c->noutputs]) != 0) {
 				fprintf(stderr, "jflame: -o %s: unknown output format; name it .svg, .html or .folded\n", optarg);
 				return -1;
 			}
-			c->outputs[c->noutputs++] = optarg;
+			if (cli_output_add("diff", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
+				return -1;
 			break;
 		case O_KEEPIDS:
 			c->keep_ids = true;
@@ -161,7 +159,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 static int read_side(struct folded *f, const char *path, const char *which, char *err, size_t errlen)
 {
 	const char *name = cli_input_name(path);
-	if (folded_read(f, path, err, errlen) != 0)
+	if (folded_read(f, path, 0, err, errlen) != 0)
 		return -1;
 	if (f->differential) {
 		snprintf(err, errlen, "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
@@ -169,9 +167,10 @@ static int read_side(struct folded *f, const char *path, const char *which, char
 		return -1;
 	}
 	if (f->n == 0 || f->total == 0) {
-		snprintf(err, errlen, "jflame: no %s in %s (%s)%s; give folded stacks ('frame;frame;... count' lines, "
-			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which,
-			 f->bad_lines ? ", no line ends in a count" : "");
+		char why[200];
+		cli_folded_none(f, why, sizeof(why));
+		snprintf(err, errlen, "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
+			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
 		return -1;
 	}
 	cli_folded_warn(f, name);
@@ -188,6 +187,7 @@ int cmd_diff(int argc, char **argv)
 	char err[1024] = "", subtitle[1100], page_sub[1024];
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;

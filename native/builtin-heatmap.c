@@ -13,6 +13,7 @@
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
+#include "out_file.h"
 
 #define MAX_INPUTS 256
 
@@ -30,14 +31,14 @@ static const char usage[] =
 	"out, as FlameScope does. Stacks are folded as jflame collapse --all folds them\n"
 	"(the kernel and JIT annotations pick the frames' colours; perf-map-agent's\n"
 	"Lpkg/Class;::method reads pkg/Class.method), and every sample counts once (its\n"
-	"period does not weigh).\n"
+	"period does not weigh). The FILEs are merged; one given twice is an error.\n"
 	"\n"
 	"      --rows N         rows per second, 1 to 1000 (default 50: 20 ms each)\n"
 	"      --title TEXT     the page's title (default \"CPU heat map\")\n"
 	"      --include-idle   keep the idle task's samples\n"
 	"      --pid, --tid     root frames name-PID or name-PID/TID (as jflame collapse)\n"
 	"      --event EVENT    keep this event instead of the first seen\n"
-	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -o, --output FILE    write FILE, once ('-' or none: standard output)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
@@ -50,6 +51,7 @@ struct heatmap_cmd {
 	struct heatmap_options o;
 	bool keep_idle;
 	const char *output;
+	size_t noutput;
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
 };
@@ -111,15 +113,12 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			c->co.event = optarg;
 			break;
 		case 'o':
-			if (c->output) {
-				fprintf(stderr, "jflame: jflame heatmap writes one page; give -o once\n");
-				return -1;
-			}
 			if (other_format(optarg)) {
 				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
 				return -1;
 			}
-			c->output = optarg;
+			if (cli_output_add("heatmap", &c->output, &c->noutput, 1, optarg) != 0)
+				return -1;
 			break;
 		default:
 			return cli_option_other("heatmap", usage, ch, argv[optind - 1],
@@ -150,6 +149,7 @@ int cmd_heatmap(int argc, char **argv)
 	bool reader = false;
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
@@ -168,7 +168,7 @@ int cmd_heatmap(int argc, char **argv)
 	if (rd != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.inputs[0]);
-	if (lines.samples == 0) {
+	if (lines.real == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
 			 "(perf record -g, then perf script)", name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;

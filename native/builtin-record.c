@@ -20,6 +20,7 @@
 #include "attach_queue.h"
 #include "builtin.h"
 #include "caps.h"
+#include "cli_io.h"
 #include "cli_num.h"
 #include "flamegraph.h"
 #include "heatmap.h"
@@ -227,7 +228,9 @@ static const char usage[] =
 	"                          .folded/.collapsed folded stacks,\n"
 	"                          .stacks timestamped samples (perf script text),\n"
 	"                          .pb.gz pprof, .json speedscope,\n"
-	"                          .html subsecond-offset heat map (FlameScope)\n"
+	"                          .html subsecond-offset heat map (FlameScope);\n"
+	"                          '-' the flame graph on standard output (one event,\n"
+	"                          no --window, no launched command); each name once\n"
 	"  -e, --event EVENT[,EVENT]  what to record: one of cpu, offcpu, wall or a\n"
 	"                          perf event, and/or alloc and lock:\n"
 	"                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
@@ -339,6 +342,10 @@ static int output_format(const char *path, enum out_format *f)
 {
 	const char *dot = strrchr(path, '.');
 	const char *slash = strrchr(path, '/');
+	if (strcmp(path, "-") == 0) { /* standard output: the flame graph */
+		*f = OUT_SVG;
+		return 0;
+	}
 	if (!dot || (slash && dot < slash))
 		return -1;
 	if (strcmp(dot, ".svg") == 0)
@@ -683,12 +690,10 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 					".stacks, .pb.gz, .json or .html\n", optarg);
 				return -1;
 			}
-			if (o->nuser_outputs == MAX_OUTPUTS) {
-				fprintf(stderr, "jflame: at most %d outputs\n", MAX_OUTPUTS);
+			if (o->nuser_outputs < MAX_OUTPUTS)
+				o->user_formats[o->nuser_outputs] = f;
+			if (cli_output_add("record", o->user_outputs, &o->nuser_outputs, MAX_OUTPUTS, optarg) != 0)
 				return -1;
-			}
-			o->user_formats[o->nuser_outputs] = f;
-			o->user_outputs[o->nuser_outputs++] = optarg;
 			break;
 		}
 		case 'e':
@@ -825,6 +830,20 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 	}
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
 		char err[512];
+		const char *why = NULL;
+		if (strcmp(o->user_outputs[i], "-") == 0) {
+			/* one flame graph on standard output, written at the end */
+			if ((size_t)o->bpf_on + o->alloc + o->lock > 1)
+				why = "it holds one event's flame graph; name files for several events (cpu.svg, alloc.svg)";
+			else if (o->window_ns)
+				why = "--window writes a flame graph per window; name files (cpu-%t.svg)";
+			else if (o->command)
+				why = "the launched command writes there too; name a file";
+		}
+		if (why) {
+			fprintf(stderr, "jflame: -o - (standard output): %s\n", why);
+			return -1;
+		}
 		if (out_name_check(o->user_outputs[i], err, sizeof(err)) != 0) {
 			fprintf(stderr, "%s\n", err);
 			return -1;
@@ -836,8 +855,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < o->noutputs; i++) {
 		char err[512];
 		for (size_t j = 0; j < i; j++) {
-			if (strcmp(o->outputs[i], o->outputs[j]) == 0) {
-				fprintf(stderr, "jflame: output '%s' given twice\n", o->outputs[i]);
+			if (cli_same_file(o->outputs[i], o->outputs[j])) {
+				fprintf(stderr, "jflame: output %s is named twice once the events are in the names; give each "
+					"output once\n", o->outputs[i]);
 				return -1;
 			}
 		}
@@ -1462,7 +1482,8 @@ static int write_outputs(struct record *r, struct window *w, enum rec_event ev, 
 			rc = -1;
 			continue;
 		}
-		pos += (size_t)snprintf(wrote + pos, pos < wrote_len ? wrote_len - pos : 0, " %s", path);
+		pos += (size_t)snprintf(wrote + pos, pos < wrote_len ? wrote_len - pos : 0, " %s",
+					strcmp(path, "-") == 0 ? "standard output" : path);
 		if (pos >= wrote_len)
 			pos = wrote_len - 1;
 		if ((r->o.keep || r->o.keep_bytes) && out_name_varies(r->o.outputs[i]) &&

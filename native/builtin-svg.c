@@ -11,6 +11,7 @@
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
+#include "out_file.h"
 
 static const char usage[] =
 	"usage: jflame svg [options] [FILE...] > graph.svg\n"
@@ -40,7 +41,7 @@ static const char usage[] =
 	"  --negate            differential input: swap grew and shrank\n"
 	"  --notes TEXT        put TEXT into the SVG's notes\n"
 	"  --no-legend         no legend row (the java palette draws one)\n"
-	"  -o, --output FILE   write FILE (default: standard output)\n"
+	"  -o, --output FILE   write FILE, once ('-' or none: standard output)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Two counts on a line ('stack BEFORE AFTER', as difffolded.pl writes) draw a\n"
@@ -55,6 +56,7 @@ struct svg_cmd {
 	struct fg_options o;
 	bool no_legend;
 	const char *output;
+	size_t noutput;
 	const char *input;
 };
 
@@ -137,7 +139,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			c->no_legend = true;
 			break;
 		case 'o':
-			c->output = optarg;
+			if (cli_output_add("svg", &c->output, &c->noutput, 1, optarg) != 0)
+				return -1;
 			break;
 		default:
 			return cli_option_other("svg", usage, ch, argv[optind - 1], optopt != 0);
@@ -169,15 +172,18 @@ int cmd_svg(int argc, char **argv)
 	char err[1024] = "";
 	int rc = 1;
 
+	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
-	if (folded_read(&f, cmd.input, err, sizeof(err)) != 0)
+	if (folded_read(&f, cmd.input, 0, err, sizeof(err)) != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.input);
 	if (f.n == 0) {
-		snprintf(err, sizeof(err), "jflame: no stacks in %s%s; give folded stacks ('frame;frame;... count' lines, "
-			 "as jflame collapse writes)", name, f.bad_lines ? " (no line ends in a count)" : "");
+		char why[200];
+		cli_folded_none(&f, why, sizeof(why));
+		snprintf(err, sizeof(err), "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' "
+			 "lines, as jflame collapse writes)", name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		goto out;
 	}
 	cli_folded_warn(&f, NULL);

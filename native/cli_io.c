@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "out_file.h"
 
@@ -34,12 +35,73 @@ int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg
 	return cli_option_error(cmd, arg, needs_value);
 }
 
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (strcmp(a, b) == 0)
+		return true;
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+	if (ea || eb)
+		return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+	if (strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b) != 0)
+		return false;
+	char da[4096], db[4096];
+	snprintf(da, sizeof(da), "%.*s", ba ? (int)(ba - a) + 1 : 1, ba ? a : ".");
+	snprintf(db, sizeof(db), "%.*s", bb ? (int)(bb - b) + 1 : 1, bb ? b : ".");
+	return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* How a file given twice is named: "x", "x (also as ./x)", or std for "-". */
+static void twice_name(char *buf, size_t len, const char *first, const char *again, const char *std)
+{
+	if (strcmp(first, "-") == 0)
+		snprintf(buf, len, "%s", std);
+	else if (strcmp(first, again) == 0)
+		snprintf(buf, len, "%s", first);
+	else
+		snprintf(buf, len, "%s (also as %s)", first, again);
+}
+
+int cli_output_add(const char *cmd, const char **outs, size_t *n, size_t max, const char *arg)
+{
+	char name[8300];
+	for (size_t i = 0; i < *n; i++) {
+		if (cli_same_file(outs[i], arg)) {
+			twice_name(name, sizeof(name), outs[i], arg, "standard output");
+			fprintf(stderr, "jflame: output %s is named twice; give each output once\n", name);
+			return -1;
+		}
+	}
+	if (*n == max) {
+		if (max == 1)
+			fprintf(stderr, "jflame: jflame %s writes one output; give -o once\n", cmd);
+		else
+			fprintf(stderr, "jflame: at most %zu outputs\n", max);
+		return -1;
+	}
+	outs[(*n)++] = arg;
+	return 0;
+}
+
 int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv, int first)
 {
+	char name[8300];
 	for (int i = first; i < argc; i++) {
 		if (*n == max) {
 			fprintf(stderr, "jflame: at most %zu input files\n", max);
 			return -1;
+		}
+		for (size_t j = 0; j < *n; j++) {
+			if (cli_same_file(inputs[j], argv[i])) {
+				/* merged, the same samples would count twice */
+				twice_name(name, sizeof(name), inputs[j], argv[i], "standard input");
+				fprintf(stderr, "jflame: input %s is given twice; its samples would count twice, give it once\n",
+					name);
+				return -1;
+			}
 		}
 		inputs[(*n)++] = argv[i];
 	}
@@ -65,6 +127,7 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 		t->bad += st.bad_lines;
 		t->overlong += st.long_lines;
 		t->samples += st.samples;
+		t->real += st.real;
 	}
 	return 0;
 }
@@ -81,14 +144,29 @@ void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const s
 
 void cli_folded_warn(const struct folded *f, const char *in_name)
 {
-	if (!f->bad_lines)
-		return;
-	if (in_name)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
-			f->bad_lines, in_name, f->first_bad);
-	else
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n", f->bad_lines,
-			f->first_bad);
+	if (f->bad_lines) {
+		if (in_name)
+			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
+				f->bad_lines, in_name, f->first_bad);
+		else
+			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n",
+				f->bad_lines, f->first_bad);
+	}
+	if (f->long_lines)
+		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines longer than the %u MiB line limit%s%s "
+			"(first: line %" PRIu64 ")\n", f->long_lines, FOLDED_MAX_LINE >> 20, in_name ? " in " : "",
+			in_name ? in_name : "", f->first_long);
+}
+
+const char *cli_folded_none(const struct folded *f, char *buf, size_t len)
+{
+	char lim[128] = "";
+	if (f->long_lines)
+		snprintf(lim, sizeof(lim), "line %" PRIu64 " is longer than the %u MiB line limit", f->first_long,
+			 FOLDED_MAX_LINE >> 20);
+	snprintf(buf, len, "%s%s%s", f->bad_lines ? "no line ends in a count" : "", f->bad_lines && lim[0] ? "; " : "",
+		 lim);
+	return buf;
 }
 
 int cli_output_write(const char *path, cli_write_fn fn, void *ctx, char *err, size_t errlen)

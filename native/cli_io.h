@@ -24,13 +24,29 @@ int cli_option_error(const char *cmd, const char *arg, bool needs_value);
  * usage to stdout and gives 1; anything else is cli_option_error (-1). */
 int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg, bool needs_value);
 
-/* The operands argv[first..argc) as inputs[], "-" (standard input) when none:
- * 0, or -1 after printing when there are more than max. */
+/* The one rule for names given twice, for every command: an output named twice
+ * (the same text, or the same file by another path, or "-" twice) is an error
+ * naming it; inputs that are merged (collapse, heatmap) likewise; jflame diff A A
+ * compares a file with itself and is fine. */
+
+/* Whether a and b name the same file: the same text, the same existing file
+ * (dev and inode), or the same name in the same directory for files still to
+ * be made. "-" (standard input or output) is the same only as "-". */
+bool cli_same_file(const char *a, const char *b);
+
+/* Adds the -o argument arg to outs[0..*n) of jflame CMD, which writes at most
+ * max outputs: 0, or -1 after printing why not (named twice, or too many:
+ * "give -o once" when max is 1). */
+int cli_output_add(const char *cmd, const char **outs, size_t *n, size_t max, const char *arg);
+
+/* The operands argv[first..argc) as inputs[], "-" (standard input) when none,
+ * for inputs that are merged: 0, or -1 after printing when there are more
+ * than max or one is given twice. */
 int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv, int first);
 
 /* The lines of perf script inputs read so far. */
 struct cli_script_lines {
-	uint64_t bad, overlong, samples;
+	uint64_t bad, overlong, samples, real; /* real: see ps_stats */
 	char first_bad[4200];  /* "NAME: 'line'": the first bad line and its input */
 	const char *oom_input; /* the input after which *oom was set */
 };
@@ -46,9 +62,12 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
  * than the one c kept. */
 void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const struct collapse *c);
 
-/* Warns about the lines without a count that reading f skipped; in_name, when
- * not NULL, names the input. */
+/* Warns about the lines reading f skipped (without a count, longer than
+ * FOLDED_MAX_LINE); in_name, when not NULL, names the input. */
 void cli_folded_warn(const struct folded *f, const char *in_name);
+/* Why f has no stacks, when its lines were skipped: "no line ends in a
+ * count", "line 3 is longer than the 16 MiB line limit", both, or "" (into buf). */
+const char *cli_folded_none(const struct folded *f, char *buf, size_t len);
 
 /* Writes one output: fn(f, ctx, err, errlen) returns 0, or -1 with one line in err. */
 typedef int (*cli_write_fn)(FILE *f, void *ctx, char *err, size_t errlen);

@@ -479,7 +479,13 @@ int collapse_sample(void *ctx, const struct ps_sample *s)
 	int r = collapse_fold(c, s, &stack, &len);
 	if (r <= 0)
 		return r < 0 ? 1 : 0;
-	if (recording_add(c->rec, stack, len, s->has_period && s->period > 0 ? s->period : 1) != 0) {
+	uint64_t w = s->has_period && s->period > 0 ? s->period : 1;
+	if (w >= COLLAPSE_MAX_TOTAL - c->rec->total) {
+		c->too_big_line = s->line ? s->line : 1;
+		c->oom = true;
+		return 1;
+	}
+	if (recording_add(c->rec, stack, len, w) != 0) {
 		c->oom = true;
 		return 1;
 	}

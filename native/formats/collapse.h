@@ -19,6 +19,8 @@ struct collapse_opts {
 };
 
 #define COLLAPSE_DSO_CACHE 8
+/* The sum of the weights stays below 2^63 (folded counts and pprof's int64). */
+#define COLLAPSE_MAX_TOTAL (UINT64_C(1) << 63)
 
 /* a dso seen lately and its annotation ('k', 'j' or 0) */
 struct collapse_dso {
@@ -37,7 +39,9 @@ struct collapse {
 	char event[64];     /* the event kept */
 	bool have_event;
 	uint64_t kept, other_event, out_of_range;
-	bool oom;
+	bool oom;               /* out of memory, or too_big_line set: stop */
+	uint64_t too_big_line;  /* collapse_sample: the sample whose weight took the
+				   total to COLLAPSE_MAX_TOTAL (its header's line) */
 	struct collapse_dso dsos[COLLAPSE_DSO_CACHE];
 	unsigned ndsos, next_dso, last_dso;
 };
@@ -50,7 +54,8 @@ void collapse_free(struct collapse *c);
  * --from/--to; counted in c), -1 when out of memory (c->oom set). Kept
  * samples are not counted in c->kept: the caller counts what it keeps. */
 int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, size_t *len);
-/* A ps_sample_fn: adds one sample (weighted by its period when printed). */
+/* A ps_sample_fn: adds one sample (weighted by its period when printed);
+ * stops at a sample that would take the total to COLLAPSE_MAX_TOTAL. */
 int collapse_sample(void *ctx, const struct ps_sample *s);
 
 #endif

@@ -11,11 +11,14 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <inttypes.h>
+
+#include "input_file.h"
 
 /* The number ending s[0..*n): integer or decimal (flamegraph.pl takes
- * "12.5"); *n is cut to what precedes it, blanks included. */
-static bool last_number(const char *s, size_t *n, double *v)
+ * "12.5", rounded); *n is cut to what precedes it, blanks included. *v is
+ * FOLDED_MAX_COUNT for a number of 2^63 or more (integers exactly: no double). */
+static bool last_number(const char *s, size_t *n, uint64_t *v)
 {
 	size_t end = *n, i = end;
 	bool digits = false, dot = false;
@@ -28,17 +31,25 @@ static bool last_number(const char *s, size_t *n, double *v)
 	}
 	if (!digits || i == 0 || i == end || (s[i - 1] != ' ' && s[i - 1] != '\t'))
 		return false;
-	double x = 0, scale = 0;
-	for (size_t k = i; k < end; k++) {
-		if (s[k] == '.') {
-			scale = 1;
-			continue;
+	if (!dot) {
+		uint64_t x = 0;
+		for (size_t k = i; k < end && x < FOLDED_MAX_COUNT; k++)
+			x = x > (FOLDED_MAX_COUNT - 1) / 10 ? FOLDED_MAX_COUNT : x * 10 + (uint64_t)(s[k] - '0');
+		*v = x < FOLDED_MAX_COUNT ? x : FOLDED_MAX_COUNT;
+	} else {
+		double x = 0, scale = 0;
+		for (size_t k = i; k < end; k++) {
+			if (s[k] == '.') {
+				scale = 1;
+				continue;
+			}
+			x = x * 10 + (s[k] - '0');
+			if (scale)
+				scale *= 10;
 		}
-		x = x * 10 + (s[k] - '0');
-		if (scale)
-			scale *= 10;
+		x = scale ? x / scale : x;
+		*v = x < (double)FOLDED_MAX_COUNT ? (uint64_t)llround(x) : FOLDED_MAX_COUNT;
 	}
-	*v = scale ? x / scale : x;
 	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
 		i--;
 	*n = i;
@@ -55,46 +66,78 @@ static void bad(struct folded *f, const char *p, size_t n)
 	}
 }
 
-int folded_parse(struct folded *f, char *text, size_t len)
+/* The count of line lineno (its text t[0..n)), or the sum, is 2^63 or more. */
+static int too_big(const char *name, uint64_t lineno, const char *t, size_t n, bool sum, char *err, size_t errlen)
 {
+	if (sum)
+		snprintf(err, errlen, "jflame: %s:%" PRIu64 ": the counts add up to 2^63 or more; jflame takes totals "
+			 "below 9223372036854775808 (scale the counts down)", name, lineno);
+	else
+		snprintf(err, errlen, "jflame: %s:%" PRIu64 ": count '%.*s%s' is 2^63 or more; jflame takes counts below "
+			 "9223372036854775808", name, lineno, (int)(n < 40 ? n : 40), t, n > 40 ? "..." : "");
+	return -1;
+}
+
+int folded_parse(struct folded *f, char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+	uint64_t lineno = 0;
 	f->text = text;
 	for (size_t off = 0; off < len;) {
 		char *line = text + off, *nl = memchr(line, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - line) : len - off;
 		off += n + 1;
+		lineno++;
 		if (n > 0 && line[n - 1] == '\r')
 			n--;
 		if (n == 0 || line[0] == '#')
 			continue; /* blank, or a comment */
-		if (n > FOLDED_MAX_LINE || memchr(line, '\0', n)) {
+		if (n > FOLDED_MAX_LINE) {
+			if (f->long_lines++ == 0)
+				f->first_long = lineno;
+			continue;
+		}
+		if (memchr(line, '\0', n)) {
 			bad(f, line, n);
 			continue;
 		}
-		double a, b;
+		uint64_t after, before = 0;
 		size_t k = n;
-		if (!last_number(line, &k, &a) || k == 0) {
+		if (!last_number(line, &k, &after) || k == 0) {
 			bad(f, line, n);
 			continue;
 		}
-		uint64_t after = (uint64_t)llround(a), before = 0;
 		size_t k2 = k;
-		if (last_number(line, &k2, &b) && k2 > 0) {
+		if (last_number(line, &k2, &before) && k2 > 0) {
 			/* differential: "stack before after" */
 			f->differential = true;
-			before = (uint64_t)llround(b);
-			k = k2;
+		} else {
+			before = 0;
+			k2 = k;
 		}
+		if (after >= FOLDED_MAX_COUNT || before >= FOLDED_MAX_COUNT) {
+			/* the number itself: [k, n) holds AFTER, [k2, k) BEFORE */
+			const char *t = line + (after >= FOLDED_MAX_COUNT ? k : k2), *e = line + (after >= FOLDED_MAX_COUNT ? n : k);
+			while (*t == ' ' || *t == '\t')
+				t++;
+			return too_big(name, lineno, t, (size_t)(e - t), false, err, errlen);
+		}
+		if (after >= FOLDED_MAX_COUNT - f->total || before >= FOLDED_MAX_COUNT - f->total_before)
+			return too_big(name, lineno, NULL, 0, true, err, errlen);
+		k = k2;
 		line[k] = '\0';
 		if (f->n == f->cap) {
 			size_t cap = f->cap ? f->cap * 2 : 4096;
 			struct fg_stack *s = realloc(f->stacks, cap * sizeof(*s));
-			if (!s)
+			if (!s) {
+				snprintf(err, errlen, "jflame: out of memory reading %s", name);
 				return -1;
+			}
 			f->stacks = s;
 			f->cap = cap;
 		}
 		f->stacks[f->n++] = (struct fg_stack){ line, after, before };
 		f->total += after;
+		f->total_before += before;
 	}
 	return 0;
 }
@@ -125,8 +168,7 @@ static int map_plain(struct folded *f, const char *path, char *err, size_t errle
 	madvise(text, (size_t)st.st_size, MADV_POPULATE_WRITE);
 #endif
 	f->mapped = (size_t)st.st_size;
-	if (folded_parse(f, text, (size_t)st.st_size) != 0) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", path);
+	if (folded_parse(f, text, (size_t)st.st_size, path, err, errlen) != 0) {
 		rc = -1;
 		goto out;
 	}
@@ -136,64 +178,21 @@ out:
 	return rc;
 }
 
-int folded_read(struct folded *f, const char *path, char *err, size_t errlen)
+int folded_read(struct folded *f, const char *path, size_t max, char *err, size_t errlen)
 {
 	bool stdin_in = strcmp(path, "-") == 0;
-	const char *name = stdin_in ? "standard input" : path;
-	size_t cap = 1u << 20, len = 0;
-	char *buf = malloc(cap + 1);
-	int rc = -1;
-	gzFile in = NULL;
+	char *buf = NULL;
+	size_t len = 0;
 	memset(f, 0, sizeof(*f));
 	if (!stdin_in) {
 		int m = map_plain(f, path, err, errlen);
-		if (m != 0) {
-			free(buf);
+		if (m != 0)
 			return m > 0 ? 0 : -1;
-		}
 	}
-	errno = 0;
-	in = stdin_in ? gzdopen(0, "rb") : gzopen(path, "rb");
-	if (!in || !buf) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", name, !buf ? "out of memory" : strerror(errno ? errno : ENOMEM));
-		goto out;
-	}
-	gzbuffer(in, 1u << 18);
-	for (;;) {
-		if (len == cap) {
-			char *bigger = realloc(buf, cap * 2 + 1);
-			if (!bigger) {
-				snprintf(err, errlen, "jflame: out of memory reading %s", name);
-				goto out;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		int got = gzread(in, buf + len, (unsigned)(cap - len > (1u << 30) ? (1u << 30) : cap - len));
-		int zerr = Z_OK;
-		if (got <= 0)
-			gzerror(in, &zerr);
-		if (got < 0 || zerr == Z_BUF_ERROR) {
-			snprintf(err, errlen, "jflame: failed to read %s: %s", name,
-				 zerr == Z_ERRNO ? strerror(errno) : zerr == Z_BUF_ERROR ? "it ends in the middle of its gzip data (truncated?)" : gzerror(in, &zerr));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	if (folded_parse(f, buf, len) != 0) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", name);
-		f->text = NULL;
-		goto out;
-	}
-	buf = NULL; /* f->text owns it */
-	rc = 0;
-out:
-	if (in)
-		gzclose(in);
-	free(buf);
-	return rc;
+	/* gzip, or a pipe: in memory, as much as input_file_read allows */
+	if (input_file_read(path, max, &buf, &len, err, errlen) != 0)
+		return -1;
+	return folded_parse(f, buf, len, stdin_in ? "standard input" : path, err, errlen);
 }
 
 void folded_free(struct folded *f)

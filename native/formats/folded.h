@@ -15,12 +15,16 @@ struct folded {
 	struct fg_stack *stacks;
 	size_t n, cap;
 	bool differential;     /* some line had two counts: before after */
-	uint64_t bad_lines;    /* no count, a bad count, a NUL, too long: skipped */
+	uint64_t bad_lines;    /* no count, a bad count, a NUL: skipped */
 	char first_bad[80];
-	uint64_t total;
+	uint64_t long_lines;   /* longer than FOLDED_MAX_LINE: skipped */
+	uint64_t first_long;   /* the line number of the first of them */
+	uint64_t total, total_before;
 };
 
 #define FOLDED_MAX_LINE (16u << 20)
+/* Counts, and the total of each column, stay below 2^63 (pprof's int64). */
+#define FOLDED_MAX_COUNT (UINT64_C(1) << 63)
 
 /* A folded stack built frame by frame ("a;b;c"), by the readers of other
  * formats (pprof, speedscope); at most FOLDED_MAX_LINE bytes. */
@@ -36,10 +40,15 @@ int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean)
 void folded_line_free(struct folded_line *l);
 
 /* Parses text[0..len) in place (each stack's end becomes a NUL; text is kept
- * and freed by folded_free). 0, or -1 when out of memory. */
-int folded_parse(struct folded *f, char *text, size_t len);
-/* Reads path ("-" for stdin; gzip or plain) and parses it. 0, or -1 with err. */
-int folded_read(struct folded *f, const char *path, char *err, size_t errlen);
+ * and freed by folded_free, also on failure); name is the input's name for
+ * messages. 0, or -1 with one line in err: out of memory, or a count of 2^63
+ * or more, or counts adding up to that (with the line number). */
+int folded_parse(struct folded *f, char *text, size_t len, const char *name, char *err, size_t errlen);
+/* Reads path ("-" for stdin; gzip or plain) and parses it. Gzip input and
+ * standard input are read into memory, at most max bytes once unpacked (0:
+ * INPUT_MAX_GZIP for gzip, INPUT_MAX_BYTES for plain standard input); plain
+ * files are mapped. 0, or -1 with err. */
+int folded_read(struct folded *f, const char *path, size_t max, char *err, size_t errlen);
 void folded_free(struct folded *f);
 
 #endif

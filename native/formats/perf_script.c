@@ -132,8 +132,11 @@ static void parse_header_tail(struct ps_sample *s, const char *p, const char *en
 		len[n] = (size_t)(p - tok[n]);
 		n++;
 	}
-	/* the event: the last token, ending in ':' */
-	if (n > 0 && len[n - 1] > 1 && tok[n - 1][len[n - 1] - 1] == ':' && !is_digit(tok[n - 1][0])) {
+	/* the event: the last token, ending in ':', printable (an event name) */
+	bool printable = n > 0;
+	for (size_t i = 0; printable && i < len[n - 1]; i++)
+		printable = tok[n - 1][i] > ' ' && tok[n - 1][i] < 127;
+	if (printable && len[n - 1] > 1 && tok[n - 1][len[n - 1] - 1] == ':' && !is_digit(tok[n - 1][0])) {
 		s->event = (struct ps_str){ tok[n - 1], len[n - 1] - 1 };
 		n--;
 		/* a period: digits just before it */
@@ -276,6 +279,7 @@ static void end_sample(struct parser *ps)
 	ps->cur.frames = ps->frames;
 	ps->cur.nframes = ps->nframes;
 	ps->st->samples++;
+	ps->st->real += ps->nframes > 0 || ps->cur.has_time || ps->cur.event.n > 0;
 	if (ps->fn(ps->ctx, &ps->cur) != 0)
 		ps->stop = true;
 	ps->in_sample = false;
@@ -313,6 +317,10 @@ static void parse_line(struct parser *ps, const char *p, size_t n)
 	if (*p == '#')
 		return;
 	if (!is_space(*p)) {
+		if (memchr(p, '\0', n)) {
+			bad_line(ps, p, n); /* perf script prints no NUL: not its header */
+			return;
+		}
 		/* a header starts a sample (one without a blank line before it ends the
 		 * last); older perf scripts print frames without an indent, which
 		 * stackcollapse-perf.pl takes as frames when they are no header */
@@ -322,6 +330,7 @@ static void parse_line(struct parser *ps, const char *p, size_t n)
 			ps->cur = prev;
 			end_sample(ps);
 			ps->cur = next;
+			ps->cur.line = ps->st->lines + ps->st->long_lines;
 			ps->in_sample = true;
 			ps->sample_line = p;
 		} else if (!ps->in_sample || !parse_frame(ps, p, end)) {

@@ -25,10 +25,14 @@ struct ps_sample {
 	struct ps_str event; /* "cycles", "cpu-clock:ppp"; empty when not printed */
 	const struct ps_frame *frames; /* leaf first */
 	size_t nframes;
+	uint64_t line;       /* the header's line number in the input */
 };
 
 struct ps_stats {
 	uint64_t samples, lines;
+	uint64_t real;       /* samples with a frame, a time or an event: perf
+				script's, not a line of other text that happens
+				to read as "name 123 ..." (a header alone) */
 	uint64_t bad_lines;  /* neither a header, a frame, a comment nor blank */
 	uint64_t long_lines; /* longer than PS_MAX_LINE: skipped */
 	char first_bad[80];  /* the first bad line, for the warning */

@@ -1,4 +1,4 @@
-/* input_file.c - whole-input reading for the converters: zlib's gzFile for files
+/* input_file.c - whole-input reading for the readers (convert, svg, diff): zlib's gzFile for files
  * and pipes (plain data passes through), inflate() for gzip data in memory. */
 #include "input_file.h"
 
@@ -40,6 +40,7 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 	char *b = NULL;
 	int rc = -1;
 	gzFile in;
+	bool defaulted = !max;
 
 	if (!max)
 		max = INPUT_MAX_BYTES;
@@ -50,12 +51,18 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 		return -1;
 	}
 	gzbuffer(in, 1u << 18);
+	if (!gzdirect(in) && max > INPUT_MAX_GZIP && defaulted)
+		max = INPUT_MAX_GZIP; /* gzip data: a bomb's unpacked size is capped lower */
 	for (;;) {
 		if (n == max) {
 			/* one more byte tells a file of exactly max bytes from a bigger one */
 			char probe;
 			if (gzread(in, &probe, 1) > 0) {
-				snprintf(err, errlen, "jflame: %s is larger than %zu MiB; cut it into parts", name, max >> 20);
+				if (gzdirect(in))
+					snprintf(err, errlen, "jflame: %s is larger than %zu MiB; cut it into parts", name, max >> 20);
+				else
+					snprintf(err, errlen, "jflame: %s unpacks to more than %zu MiB, the limit for gzip input; "
+						 "give it unpacked (gunzip -k), or cut it into parts", name, max >> 20);
 				goto out;
 			}
 		} else if (grow(&b, &cap, n, max) != 0) {
@@ -103,7 +110,7 @@ int input_gunzip(const void *in, size_t n, size_t max, const char *name, char **
 	int rc = -1;
 
 	if (!max)
-		max = INPUT_MAX_BYTES;
+		max = INPUT_MAX_GZIP;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 15 + 16) != Z_OK) { /* 16: gzip wrapper */
 		snprintf(err, errlen, "jflame: out of memory reading %s", name);

@@ -16,6 +16,7 @@
  *    (openat2 RESOLVE_IN_ROOT: an absolute link inside stays inside), and PID's
  *    user owns the file;
  *  - "/proc/PID/map_files/A-B": the very file PID mapped there (a kernel link);
+ *  - "/proc/self/fd/N": a file jflame holds open already;
  *  - any other absolute path: a file of jflame's own user (tests, -p of one's
  *    own process): owned by jflame's user or root, as Linux perf asks of maps.
  *

@@ -1,6 +1,6 @@
 /* fuzz_folded.c - any bytes as folded stacks: lines with and without counts,
  * two-column differential lines, NULs; parsed in place without overruns.
- * module: native/formats/folded.c */
+ * module: native/formats/folded.c native/util/input_file.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	memset(&f, 0, sizeof(f));
-	folded_parse(&f, text, size);
+	char err[256];
+	folded_parse(&f, text, size, "fuzz", err, sizeof(err));
 	for (size_t i = 0; i < f.n; i++)
 		(void)strlen(f.stacks[i].frames);
 	folded_free(&f);

@@ -1,7 +1,7 @@
 /* fuzz_folded_diff.c - any bytes as two folded profiles (split at the first
  * NUL, or in half) merged as jflame diff merges them, with -n and -s from the
  * input, then written as difffolded.pl's text and as the compare page's tree.
- * module: native/formats/folded_diff.c native/formats/folded.c native/render/call_tree.c native/util/json_out.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c */
+ * module: native/formats/folded_diff.c native/formats/folded.c native/util/input_file.c native/render/call_tree.c native/util/json_out.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(t1, data, n1);
 	memcpy(t2, data + size - n2, n2);
-	if (folded_parse(&a, t1, n1) == 0 && folded_parse(&b, t2, n2) == 0 &&
+	char err[256];
+	if (folded_parse(&a, t1, n1, "a", err, sizeof(err)) == 0 && folded_parse(&b, t2, n2, "b", err, sizeof(err)) == 0 &&
 	    folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ size & 1, size & 2, size & 4 }) == 0) {
 		FILE *f = fopen("/dev/null", "w");
 		struct call_tree *t = call_tree_new();

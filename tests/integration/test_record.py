@@ -243,6 +243,20 @@ class EndingTest(RecordCase):
         self.assertEqual(p.returncode, 0, err)
         self.assertGreater(len(read_folded(folded)), 0)
 
+    def test_sigint_writes_the_svg_to_standard_output(self):
+        # -o -: the flame graph on standard output once the recording ends, no file named '-'
+        jvm = self.jvm("hot", 20000)
+        p = subprocess.Popen([JFLAME, "record", "-p", str(jvm.pid), "-o", "-"], cwd=self.tmp,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        time.sleep(2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        root = ET.fromstring(out)
+        self.assertTrue(root.tag.endswith("svg"))
+        self.assertIn(b"wrote standard output", err)
+        self.assertEqual(os.listdir(self.tmp), [])
+
     def test_target_exit_ends_recording(self):
         jvm = self.jvm("hot", 4000)
         folded = self.out("exit.folded")

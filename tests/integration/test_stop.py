@@ -114,7 +114,7 @@ class StopTest(unittest.TestCase):
 
     def assert_busy_recorded(self, folded):
         stacks = read_folded(folded)
-        self.assertGreater(spin_samples(stacks, self.busy.pid), 20, stacks[:5])
+        self.assertGreater(spin_samples(stacks, self.busy.pid), 10, stacks[:5])
         return stacks
 
     def test_sigint_ends_p_while_a_frozen_jvm_is_attached(self):
@@ -163,7 +163,7 @@ class StopTest(unittest.TestCase):
         p = self.start("record", "-p", "%d,%d" % (self.busy.pid, self.frozen.pid), "--attach-timeout", "30",
                        "-o", folded)
         self.wait_for(p, lambda: self.trigger_sent(self.frozen.pid, self.tmp))
-        time.sleep(0.5)
+        time.sleep(1.0)
         rc, err, took = self.stop(p, signal.SIGINT, signal.SIGINT, gap=0.05)
         self.assertLess(took, STOP_BOUND, err)
         self.assertEqual(rc, 0, err)
@@ -181,6 +181,7 @@ class StopTest(unittest.TestCase):
         os.mkdir(d)
         fake = subprocess.Popen([sys.executable, "-c", FAKE_JVM, d], stdout=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, cwd=d, text=True)
+        self.addCleanup(fake.stdout.close)
         self.addCleanup(fake.wait)
         self.addCleanup(fake.kill)
         self.assertEqual(fake.stdout.readline().strip(), "ready")

@@ -167,6 +167,37 @@ static void test_chunks(const char *dir)
 	free(one);
 }
 
+/* Periods that take the total to 2^63 stop the folding at that sample, with its
+ * line: recording counts are uint64_t and would wrap a few samples later. */
+static void test_total_overflow(void)
+{
+	static const char one[] = "java 1/2 [000] 1.000000: 999999999999 cpu-clock:\n\t1 f (/x)\n\n";
+	size_t len = sizeof(one) - 1, reps = 1000;
+	char *text = malloc(len * reps);
+	struct recording rec;
+	struct collapse c;
+	struct collapse_opts o = { 0 };
+	struct ps_stats st;
+	CHECK(text != NULL && recording_init(&rec) == 0);
+	if (!text)
+		return;
+	for (size_t i = 0; i < reps; i++)
+		memcpy(text + i * len, one, len);
+	collapse_init(&c, &o, &rec);
+	/* 9223372 samples of 999999999999 stay below 2^63; the next is refused */
+	uint64_t calls = 0;
+	while (!c.oom && calls++ < 10000)
+		perf_script_parse_buffer(text, len * reps, collapse_sample, &c, &st);
+	CHECK(c.oom);
+	CHECK_EQ_U64(calls, 9224);                /* 9223 whole buffers, then 373 samples */
+	CHECK_EQ_U64(c.too_big_line, 372 * 3 + 1); /* the 373rd sample's header */
+	CHECK_EQ_U64(c.kept, 9223372);
+	CHECK_EQ_U64(rec.total, UINT64_C(9223371999990776628));
+	collapse_free(&c);
+	recording_free(&rec);
+	free(text);
+}
+
 int main(void)
 {
 	const char *root = getenv("JFLAME_TEST_DATA");
@@ -183,5 +214,6 @@ int main(void)
 	free(cases);
 	test_buffer_edges();
 	test_chunks(dir);
+	test_total_overflow();
 	return check_report("collapse");
 }

@@ -65,11 +65,11 @@ static char *folded_text(const struct stack_table *t)
 static int load_folded(struct stack_table *t, const char *rel)
 {
 	size_t len = 0;
-	char *text = slurp(rel, &len);
+	char *text = slurp(rel, &len), err[256];
 	struct folded f = { 0 };
 	if (!text)
 		return -1;
-	CHECK(folded_parse(&f, text, len) == 0);
+	CHECK(folded_parse(&f, text, len, "test", err, sizeof(err)) == 0);
 	for (size_t i = 0; i < f.n; i++)
 		CHECK(stack_table_add(t, f.stacks[i].frames, strlen(f.stacks[i].frames), f.stacks[i].count, 0) >= 0);
 	folded_free(&f);

@@ -119,7 +119,7 @@ class BadInput(Case):
         self.one_line_error(run(["-f", "yaml", FOLDED, "-o", "-"]), "-f takes", code=2)
         self.one_line_error(run([FOLDED, FOLDED, "-o", self.p("out.json")]), "one input", code=2)
         self.one_line_error(run(["--frobnicate", FOLDED]), "unknown option", code=2)
-        self.one_line_error(run([FOLDED, "-o", self.p("out.json"), "-o", self.p("out.json")]), "given twice", code=2)
+        self.one_line_error(run([FOLDED, "-o", self.p("out.json"), "-o", self.p("out.json")]), "named twice", code=2)
         self.no_output_left()
 
     def test_missing_and_unreadable(self):
@@ -181,7 +181,7 @@ class BadInput(Case):
         folded = slurp(FOLDED)
         huge = b"x" * (17 << 20) + b" 5\n"
         r = self.ok(["-", "-o", self.p("h.folded")], huge + folded)
-        self.assertIn(b"skipped 1 lines without a count", r.stderr)
+        self.assertIn(b"skipped 1 lines longer than the 16 MiB line limit (first: line 1)", r.stderr)
         self.assertEqual(slurp(self.p("h.folded")), sorted_folded(FOLDED))
         perf = slurp(PERF)
         r = self.ok(["-f", "stacks", "-", "-o", self.p("h.json")], b"\t" + b"f" * (3 << 20) + b"\n" + perf)

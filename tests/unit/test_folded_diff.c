@@ -41,7 +41,8 @@ static int parse(struct folded *f, const char *text)
 {
 	char *copy = strdup(text);
 	memset(f, 0, sizeof(*f));
-	return copy ? folded_parse(f, copy, strlen(copy)) : -1;
+	char err[256];
+	return copy ? folded_parse(f, copy, strlen(copy), "test", err, sizeof(err)) : -1;
 }
 
 static const struct fg_stack *find(const struct folded_diff *d, const char *s)

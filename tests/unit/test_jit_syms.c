@@ -193,6 +193,20 @@ static void test_open(void)
 	CHECK(js != NULL);
 	CHECK_EQ_INT(jit_syms_has_times(js), 1);
 	jit_syms_free(js);
+	/* a link at the map's path (to a root-only file, say) and a FIFO are
+	 * refused: neither is read, nor waited on */
+	{
+		char dir[] = "/tmp/jflame-js-XXXXXX", link[256], fifo[256];
+		CHECK(mkdtemp(dir) != NULL);
+		snprintf(link, sizeof(link), "%s/perf-1.map", dir);
+		snprintf(fifo, sizeof(fifo), "%s/jflame-1.events", dir);
+		CHECK(symlink(map, link) == 0 && mkfifo(fifo, 0600) == 0);
+		CHECK(jit_syms_open(NULL, link, si) == NULL);
+		CHECK(jit_syms_open(fifo, link, si) == NULL);
+		unlink(link);
+		unlink(fifo);
+		rmdir(dir);
+	}
 	/* NULL tables are harmless */
 	jit_syms_free(NULL);
 	CHECK(jit_syms_lookup(NULL, 1, 1, NULL) == NULL);

@@ -43,7 +43,8 @@ class RecordOptions(CliCase):
         self.bad(["-e", "cpu,alloc", "-o", "alloc.stacks"], ".stacks output", "not alloc")
         self.bad(["-e", "alloc,lock", "-o", "run.html"], "nothing to hold")
         self.bad(["-e", "alloc,lock", "-o", "%e.stacks"], "nothing to hold")
-        self.bad(["-e", "cpu,alloc", "-o", "a.svg", "-o", "a-alloc.svg"], "given twice")
+        self.bad(["-e", "cpu,alloc", "-o", "a.svg", "-o", "a-alloc.svg"], "named twice")
+        self.bad(["-e", "cpu,alloc", "-o", "a.svg", "-o", "./a-alloc.svg"], "named twice")
         self.bad(["-e", "alloc", "-o", "%q.svg"], "'%q'")
 
     def test_help_names_the_events(self):
