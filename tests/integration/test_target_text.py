@@ -29,6 +29,45 @@ BUSY = ("import ctypes, sys\n"
         "while True:\n"
         "    pass\n" % COMM)
 
+# A process that plants its own alloc sample ring (jvmagent/sample_ring.h,
+# format 1) as an agent would, its agent_error, class and frames holding
+# control characters; once jflame asks for samples (want), it writes records.
+RING = r"""
+import ctypes, os, struct, time
+class Header(ctypes.Structure):
+    _fields_ = [("magic", ctypes.c_char * 8), ("version", ctypes.c_uint32), ("header_size", ctypes.c_uint32),
+                ("data_size", ctypes.c_uint64), ("process_start", ctypes.c_uint64), ("pid", ctypes.c_int32),
+                ("reserved0", ctypes.c_uint32), ("head", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
+                ("written", ctypes.c_uint64 * 3), ("active", ctypes.c_uint32),
+                ("alloc_interval_active", ctypes.c_uint32), ("agent_error", ctypes.c_char * 256),
+                ("tail", ctypes.c_uint64), ("reader_beat_ns", ctypes.c_uint64), ("want", ctypes.c_uint32),
+                ("alloc_interval", ctypes.c_uint32), ("lock_min_ns", ctypes.c_uint64),
+                ("reserved1", ctypes.c_uint64 * 8), ("lock_short", ctypes.c_uint64)]
+DATA = 131072
+path = "/tmp/jflame-%d.samples" % os.getpid()
+h = Header(magic=b"JFLSMP1", version=1, header_size=4096, data_size=DATA, pid=os.getpid(), active=1,
+           alloc_interval_active=524288, agent_error=b"\x1b[31mhostile\x1b[0m\x07 error\n\x9b")
+fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+os.ftruncate(fd, 4096 + DATA)
+os.pwrite(fd, bytes(h), 0)
+print("ready", flush=True)
+want_at = Header.want.offset
+while struct.unpack("<I", os.pread(fd, 4, want_at))[0] == 0:
+    time.sleep(0.01)
+head = 0
+for i in range(20):
+    body = b"ev\x1b[2Jil/Cl\x07ss;x\x00" + b"p/Frame\x1b[31m.m\x9b\x00" + b"p/Main.main\x00"
+    size = (40 + len(body) + 7) // 8 * 8
+    rec = struct.pack("<IHHiIQQQ", size, 1, 2, os.getpid(), 0, time.monotonic_ns(), 64, 524288) + body
+    os.pwrite(fd, rec.ljust(size, b"\x00"), 4096 + head)
+    head += size
+    os.pwrite(fd, struct.pack("<Q", head), Header.head.offset)
+    time.sleep(0.05)
+print("written", flush=True)
+while True:
+    time.sleep(1)
+"""
+
 
 def folded_frame(name):
     """A name as a folded frame: ';' would split the stack, so it is ':'."""
@@ -125,11 +164,12 @@ class TargetTextTest(unittest.TestCase):
         self.assert_clean("jflame record's standard output", r.stdout)
 
         # folded: every line a stack and a count; the names escaped, ';' as ':'
+        with open(outs[".folded"], "rb") as f:
+            self.assert_clean(".folded", f.read())
         stacks = read_folded(outs[".folded"])
-        self.assert_clean(".folded", open(outs[".folded"], "rb").read())
         busy_root = "[%d] %s" % (self.busy.pid, folded_frame(COMM_SHOWN))
         busy = sum(n for frames, n in stacks if frames[0] == busy_root)
-        self.assertGreater(busy, 50, "no samples under %r:\n%s" % (busy_root, open(outs[".folded"]).read()[:3000]))
+        self.assertGreater(busy, 50, "no samples under %r: %s" % (busy_root, sorted({f[0] for f, _ in stacks})))
         # the thread of a process without threads is the process: its name too
         self.assertTrue(any(frames[0] == busy_root and frames[1] == folded_frame(COMM_SHOWN) for frames, _ in stacks))
         jvm_root = "[%d] java" % self.jvm.pid
@@ -204,6 +244,31 @@ class TargetTextTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, err)
         self.assertIn(r"already loaded", err)
         self.assertIn(r"\x1b]0;pwned\x07\x1b[2Jx", err)
+
+    def test_alloc_ring_text_escaped(self):
+        planter = subprocess.Popen([sys.executable, "-c", RING], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        ring = "/tmp/jflame-%d.samples" % planter.pid
+
+        def stop():
+            planter.kill()
+            planter.wait()
+            planter.stdout.close()
+            if os.path.exists(ring):
+                os.unlink(ring)
+        self.addCleanup(stop)
+        self.assertEqual(planter.stdout.readline().strip(), b"ready")
+        folded = self.out("ring.folded")
+        r = self.jflame("record", "-p", str(planter.pid), "-e", "alloc", "--no-attach", "-d", "3", "-o", folded)
+        err = self.assert_clean("jflame record -e alloc's standard error", r.stderr)
+        self.assertEqual(planter.stdout.readline().strip(), b"written", err)
+        # the agent's error, as the ring holds it: one warning line, escaped
+        self.assertIn(r"the agent in pid %d: \x1b[31mhostile\x1b[0m\x07 error\x0a\x9b" % planter.pid, err)
+        with open(folded, "rb") as f:
+            self.assert_clean("-e alloc .folded", f.read())
+        stacks = read_folded(folded)
+        leaves = {f[-1] for f, _ in stacks}
+        self.assertIn(r"ev\x1b[2Jil/Cl\x07ss:x_[a]", leaves, err)
+        self.assertTrue(any(r"p/Frame\x1b[31m.m\x9b" in f for f, _ in stacks), stacks[:3])
 
 
 if __name__ == "__main__":
