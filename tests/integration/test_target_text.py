@@ -225,7 +225,7 @@ class TargetTextTest(unittest.TestCase):
         err = self.assert_clean("jflame attach's error", r.stderr)
         self.assertNotEqual(r.returncode, 0, err)
         self.assertIn("not a Java process", err)
-        self.assertIn(r"\x9b\xff", err)
+        self.assertIn(COMM_SHOWN, err)
 
     def test_attach_status_values_escaped(self):
         # a status file the target wrote itself, its values holding escapes
