@@ -101,7 +101,10 @@ int proc_info_read(pid_t pid, struct proc_info *out)
 				n = sizeof(out->comm) - 1;
 			memcpy(out->comm, line + 6, n);
 			out->comm[n] = '\0';
-			text_escape_inplace(out->comm, sizeof(out->comm)); /* the target's text */
+			/* the kernel writes '\\' and a newline as \\ and \n here: the name
+			 * back, then escaped as all target text is */
+			text_unescape(out->comm);
+			text_escape_inplace(out->comm, sizeof(out->comm));
 		} else if (sscanf(line, "Uid:\t%lu\t%lu", &a, &b) == 2) {
 			out->euid = (uid_t)b;
 			found |= 1;

@@ -10,8 +10,8 @@
 
 /* "Lpkg/Class;::method" -> "pkg/Class.method" (a suffix such as a signature is
  * kept); other names are copied. Characters that would break a folded line
- * become others: ';' ':' as stackcollapse does, a line break '_'. Returns the length written
- * (output always NUL-terminated, truncated to len). */
+ * become others: ';' ':' as stackcollapse does, a line break '_'. Returns the
+ * length written (output always NUL-terminated, truncated to len). */
 size_t fold_java_name(const char *raw, char *out, size_t len);
 
 struct fold_buf {

@@ -224,8 +224,9 @@ static void read_comm(struct symbolizer *sy, struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
 	FILE *f = fopen(path, "re");
 	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
+		/* the whole name: a newline in it is the target's text, only the last ends it */
+		size_t n = fread(comm, 1, sizeof(comm) - 1, f);
+		comm[n && comm[n - 1] == '\n' ? n - 1 : n] = '\0';
 		fclose(f);
 	}
 	if (comm[0] || !p->comm)

@@ -3,8 +3,11 @@
 #include "text_escape.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "swar.h"
 
 void text_unescape(char *s)
 {
@@ -92,7 +95,16 @@ static bool backslash_escaped(const unsigned char *s, size_t n, size_t i)
 bool text_needs_escape(const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	for (size_t i = 0; i < n;) {
+	size_t i = 0;
+	/* eight bytes a step while all are printable ASCII but '\\' (a byte below
+	 * 0x20: hasless of Bit Twiddling Hacks, exact with no high bit set) */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w = swar_load(s + i), high = swar_rep(0x80);
+		if ((w & high) | ((w - swar_rep(0x20)) & ~w & high) | swar_eq(w, swar_rep(0x7f)) |
+		    swar_eq(w, swar_rep('\\')))
+			break;
+	}
+	while (i < n) {
 		unsigned char c = s[i];
 		bool esc;
 		if (c >= 0x20 && c < 0x7f && c != '\\') { /* the common case */

@@ -97,6 +97,14 @@ static const struct {
 	{ "nul\0in", 6, "nul\\x00in" },
 	{ "\x1f", 0, "\\x1f" },
 	{ " ~", 0, " ~" },
+	/* past the first eight bytes (the word-at-a-time check) */
+	{ "abcdefgh\x01", 0, "abcdefgh\\x01" },
+	{ "abcdefghijklmno\x7f", 0, "abcdefghijklmno\\x7f" },
+	{ "abcdefghijklmnop\xc3\xa9", 0, "abcdefghijklmnop\xc3\xa9" },
+	{ "abcdefghijklmnop\xc3", 0, "abcdefghijklmnop\\xc3" },
+	{ "abcdefgh\\x", 0, "abcdefgh\\\\x" },
+	{ "abcdefgh\\y", 0, "abcdefgh\\y" },
+	{ "abcdefgh ~!@#$%^&*()_+{}|:<>?", 0, "abcdefgh ~!@#$%^&*()_+{}|:<>?" },
 	/* printable UTF-8 stays */
 	{ "\xe4\xb8\xbb\xe7\xba\xbf\xe7\xa8\x8b", 0, "\xe4\xb8\xbb\xe7\xba\xbf\xe7\xa8\x8b" }, /* 主线程 */
 	{ "Caf\xc3\xa9.na\xc3\xafve", 0, "Caf\xc3\xa9.na\xc3\xafve" },
