@@ -286,7 +286,7 @@ class HostileRecordTest(HostileCase):
         jvm = Jvm(["hot", "60000"], jvm_flags=["-XX:+PreserveFramePointer"])
         self.addCleanup(jvm.cleanup)
         # an allocating JVM (at low priority) for -e alloc, which writes nothing without samples
-        allocator = Jvm(["alloc", "60000"], jvm_flags=["-Xmx64m"], prefix=["nice", "-n", "19"])
+        allocator = Jvm(["alloc", "60000"], jvm_flags=["-Xmx64m"], prefix=["nice", "-n", "10"], wait_ready=False)
         self.addCleanup(allocator.cleanup)
         # a real JVM as nobody with its own /tmp, a FIFO at its agent status path before jflame attaches
         nobody_jvm = None if "jvmfifo" not in KINDS else Jvm(["hot", "60000"], prefix=[
@@ -330,6 +330,7 @@ class HostileRecordTest(HostileCase):
         self.check_refusals("record -a", err, expect)
 
         # the same processes by pid, with the agent's sample ring read too (-e alloc)
+        allocator.wait_output("jflame-workload: ready", 60)
         outs = [self.out("pids-cpu.folded"), self.out("pids-alloc.folded"), self.out("pids-cpu.svg")]
         pids = ",".join(str(h.pid) for h in self.hostiles) + ",%d,%d" % (jvm.pid, allocator.pid)
         pids += ",%d" % nobody_jvm.pid if nobody_jvm else ""
