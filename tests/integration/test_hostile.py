@@ -1,10 +1,16 @@
-# test_hostile.py - jflame as root beside hostile processes: each runs as nobody
-# in its own mount namespace and plants at every path jflame reads for it a FIFO, a
-# symlink to a root-only canary, /dev/zero, a 1 GiB sparse file, another user's
-# file or garbage, and names itself and its threads with escape sequences.
+# test_hostile.py - jflame as root beside hostile processes (hostile_target.py):
+# each runs as nobody in its own mount namespace, maps a file named libjvm.so (so
+# jflame attaches to it) and plants at every path jflame reads for it (status,
+# events, sample ring, perf map, hsperfdata, the file of the code it runs) a
+# FIFO, a symlink to a root-only canary (text, ELF), /dev/zero, a 1 GiB sparse
+# file, another user's file or garbage, and names itself and its threads with
+# escape sequences; a real JVM as nobody has a FIFO at its status path.
 # `record -a` and `record -p` must end on time, profile an ordinary JVM beside
-# them completely, leave every planted file as it was, and never let the
-# canary's content (text or ELF symbols) or raw control bytes out.
+# them completely, leave every planted file as it was, report each refusal once
+# and never let the canary's content or raw control bytes out. DoneWhenTest is
+# issue 17's check: FIFOs at status and hsperfdata, `record -a -d 3` < 10 s.
+# For a diagnosis: JFLAME_HOSTILE_KINDS=canary,garbage (kinds to start),
+# JFLAME_HOSTILE_VERBOSE=1 (jflame's stderr of each run).
 # ctest: first JDK only
 import gzip
 import hashlib
