@@ -135,7 +135,7 @@ def main():
         "hsperf": hsperf_image({"sun.rt.jvmCapabilities": b"0000000000000000000000000000000000000000000000000000000000000000"},
                                {"sun.rt.createVmEndTime": 1}),
     }
-    if kind in ("canary", "elfcanary"):
+    if kind == "canary":
         secret = spec["canary"].encode()
         write(spec["canary_file"], b"%x %x %s\n0 load %x %x %s\nstate=running\nerror=%s\n"
               % (lo, hi - lo, secret, lo, hi - lo, secret, secret), uid=0, mode=0o600)
@@ -143,7 +143,7 @@ def main():
         os.chown(spec["canary_elf"], 0, 0)
         os.chmod(spec["canary_elf"], 0o600)
         content["lib"] = b""
-    if kind in ("foreign", "elfforeign"):
+    if kind == "foreign":
         with open(spec["canary_lib"], "rb") as f:
             content["lib"] = f.read()  # symbols named after the canary: must not be read from a foreign file
     paths = {
@@ -155,9 +155,8 @@ def main():
     }
     if with_status:
         paths["status"] = "/tmp/jflame-%d.status" % pid
-    if kind.startswith("elf"):  # only the code's file: its symbols are not hidden behind a perf map
-        kind = kind[3:]
-        paths = {"lib": lib}
+    if spec.get("only"):  # one reader on its own (the code's file: symbols no perf map hides)
+        paths = {what: paths[what] for what in spec["only"]}
     if kind == "foreign":  # needs root: chown to another user
         for what, path in paths.items():
             plant_one(kind, path, content[what], spec)

@@ -40,7 +40,11 @@ KILL_AFTER = 15.0  # then it is SIGKILLed (a hang must not hang the test)
 CANARY_SYMBOL = "CanarySymbolQz7xw3"  # in the canary ELF's .symtab only
 FOREIGN_TEXT = ("Fake.method", "FOREIGN-STATUS-ERROR", "FOREIGN-RING-ERROR")
 # jvmfifo: a real JVM as nobody in its own mount namespace, a FIFO at its status path
-KINDS = ("fifo", "canary", "devzero", "sparse", "foreign", "garbage", "elfcanary", "elfforeign", "jvmfifo")
+KINDS = ("fifo", "canary", "devzero", "sparse", "foreign", "garbage", "elfcanary", "elfforeign", "hsperfforeign",
+         "jvmfifo")
+# kinds that plant at one path only (the code's file, hsperfdata), so that no
+# other file hides what that one reader makes of it
+ONLY = {"elfcanary": ("canary", ["lib"]), "elfforeign": ("foreign", ["lib"]), "hsperfforeign": ("foreign", ["hsperf"])}
 # a diagnosis may leave kinds out (a FIFO or /dev/zero hangs a jflame without the fixes)
 KINDS = tuple(k for k in os.environ.get("JFLAME_HOSTILE_KINDS", ",".join(KINDS)).split(",") if k)
 REFUSED = ("fifo", "canary", "devzero", "sparse", "foreign")  # what the one opener refuses
@@ -100,16 +104,17 @@ def snapshot(path):
 class Hostile:
     """One hostile process (hostile_target.py) in its own mount namespace."""
 
-    def __init__(self, kind, status, index, canary_dir, canary):
-        self.kind, self.status = kind, status
+    def __init__(self, label, status, index, canary_dir, canary):
+        kind, only = ONLY.get(label, (label, None))
+        self.label, self.kind, self.status, self.only = label, kind, status, only
         spec = {
-            "kind": kind, "status": status, "lib": HOSTILE_LIB, "canary_lib": HOSTILE_CANARY,
+            "kind": kind, "status": status, "only": only, "lib": HOSTILE_LIB, "canary_lib": HOSTILE_CANARY,
             "canary": canary, "canary_file": os.path.join(canary_dir, "canary-%d.txt" % index),
             "canary_elf": os.path.join(canary_dir, "canary-%d.so" % index),
-            "comm": COMMS[index % 3] % kind, "threads": [THREADS[index % 3] % kind],
+            "comm": COMMS[index % 3] % label, "threads": [THREADS[index % 3] % label],
             "spin": 2000000, "sleep": 0.05,
         }
-        self.canary_files = [spec["canary_file"], spec["canary_elf"]] if kind.endswith("canary") else []
+        self.canary_files = [spec["canary_file"], spec["canary_elf"]] if kind == "canary" else []
         env = dict(os.environ)
         env.pop("LD_PRELOAD", None)
         self.proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", sys.executable, TARGET,
@@ -286,9 +291,7 @@ class HostileCase(unittest.TestCase):
 class HostileRecordTest(HostileCase):
     def test_record_beside_hostile_processes(self):
         for kind in [k for k in KINDS if k != "jvmfifo"]:
-            # elf*: only the file of the code it runs is bad (a symlink to the
-            # canary ELF, another user's copy of it), no agent files
-            for status in (True, False) if not kind.startswith("elf") else (False,):
+            for status in (True, False) if kind not in ONLY else (False,):
                 self.start(kind, status)
         jvm = Jvm(["hot", "60000"], jvm_flags=["-XX:+PreserveFramePointer"])
         self.addCleanup(jvm.cleanup)
@@ -323,9 +326,12 @@ class HostileRecordTest(HostileCase):
             self.check_jvm("record -a", jvm, outs[0])
         expect = []
         for h in self.hostiles:
-            if h.kind not in REFUSED:
+            if h.kind not in REFUSED or h.only == ["lib"]:
                 continue
-            if h.status:
+            if h.only == ["hsperf"]:
+                expect.append(("%s hsperfdata of %d" % (h.label, h.pid),
+                               self.tmp_path(h, "hsperfdata_nobody/%d" % h.pid)))
+            elif h.status:
                 expect.append(("%s status of %d" % (h.kind, h.pid), self.tmp_path(h, "jflame-%d\\.status" % h.pid)))
             else:
                 expect.append(("%s perf map or events of %d" % (h.kind, h.pid),
@@ -352,7 +358,7 @@ class HostileRecordTest(HostileCase):
             self.check_jvm("record -p", jvm, outs[0])
         # a sparse ring is no refusal (the agent's own is sparse until written): its header is
         expect = [("%s sample ring of %d" % (h.kind, h.pid), self.tmp_path(h, "jflame-%d\\.samples" % h.pid))
-                  for h in self.hostiles if h.kind in REFUSED and h.kind != "sparse" and not h.status]
+                  for h in self.hostiles if h.kind in REFUSED and h.kind != "sparse" and not h.status and not h.only]
         self.check_refusals("record -p", err, expect)
         with self.subTest(check="sparse sample ring rejected", run="record -p"):
             for h in self.hostiles:
