@@ -1205,11 +1205,17 @@ static void describe(struct record *r, struct window *w, double seconds)
 		targets = seen;
 		ntargets = nseen;
 	} else {
+		/* whole entries only: a name cut in the middle would not be UTF-8 */
 		size_t pos = 0;
-		for (size_t i = 0; i < r->o.npids && pos < sizeof(rec->target); i++)
-			pos += (size_t)snprintf(rec->target + pos, sizeof(rec->target) - pos, "%spid %d (%s)",
-						i ? ", " : "", (int)r->o.pids[i],
-						symbolizer_process_name(r->sy, r->o.pids[i]));
+		for (size_t i = 0; i < r->o.npids; i++) {
+			char one[128];
+			int k = snprintf(one, sizeof(one), "%spid %d (%s)", i ? ", " : "", (int)r->o.pids[i],
+					 symbolizer_process_name(r->sy, r->o.pids[i]));
+			if (k < 0 || (size_t)k >= sizeof(one) || pos + (size_t)k >= sizeof(rec->target))
+				break;
+			memcpy(rec->target + pos, one, (size_t)k + 1);
+			pos += (size_t)k;
+		}
 		targets = r->o.pids;
 		ntargets = r->o.npids;
 	}

@@ -16,19 +16,19 @@ void agent_file_path(char *out, size_t len, pid_t pid, pid_t nspid, const char *
 	snprintf(out, len, "/proc/%d/root/tmp/%s%d%s", (int)pid, prefix, (int)nspid, suffix);
 }
 
-/* Copies an escaped status value (up to its newline) and decodes it; a decoded
- * newline or NUL becomes a space so the value stays one line. */
+/* Copies an escaped status value (up to its newline), decodes it and escapes
+ * it again as all target text is (text_escape: no control byte, UTF-8), cut
+ * to len. A decoded NUL ends the value. */
 static void unescape(char *out, size_t len, const char *in)
 {
+	char buf[1024];
 	size_t n = strcspn(in, "\n");
-	if (n >= len)
-		n = len - 1;
-	memcpy(out, in, n);
-	out[n] = '\0';
-	text_unescape(out);
-	for (char *p = out; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, in, n);
+	buf[n] = '\0';
+	text_unescape(buf);
+	text_escape(out, len, buf, strlen(buf));
 }
 
 static bool value(const char *line, const char *key, const char **v)

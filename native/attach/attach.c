@@ -22,6 +22,7 @@
 #include "agent_files.h"
 #include "hsperf.h"
 #include "proc_info.h"
+#include "text_escape.h"
 
 #define REPLY_MAX 65536
 #define AGENT_MAX (64u << 20)
@@ -579,6 +580,7 @@ static void rest_of_reply(const char *p, char *msg, size_t msglen)
 	while (o > 0 && msg[o - 1] == ' ')
 		o--;
 	msg[o] = '\0';
+	text_escape_inplace(msg, msglen); /* the JVM's text */
 }
 
 int attach_parse_load_reply(const char *reply, size_t len, int *agent_rc, char *msg, size_t msglen)
@@ -597,7 +599,9 @@ int attach_parse_load_reply(const char *reply, size_t len, int *agent_rc, char *
 	errno = 0;
 	long status = strtol(buf, &end, 10);
 	if (end == buf || (*end && *end != '\n')) {
-		snprintf(msg, msglen, "the JVM's reply makes no sense: '%.60s'", buf);
+		char shown[256];
+		text_escape(shown, sizeof(shown), buf, len < 60 ? len : 60);
+		snprintf(msg, msglen, "the JVM's reply makes no sense: '%s'", shown);
 		return -1;
 	}
 	const char *rest = *end ? end + 1 : end;

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "text_escape.h"
+
 #define PROC_PID_INIT_INO 0xEFFFFFFCU /* the initial pid namespace's inode (include/linux/proc_ns.h) */
 
 pid_t proc_info_nspid(const char *status_path, pid_t fallback)
@@ -99,6 +101,10 @@ int proc_info_read(pid_t pid, struct proc_info *out)
 				n = sizeof(out->comm) - 1;
 			memcpy(out->comm, line + 6, n);
 			out->comm[n] = '\0';
+			/* the kernel writes '\\' and a newline as \\ and \n here: the name
+			 * back, then escaped as all target text is */
+			text_unescape(out->comm);
+			text_escape_inplace(out->comm, sizeof(out->comm));
 		} else if (sscanf(line, "Uid:\t%lu\t%lu", &a, &b) == 2) {
 			out->euid = (uid_t)b;
 			found |= 1;

@@ -10,6 +10,7 @@
 #include "sample_pipeline.h"
 #include "sample_ring.h"
 #include "target_file.h"
+#include "text_escape.h"
 
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
@@ -71,11 +72,12 @@ static int on_ring_sample(void *ctx, const struct sample_view *v)
 		as.truncated = true;
 		fold_add(&a->fold, "[truncated]");
 	}
+	/* frames and class as the ring holds them: the target's text */
 	for (size_t i = v->nframes; i > 0; i--)
-		fold_add(&a->fold, v->frames[i - 1]);
+		fold_add_text(&a->fold, v->frames[i - 1]);
 	snprintf(leaf, sizeof(leaf), "%.1000s%s", v->cls && *v->cls ? v->cls : "[unknown class]",
 		 k == AGENT_ALLOC ? "_[a]" : "_[l]");
-	fold_add(&a->fold, leaf);
+	fold_add_text(&a->fold, leaf);
 	as.stack = a->fold.p;
 	as.len = a->fold.len;
 	as.oom = a->fold.oom;
@@ -134,11 +136,15 @@ static void ring_drain(struct agent_samples *a, struct ring_src *src)
 	src->lock_short = st.lock_short;
 	st.agent_error[sizeof(st.agent_error) - 1] = '\0';
 	if (st.agent_error[0] && strcmp(st.agent_error, src->agent_error) != 0) {
+		char shown[4 * sizeof(st.agent_error)], cut[201]; /* the target's text */
+		size_t n = strlen(st.agent_error);
 		snprintf(src->agent_error, sizeof(src->agent_error), "%s", st.agent_error);
-		snprintf(a->st.agent_error, sizeof(a->st.agent_error), "pid %d: %.200s", (int)src->pid, st.agent_error);
+		text_escape(shown, sizeof(shown), st.agent_error, n);
+		text_escape(cut, sizeof(cut), st.agent_error, n);
+		snprintf(a->st.agent_error, sizeof(a->st.agent_error), "pid %d: %s", (int)src->pid, cut);
 		if (a->o.tty)
 			fprintf(stderr, "\r\033[K");
-		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, st.agent_error);
+		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, shown);
 	}
 }
 

@@ -21,6 +21,8 @@
 /* libiberty's header poisons basename(): it comes last and basename is unused */
 #include <libiberty/demangle.h>
 
+#include "text_escape.h"
+
 #define MAX_BUILD_ID 64	 /* bytes; GNU ld writes 20 (sha1) */
 #define PAGE_SIZE_MIN 4096 /* maps start on page boundaries before a segment */
 #define OVERLAP_WALK 4	 /* symbols looked back at for nested ones */
@@ -505,6 +507,19 @@ static const char *sym_name(struct elf_syms *es, struct elf_sym *s)
 		/* a symbol version ("clock_gettime@@GLIBC_2.17") is not part of the name */
 		if (at && at > raw)
 			d = strndup(raw, (size_t)(at - raw));
+		/* a target's file: its names are its text, escaped once here */
+		const char *name = d ? d : raw;
+		size_t n = strlen(name);
+		if (text_needs_escape(name, n)) {
+			size_t need = text_escape(NULL, 0, name, n) + 1;
+			char *e = malloc(need);
+			if (e)
+				text_escape(e, need, name, n);
+			free(d);
+			if (!e)
+				return "[unknown]";
+			d = e;
+		}
 		s->demangled = d;
 		s->dem = d ? DEM_OWNED : DEM_AS_IS;
 	}

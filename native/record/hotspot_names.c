@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_escape.h"
+
 #define MAX_NAME 256                 /* code blob and source file names */
 #define MAX_CLASS 2048               /* class names longer than this are cut */
 #define MAX_METHOD_NAME (MAX_CLASS + 1024)
@@ -256,7 +258,7 @@ static const char *source_file(struct hotspot_names *n, uint64_t cp)
 	if (remote_mem_read(&n->mem, at(cp, n->l.cp_source_file), &index, 2) != 0 ||
 	    symbol_append(n, pool_symbol(n, cp, index), file, sizeof(file), &pos) != 0)
 		return NULL;
-	return str_intern(n->si, file);
+	return text_intern(n->si, file, strlen(file));
 }
 
 /* "Lpkg/Class;::method" of what the Method holds now, its ConstMethod* in *cm
@@ -282,7 +284,7 @@ static const char *method_read(struct hotspot_names *n, uint64_t method, uint32_
 	pos += 3;
 	if (symbol_append(n, pool_symbol(n, *cp, name_index), name, sizeof(name), &pos) != 0)
 		return NULL;
-	return str_intern(n->si, name);
+	return text_intern(n->si, name, pos);
 }
 
 const char *hotspot_names_method(struct hotspot_names *n, uint64_t method, uint32_t cookie, uint64_t t_ns)
@@ -359,10 +361,7 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 	}
 	if (!name[0])
 		return NULL;
-	for (char *c = name; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return str_intern(n->si, name);
+	return text_intern(n->si, name, strlen(name));
 }
 
 /* ---- line numbers ------------------------------------------------------------- */

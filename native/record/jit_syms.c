@@ -129,7 +129,7 @@ static int add_entry(struct jit_syms *js, uint64_t start, uint64_t size, uint64_
 		js->e = e;
 		js->cap = cap;
 	}
-	const char *nm = str_intern(js->si, name);
+	const char *nm = text_intern(js->si, name, strlen(name)); /* the target's text, escaped once */
 	if (!nm)
 		return -1;
 	js->e[js->n++] = (struct jit_entry){ start, start + size, ts, 0, nm };
@@ -237,7 +237,7 @@ static void set_thread(struct jit_syms *js, pid_t tid, const char *name)
 	if (!js->threads[j].name)
 		js->tcount++;
 	js->threads[j].tid = tid;
-	js->threads[j].name = str_intern(js->si, name);
+	js->threads[j].name = text_intern(js->si, name, strlen(name));
 }
 
 const char *jit_syms_thread_name(const struct jit_syms *js, pid_t tid)

@@ -9,16 +9,24 @@
 #include <string.h>
 
 #include "stack_table.h"
+#include "text_escape.h"
 
 static bool breaks_fold(char c)
 {
 	return c == ';' || c == '\n' || c == '\r' || c == STACK_LINE_MARK;
 }
 
+/* What a character that would break a folded line becomes: ';' is ':' (as
+ * stackcollapse-perf.pl and jflame's other folded writers make it), line
+ * breaks and the line mark '_' (target text holds none: text_escape). */
+static char fold_char(char c)
+{
+	return !breaks_fold(c) ? c : c == ';' ? ':' : '_';
+}
+
 static size_t put(char *out, size_t len, size_t pos, char c)
 {
-	if (breaks_fold(c))
-		c = '_';
+	c = fold_char(c);
 	if (pos + 1 < len)
 		out[pos] = c;
 	return pos + 1;
@@ -68,11 +76,28 @@ void fold_add(struct fold_buf *b, const char *frame)
 		return;
 	if (b->len)
 		b->p[b->len++] = ';';
-	for (size_t i = 0; i < n; i++) {
-		char c = frame[i];
-		b->p[b->len++] = breaks_fold(c) ? '_' : c;
-	}
+	for (size_t i = 0; i < n; i++)
+		b->p[b->len++] = fold_char(frame[i]);
 	b->p[b->len] = '\0';
+}
+
+void fold_add_text(struct fold_buf *b, const char *text)
+{
+	size_t n = strlen(text);
+	if (!text_needs_escape(text, n)) {
+		fold_add(b, text);
+		return;
+	}
+	size_t need = text_escape(NULL, 0, text, n);
+	grow(b, need + 1);
+	if (b->oom)
+		return;
+	if (b->len)
+		b->p[b->len++] = ';';
+	text_escape(b->p + b->len, need + 1, text, n);
+	for (size_t i = 0; i < need; i++)
+		b->p[b->len + i] = fold_char(b->p[b->len + i]);
+	b->len += need;
 }
 
 static void add_java(struct fold_buf *b, const char *raw, size_t n, const char *annot)
@@ -100,7 +125,7 @@ static void add_line(struct fold_buf *b, const char *file, int line)
 		return;
 	b->p[b->len++] = STACK_LINE_MARK;
 	for (size_t i = 0; i < fn; i++)
-		b->p[b->len++] = breaks_fold(file[i]) ? '_' : file[i];
+		b->p[b->len++] = fold_char(file[i]);
 	memcpy(b->p + b->len, num, nn + 1);
 	b->len += nn;
 	b->nlines++;

@@ -10,8 +10,8 @@
 
 /* "Lpkg/Class;::method" -> "pkg/Class.method" (a suffix such as a signature is
  * kept); other names are copied. Characters that would break a folded line
- * (';', newline) become '_' as stackcollapse does. Returns the length written
- * (output always NUL-terminated, truncated to len). */
+ * become others: ';' ':' as stackcollapse does, a line break '_'. Returns the
+ * length written (output always NUL-terminated, truncated to len). */
 size_t fold_java_name(const char *raw, char *out, size_t len);
 
 struct fold_buf {
@@ -25,6 +25,9 @@ struct fold_buf {
 
 /* Appends one frame (with its ';' separator unless first) to b. */
 void fold_add(struct fold_buf *b, const char *frame);
+/* fold_add of text a target wrote that was not escaped when read (a sample's
+ * own frames): escaped here (text_escape), at no cost when it needs none. */
+void fold_add_text(struct fold_buf *b, const char *text);
 /* Appends the folded frames of one symbolized frame: a Java inline chain
  * "A->B->C" gives A_[j];B_[i];C_[i] (A_[j] alone with no_inline); an
  * interpreted method name_[0]; a kernel frame name_[k]; others as named.

@@ -21,6 +21,7 @@
 #include "jvm_app.h"
 #include "proc_info.h"
 #include "proc_maps.h"
+#include "text_escape.h"
 
 #define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
@@ -223,12 +224,13 @@ static void read_comm(struct symbolizer *sy, struct proc *p)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
 	FILE *f = fopen(path, "re");
 	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
+		/* the whole name: a newline in it is the target's text, only the last ends it */
+		size_t n = fread(comm, 1, sizeof(comm) - 1, f);
+		comm[n && comm[n - 1] == '\n' ? n - 1 : n] = '\0';
 		fclose(f);
 	}
 	if (comm[0] || !p->comm)
-		p->comm = str_intern(sy->si, comm[0] ? comm : "?");
+		p->comm = comm[0] ? text_intern(sy->si, comm, strlen(comm)) : str_intern(sy->si, "?");
 }
 
 /* The identity of the running program: exec replaces it. 0 when unknown. */
@@ -280,11 +282,11 @@ static void read_container(struct symbolizer *sy, struct proc *p)
 		return;
 	if (id.pod[0]) {
 		snprintf(frame, sizeof(frame), "[Pod]%s", id.pod);
-		p->pod = str_intern(sy->si, frame);
+		p->pod = text_intern(sy->si, frame, strlen(frame));
 	}
 	if (id.container[0]) {
 		snprintf(frame, sizeof(frame), "[Con]%s", cgroup_id_short(&id, shortid, sizeof(shortid)));
-		p->con = str_intern(sy->si, frame);
+		p->con = text_intern(sy->si, frame, strlen(frame));
 	}
 }
 
@@ -397,7 +399,7 @@ const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, 
 {
 	struct proc *p = get_proc(sy, pid);
 	const char *name = p && p->jit ? jit_syms_thread_name(p->jit, ns_tid(p, tid)) : NULL;
-	return name && *name ? name : str_intern(sy->si, comm);
+	return name && *name ? name : text_intern(sy->si, comm, strlen(comm));
 }
 
 /* The host's tid of a thread known by its id in the process's namespace: the
@@ -440,8 +442,7 @@ const char *symbolizer_thread_name_ns(struct symbolizer *sy, pid_t pid, pid_t ns
 		n--;
 	if (!n)
 		n = (size_t)snprintf(comm, sizeof(comm), "[tid %d]", (int)nstid);
-	comm[n] = '\0';
-	return str_intern(sy->si, comm);
+	return text_intern(sy->si, comm, n);
 }
 
 int symbolizer_frame_pointers(struct symbolizer *sy, pid_t pid)
@@ -481,8 +482,8 @@ const char *symbolizer_app_name(struct symbolizer *sy, pid_t pid)
 		size_t cl = read_proc_file(pid, "cmdline", cmdline, sizeof(cmdline));
 		size_t el = read_proc_file(pid, "environ", environ, sizeof(environ));
 		bool jvm = symbolizer_is_jvm(sy, pid);
-		p->app = jvm && jvm_app_name(cmdline, cl, environ, el, name, sizeof(name)) ? str_intern(sy->si, name) :
-							 p->comm;
+		size_t nl = jvm ? jvm_app_name(cmdline, cl, environ, el, name, sizeof(name)) : 0;
+		p->app = nl ? text_intern(sy->si, name, nl) : p->comm;
 	}
 	return p->app;
 }
@@ -513,7 +514,7 @@ static const char *bracketed_basename(struct symbolizer *sy, const char *path)
 	char buf[300];
 	const char *base = strrchr(path, '/');
 	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : path);
-	return str_intern(sy->si, buf);
+	return text_intern(sy->si, buf, strlen(buf));
 }
 
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
@@ -564,7 +565,7 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 		es = NULL;
 	/* interned: a later frame of the same sample may reload the maps */
 	if (p->map_paths && !p->map_paths[mi])
-		p->map_paths[mi] = str_intern(sy->si, m->path);
+		p->map_paths[mi] = text_intern(sy->si, m->path, strlen(m->path));
 	f.dso = p->map_paths ? p->map_paths[mi] : NULL;
 	const char *name = es ? elf_syms_lookup(es, at - m->start + m->offset, &off) : NULL;
 	if (name) {

@@ -115,17 +115,29 @@ static void ask(struct jit_syms *js, const struct queries *q, const uint8_t *dat
 			an->name = jit_syms_lookup(js, q->addr[i], q->t[k], &an->off);
 			if (!an->name)
 				continue;
-			if (!memmem(data, size, an->name, strlen(an->name)))
+			/* the input's text, escaped (text_escape): no control byte */
+			char *raw = strdup(an->name);
+			for (const char *c = an->name; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					fail("lookup gave \"%s\", with a control byte", an->name);
+			if (raw)
+				text_unescape(raw);
+			if (raw && !memmem(data, size, raw, strlen(raw)))
 				fail("lookup(%#" PRIx64 ", %" PRIu64 ") gave \"%s\", not in the input", q->addr[i],
 				     q->t[k], an->name);
+			free(raw);
 			if (an->off > q->addr[i])
 				fail("lookup(%#" PRIx64 ") gave offset %#" PRIx64 ", past address 0", q->addr[i], an->off);
 			const char *again = jit_syms_lookup(js, q->addr[i], q->t[k], NULL);
 			if (again != an->name)
 				fail("lookup(%#" PRIx64 ", %" PRIu64 ") changed between calls", q->addr[i], q->t[k]);
 		}
-	for (size_t i = 0; i < q->ntid; i++)
+	for (size_t i = 0; i < q->ntid; i++) {
 		st->thread[i] = jit_syms_thread_name(js, q->tid[i]);
+		for (const char *c = st->thread[i]; c && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				fail("thread %d is \"%s\", with a control byte", (int)q->tid[i], st->thread[i]);
+	}
 }
 
 static int same_str(const char *a, const char *b)

@@ -49,9 +49,25 @@ int main(void)
 	CHECK_EQ_STR(st.version, "0.4.0");
 	CHECK_EQ_INT(st.frame_pointers, 0);
 	CHECK_EQ_INT((int)st.map_lines, 1234);
-	/* escapes decoded, kept on one line */
-	CHECK_EQ_STR(st.error, "bad \\ thing second line A");
+	/* escapes decoded, then escaped as all target text is: one line, no control byte */
+	CHECK_EQ_STR(st.error, "bad \\ thing\\x0asecond line A");
 	CHECK(agent_status_live(&st));
+
+	/* a target's control characters in every value, escaped in the file or
+	 * raw: shown escaped, never raw */
+	snprintf(text, sizeof(text),
+		 "pid=%d\nprocess_start=%llu\nstate=running\\x1b[2J\nmode=\\x07\n"
+		 "options=\x1b]0;pwned\x07;x\nagent_version=\xc2\x9b" "1m\xff\n"
+		 "error=\\x1b[31mred\\x1b[0m \\\\x41 \xe4\xb8\xbb\n",
+		 (int)pid, (unsigned long long)start);
+	write_status(path, text);
+	CHECK(agent_status_read(pid, pid, start, &st) == 1);
+	CHECK_EQ_STR(st.state, "running\\x1b[2J");
+	CHECK_EQ_STR(st.mode, "\\x07");
+	CHECK_EQ_STR(st.options, "\\x1b]0;pwned\\x07;x");
+	CHECK_EQ_STR(st.version, "\\xc2\\x9b" "1m\\xff");
+	CHECK_EQ_STR(st.error, "\\x1b[31mred\\x1b[0m \\\\x41 \xe4\xb8\xbb");
+	CHECK(!agent_status_live(&st));
 
 	/* left by an earlier process: another start time, or another pid */
 	CHECK(agent_status_read(pid, pid, start + 1, &st) == 0);

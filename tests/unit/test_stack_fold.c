@@ -134,18 +134,18 @@ static const struct {
 	{ "", "" },
 	{ "L", "L" },
 	{ "L;::", "." },
-	{ "L;", "L_" },
+	{ "L;", "L:" },
 	{ "L::m", "L::m" },
 	{ "Lpkg/Class;::method", "pkg/Class.method" },
 	{ "Lpkg/Class;::method(I)V", "pkg/Class.method(I)V" },
-	{ "Lpkg/Class;::m(Ljava/lang/String;)V", "pkg/Class.m(Ljava/lang/String_)V" },
+	{ "Lpkg/Class;::m(Ljava/lang/String;)V", "pkg/Class.m(Ljava/lang/String:)V" },
 	{ "Lpkg/Class;::m(C.java:1)", "pkg/Class.m(C.java:1)" },
 	{ "pkg.Class::method", "pkg.Class::method" },
 	{ "Interpreter", "Interpreter" },
 	{ "no separator at all", "no separator at all" },
-	{ "a;b\nc\rd", "a_b_c_d" },
-	{ ";", "_" },
-	{ "Lx;::a->Ly;::b", "x.a->Ly_::b" }, /* chains are split by fold_add_frame, not here */
+	{ "a;b\nc\rd", "a:b_c_d" },
+	{ ";", ":" },
+	{ "Lx;::a->Ly;::b", "x.a->Ly:::b" }, /* chains are split by fold_add_frame, not here */
 };
 
 static void test_fold_java_name(void)
@@ -330,9 +330,9 @@ static void test_deep(void)
 	fold_reset(&b);
 	CHECK(b.len == 0 && b.p && b.p[0] == '\0' && b.cap == cap);
 	fold_add(&b, "x;y\nz");
-	CHECK_EQ_STR(b.p, "x_y_z");
+	CHECK_EQ_STR(b.p, "x:y_z");
 	fold_add(&b, "w");
-	CHECK_EQ_STR(b.p, "x_y_z;w");
+	CHECK_EQ_STR(b.p, "x:y_z;w");
 	CHECK_EQ_INT(b.len, 7);
 	fold_free(&b);
 	fold_free(&b); /* twice is harmless */
@@ -358,10 +358,10 @@ static void test_lines(void)
 	fold_add_frame(&b, &odd);
 	check_buf(&b, "lines");
 	CHECK_EQ_STR(b.p, "[1] java;java/lang/Thread.run_[0]\x1fThread.java:840;p/W.spin_[0]\x1fW.java:0;"
-		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird_x");
+		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird:x");
 	CHECK_EQ_U64(b.nlines, 3);
 	fold_strip_lines(&plain, b.p, b.len);
-	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird_x");
+	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird:x");
 	CHECK_EQ_U64(plain.len, strlen(plain.p));
 	/* the plain fold is what a fold without lines gives */
 	fold_add(&off, "[1] java");
@@ -379,10 +379,29 @@ static void test_lines(void)
 	fold_free(&off);
 }
 
+/* A sample's own frames (the agents' rings): the target's text escaped, ';'
+ * as in every frame, and plain names appended as fold_add does. */
+static void test_add_text(void)
+{
+	struct fold_buf b = { 0 };
+	fold_add_text(&b, "[1] java");
+	fold_add_text(&b, "Worker\x1b[31m;x\n\a");
+	fold_add_text(&b, "p/C.m;x");
+	fold_add_text(&b, "caf\xc3\xa9\xff");
+	check_buf(&b, "add_text");
+	CHECK_EQ_STR(b.p, "[1] java;Worker\\x1b[31m:x\\x0a\\x07;p/C.m:x;caf\xc3\xa9\\xff");
+	CHECK_EQ_U64(b.len, strlen(b.p));
+	fold_reset(&b);
+	fold_add_text(&b, "\x1b");
+	CHECK_EQ_STR(b.p, "\\x1b");
+	fold_free(&b);
+}
+
 int main(void)
 {
 	test_golden();
 	test_lines();
+	test_add_text();
 	test_fold_java_name();
 	test_sizes();
 	test_size_zero();
