@@ -1,6 +1,7 @@
 /* target_file.c - opens the files a profiled process controls (its /tmp, perf
  * map, agent files, hsperfdata, ELF files) so that none can block, redirect or feed jflame. */
 #include "target_file.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -368,18 +369,11 @@ static bool first_time(const char *path)
 
 void target_file_warn(const char *path, const char *why)
 {
-	char safe[600];
-	size_t n = 0;
+	char safe[1024];
 	if (!first_time(path))
 		return;
-	/* the path's tail can come from the target (its maps): no control bytes */
-	for (const unsigned char *p = (const unsigned char *)path; *p && n + 5 < sizeof(safe); p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			n += (size_t)snprintf(safe + n, sizeof(safe) - n, "\\x%02x", *p);
-		else
-			safe[n++] = (char)*p;
-	}
-	safe[n] = '\0';
+	/* the path's tail can come from the target (its maps): target text is data */
+	text_escape(safe, sizeof(safe), path, strlen(path));
 	fprintf(stderr, "jflame: ignored %s: %s\n", safe, why);
 }
 

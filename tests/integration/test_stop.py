@@ -6,6 +6,7 @@ import glob
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -173,11 +174,8 @@ class StopTest(unittest.TestCase):
         self.assertNotIn("interrupted while waiting", err)
         self.assert_busy_recorded(folded)
 
-    def test_a_stuck_attach_child_is_killed_after_its_bound(self):
-        # a FIFO where the attach trigger goes: opening it for writing blocks
-        # outside any wait of attach_agent; the queue kills the child after
-        # 4 x --attach-timeout + 2 s, and the recording (-d, no signal) ends
-        d = os.path.join(self.tmp, "fifo")
+    def start_fake(self, name):
+        d = os.path.join(self.tmp, name)
         os.mkdir(d)
         fake = subprocess.Popen([sys.executable, "-c", FAKE_JVM, d], stdout=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, cwd=d, text=True)
@@ -185,9 +183,47 @@ class StopTest(unittest.TestCase):
         self.addCleanup(fake.wait)
         self.addCleanup(fake.kill)
         self.assertEqual(fake.stdout.readline().strip(), "ready")
-        os.mkfifo(os.path.join(d, ".attach_pid%d" % fake.pid))
+        return d, fake
+
+    def test_a_fifo_at_the_trigger_path_holds_nothing(self):
+        # opening a FIFO for writing used to block the attach child outside
+        # any wait; it is opened non-blocking now: the attach goes on in /tmp
+        # and ends at its own timeout, and the FIFO is left as it was
+        d, fake = self.start_fake("fifo")
+        fifo = os.path.join(d, ".attach_pid%d" % fake.pid)
+        os.mkfifo(fifo)
+        folded = self.out("fifo.folded")
+        p = self.start("record", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
+        rc, err, took = self.stop(p)
+        self.assertEqual(rc, 0, err)
+        self.assertLess(took, 4, err)
+        self.assertNotIn("was stopped after", err)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        stacks = read_folded(folded)
+        self.assertGreater(sum(n for f, n in stacks if f[0].startswith("[%d] " % fake.pid)), 5, err)
+
+    def test_a_stuck_attach_child_is_killed_after_its_bound(self):
+        # an attach child held outside any of its waits (here: stopped) is
+        # killed by the queue after 4 x --attach-timeout + 2 s, and the
+        # recording (-d, no signal) ends with its outputs
+        d, fake = self.start_fake("stuck")
         folded = self.out("stuck.folded")
         p = self.start("record", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
+        child = None
+        deadline = time.monotonic() + 5
+        while child is None and time.monotonic() < deadline:
+            for e in os.listdir("/proc"):
+                if e.isdigit():
+                    try:
+                        with open("/proc/%s/stat" % e) as f:
+                            fields = f.read().rsplit(")", 1)[1].split()
+                    except OSError:
+                        continue
+                    if int(fields[1]) == p.pid:
+                        child = int(e)
+            time.sleep(0.01)
+        self.assertIsNotNone(child, "no attach child of jflame seen")
+        os.kill(child, signal.SIGSTOP)
         rc, err, took = self.stop(p)
         self.assertEqual(rc, 0, err)
         self.assertLess(took, 8, err)
