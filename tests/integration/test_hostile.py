@@ -324,6 +324,13 @@ class HostileRecordTest(HostileCase):
         self.check_text("record -a", err, outs)
         if os.path.isfile(outs[0]):
             self.check_jvm("record -a", jvm, outs[0])
+            with self.subTest(check="hostile processes recorded, their code named", run="record -a"):
+                # the recording goes on for them: the file they map is read as it is mapped
+                with open(outs[0], "rb") as f:
+                    lines = f.read().split(b"\n")
+                missing = [h.label for h in self.hostiles
+                           if not any(l.startswith(b"[%d] " % h.pid) and b";hostile_spin;" in l for l in lines)]
+                self.assertEqual(missing, [], "hostile processes without samples in hostile_spin")
         expect = []
         for h in self.hostiles:
             if h.kind not in REFUSED or h.only == ["lib"]:
