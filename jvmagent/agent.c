@@ -1350,9 +1350,16 @@ static bool other_copy_running(void)
 	int pid = -1;
 	uint64_t start = 0;
 	bool live = false;
-	FILE *f = fopen(g.status_path, "re");
-	if (!f)
+	char err[ERR_LEN];
+	/* only our user's own regular file: a FIFO there would hold this thread
+	 * (the Attach Listener on attach), another user's file is not a copy of ours */
+	int fd = tmp_file_open_read(g.status_path, err, sizeof(err));
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "pid=%d", &pid) == 1 || sscanf(line, "process_start=%" SCNu64, &start) == 1)
 			continue;

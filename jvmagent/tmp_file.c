@@ -66,6 +66,22 @@ fail:
 	return -1;
 }
 
+int tmp_file_open_read(const char *path, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: a FIFO planted at the path never holds the JVM's thread */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (check_ours(fd, path, err, errlen) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int tmp_file_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

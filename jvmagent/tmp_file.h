@@ -14,6 +14,10 @@
  * reason (naming path and the fix) in err. */
 int tmp_file_open_append(const char *path, int truncate, char *err, size_t errlen);
 
+/* Opens our own file at path for reading: never a link, FIFO, device, a
+ * file with other hard links or another user's. fd, or -1 with err. */
+int tmp_file_open_read(const char *path, char *err, size_t errlen);
+
 /* Writes all of buf with one write() on an O_APPEND fd, retrying only the
  * remainder after a short write; 0 on success, -1 with errno set. */
 int tmp_file_write_all(int fd, const void *buf, size_t len);

@@ -312,6 +312,35 @@ static void test_short_err(void)
 	CHECK(check_filled(err + 8, sizeof(err) - 8, '#'));
 }
 
+/* Reading our own status file: a FIFO (no writer) is refused at once, a link
+ * and another user's file are refused, our own regular file is read. */
+static void test_open_read(void)
+{
+	const char *fifo = at("jflame-20.status"), *link = at("jflame-21.status"), *ok = at("jflame-22.status");
+	char err[512] = "", buf[16] = "";
+
+	CHECK(mkfifo(fifo, 0644) == 0);
+	alarm(20);
+	CHECK_EQ_INT(tmp_file_open_read(fifo, err, sizeof(err)), -1);
+	CHECK_HAS_STR(err, "not a regular file");
+	alarm(0);
+	spit(ok, "state=running\n");
+	CHECK(symlink(ok, link) == 0);
+	CHECK_EQ_INT(tmp_file_open_read(link, err, sizeof(err)), -1);
+	int fd = tmp_file_open_read(ok, err, sizeof(err));
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(read(fd, buf, sizeof(buf) - 1) == 14);
+		CHECK(!(fcntl(fd, F_GETFL) & O_NONBLOCK));
+		close(fd);
+	}
+	if (geteuid() == 0) {
+		CHECK(chown(ok, 65534, 65534) == 0);
+		CHECK_EQ_INT(tmp_file_open_read(ok, err, sizeof(err)), -1);
+		CHECK_HAS_STR(err, "owned by");
+	}
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -332,6 +361,7 @@ int main(void)
 	test_replace();
 	test_replace_refusals();
 	test_short_err();
+	test_open_read();
 	clean_dir();
 	if (rmdir(dir) != 0)
 		perror(dir);
