@@ -10,7 +10,6 @@ import ctypes
 import json
 import mmap
 import os
-import shutil
 import struct
 import subprocess
 import sys
@@ -101,6 +100,11 @@ def main():
     spec = json.loads(sys.argv[1])
     kind, with_status = spec["kind"], spec["status"]
     pid = os.getpid()
+    # read before /tmp is covered: the build tree may be under /tmp itself
+    with open(spec["lib"], "rb") as f:
+        lib_bytes = f.read()
+    with open(spec["canary_lib"], "rb") as f:
+        canary_bytes = f.read()
     # a private /tmp, writable by nobody
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777,size=64m", "hostile-tmp", "/tmp"], check=True)
     for d in ("/tmp/h", "/tmp/j", "/tmp/hsperfdata_nobody"):
@@ -110,13 +114,11 @@ def main():
     # (attaches to it, reads its hsperfdata); the code it runs comes from
     # another file, whose path shows another file once loaded
     jvm = "/tmp/j/libjvm.so"
-    shutil.copyfile(spec["lib"], jvm)
-    os.chown(jvm, NOBODY, NOBODY)
+    write(jvm, lib_bytes, uid=NOBODY, mode=0o755)
     with open(jvm, "rb") as f:
         jvm_map = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
     lib = "/tmp/h/libhostile.so"
-    shutil.copyfile(spec["lib"], lib)
-    os.chown(lib, NOBODY, NOBODY)
+    write(lib, lib_bytes, uid=NOBODY, mode=0o755)
     code = ctypes.CDLL(lib)
     code.hostile_spin.argtypes = [ctypes.c_ulong]
     lo, hi = text_range(lib)
@@ -139,13 +141,10 @@ def main():
         secret = spec["canary"].encode()
         write(spec["canary_file"], b"%x %x %s\n0 load %x %x %s\nstate=running\nerror=%s\n"
               % (lo, hi - lo, secret, lo, hi - lo, secret, secret), uid=0, mode=0o600)
-        shutil.copyfile(spec["canary_lib"], spec["canary_elf"])
-        os.chown(spec["canary_elf"], 0, 0)
-        os.chmod(spec["canary_elf"], 0o600)
+        write(spec["canary_elf"], canary_bytes, uid=0, mode=0o600)
         content["lib"] = b""
     if kind == "foreign":
-        with open(spec["canary_lib"], "rb") as f:
-            content["lib"] = f.read()  # symbols named after the canary: must not be read from a foreign file
+        content["lib"] = canary_bytes  # symbols named after the canary: must not be read from a foreign file
     paths = {
         "events": "/tmp/jflame-%d.events" % pid,
         "map": "/tmp/perf-%d.map" % pid,
