@@ -299,8 +299,10 @@ class HostileRecordTest(HostileCase):
         allocator = Jvm(["alloc", "60000"], jvm_flags=["-Xmx64m"], prefix=["nice", "-n", "10"], wait_ready=False)
         self.addCleanup(allocator.cleanup)
         # a real JVM as nobody with its own /tmp, a FIFO at its agent status path before jflame attaches
-        nobody_jvm = None if "jvmfifo" not in KINDS else Jvm(["hot", "60000"], prefix=[
+        # (the build tree may be under /tmp: the jar is kept open as fd 3, as test_container does)
+        nobody_jvm = None if "jvmfifo" not in KINDS else Jvm(["hot", "60000"], classpath="/proc/self/fd/3", prefix=[
             "unshare", "--mount", "--propagation", "private", "sh", "-c",
+            "exec 3<'%s' && " % jvmtest.JAR +
             "mount -t tmpfs -o mode=1777,size=64m jflame-hostile-jvm /tmp && mkfifo -m 644 /tmp/jflame-$$.status && "
             "chown 65534:65534 /tmp/jflame-$$.status && "
             'exec setpriv --reuid=65534 --regid=65534 --clear-groups "$0" "$@"'])
