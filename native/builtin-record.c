@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +31,6 @@
 #include "out_name.h"
 #include "pprof.h"
 #include "push.h"
-#include "pprof.h"
 #include "proc_info.h"
 #include "recording.h"
 #include "sample_pipeline.h"
@@ -172,6 +173,8 @@ struct record {
 	uint8_t *considered;           /* -a: bitmap of JVM pids looked at for attaching */
 	struct sample_queue deferred;  /* samples of JVMs being attached to */
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
+	int pidfd[MAX_PIDS];           /* -p: each target's pidfd, -1 where none (its /proc/PID/stat is read) */
+	size_t npidfds;
 	/* launch mode */
 	pid_t child;
 	int child_status;
@@ -1762,24 +1765,62 @@ static void window_next(struct record *r)
 
 /* ---- the recording loop ---------------------------------------------------------- */
 
-static bool targets_alive(const struct record_opts *o)
+/* -p: whether the target lives, from its /proc/PID/stat (a zombie has exited). */
+static bool target_alive(pid_t pid)
 {
-	char path[64];
-	for (size_t i = 0; i < o->npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)o->pids[i]);
-		FILE *f = fopen(path, "re");
-		char buf[512];
-		bool alive = false;
-		if (f) {
-			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-			buf[n] = '\0';
-			char *p = strrchr(buf, ')');
-			alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X'; /* zombies have exited */
-			fclose(f);
-		}
-		if (alive)
-			return true;
+	char path[64], buf[512];
+	bool alive = false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		char *p = strrchr(buf, ')');
+		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 	}
+	close(fd);
+	return alive;
+}
+
+/* -p: the targets' pidfds, so that their exits are learned from the kernel
+ * (one poll every 100 ms) rather than from /proc (which walks every thread of
+ * a JVM for its CPU times). Where pidfd_open fails (kernels before 5.3), -1:
+ * that target's /proc/PID/stat is read. A target gone already stays -1 and
+ * target_alive says so. */
+static void targets_watch(struct record *r)
+{
+	r->npidfds = r->o.all || r->o.command ? 0 : r->o.npids;
+	for (size_t i = 0; i < r->npidfds; i++)
+		r->pidfd[i] = (int)syscall(SYS_pidfd_open, r->o.pids[i], 0);
+}
+
+static void targets_unwatch(struct record *r)
+{
+	for (size_t i = 0; i < r->npidfds; i++)
+		if (r->pidfd[i] >= 0)
+			close(r->pidfd[i]);
+	r->npidfds = 0;
+}
+
+static bool targets_alive(const struct record *r)
+{
+	struct pollfd pfd[MAX_PIDS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->npidfds; i++) {
+		if (r->pidfd[i] < 0) {
+			if (target_alive(r->o.pids[i]))
+				return true;
+			continue;
+		}
+		pfd[n++] = (struct pollfd){ .fd = r->pidfd[i], .events = POLLIN };
+	}
+	/* a pidfd is readable once its process has exited */
+	if (n && poll(pfd, n, 0) >= 0)
+		for (size_t i = 0; i < n; i++)
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
+				return true;
 	return false;
 }
 
@@ -1987,6 +2028,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		snprintf(err, errlen, "jflame: out of memory");
 		return -1;
 	}
+	targets_watch(r);
 	start = mono_ns();
 	agent_samples_poll(r->agents, mono_ns(), false);
 	while (!stop_requested) {
@@ -2012,7 +2054,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			agent_samples_poll(r->agents, mono_ns(), false);
 			last_refresh = now;
 			reap_child(r, false);
-			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(&r->o))
+			if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(r))
 				break;
 		}
 		if (got >= 0)
@@ -2263,6 +2305,7 @@ out:
 			rc = 128 + WTERMSIG(r.child_status);
 	}
 	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
+	targets_unwatch(&r);
 	agent_samples_free(r.agents);
 	attach_queue_free(r.aq);
 	free(r.considered);

@@ -21,6 +21,12 @@ static uint32_t get32(const unsigned char *p, int little)
 			(uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 }
 
+static int64_t get64(const unsigned char *p, int little)
+{
+	uint64_t lo = get32(p, little), hi = get32(p + 4, little);
+	return (int64_t)(little ? hi << 32 | lo : lo << 32 | hi);
+}
+
 /* The entry called name: its type, data and length. 0, or -1 when absent. */
 static int find_entry(const unsigned char *buf, size_t len, const char *name, char *type, const unsigned char **data,
 		      size_t *size_out, int *little_out)
@@ -79,14 +85,14 @@ int hsperf_find_long(const unsigned char *buf, size_t len, const char *name, int
 	int little;
 	if (find_entry(buf, len, name, &type, &v, &vlen, &little) != 0 || type != 'J' || vlen != 8)
 		return -1;
-	uint64_t lo = get32(v, little), hi = get32(v + 4, little);
-	*out = (int64_t)(little ? hi << 32 | lo : lo << 32 | hi);
+	*out = get64(v, little);
 	return 0;
 }
 
 /* A JVM's hsperfdata file: through target_file (the process's user's regular
- * file, no link, FIFO or device, at most HSPERF_MAX_FILE bytes). */
-static int read_file(const char *path, unsigned char **buf, size_t *len)
+ * file, no link, FIFO or device, at most HSPERF_MAX_FILE bytes). Its contents
+ * in *buf; the file stays open in *fdp when fdp is given. */
+static int read_file(const char *path, unsigned char **buf, size_t *len, int *fdp)
 {
 	struct stat st;
 	int rc = -1, fd = target_file_open(path, 0, HSPERF_MAX_FILE, &st, NULL, 0);
@@ -106,13 +112,19 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 	}
 	*len = (size_t)got;
 	rc = 0;
+	if (fdp) {
+		*fdp = fd;
+		fd = -1;
+	}
 out:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
-/* The hsperfdata image of process pid: any user's hsperfdata_<user>/<nspid> in its /tmp. */
-static int read_image(pid_t pid, pid_t nspid, unsigned char **image, size_t *image_len)
+/* The hsperfdata image of process pid: any user's hsperfdata_<user>/<nspid> in
+ * its /tmp (the file kept open in *fdp when fdp is given). */
+static int read_image(pid_t pid, pid_t nspid, unsigned char **image, size_t *image_len, int *fdp)
 {
 	char dir[64], path[PATH_MAX];
 	int rc = -1;
@@ -133,7 +145,7 @@ static int read_image(pid_t pid, pid_t nspid, unsigned char **image, size_t *ima
 			continue;
 		users++;
 		snprintf(path, sizeof(path), "%s/%s/%d", dir, e->d_name, (int)nspid);
-		if (read_file(path, &buf, &len) != 0)
+		if (read_file(path, &buf, &len, fdp) != 0)
 			continue;
 		*image = buf;
 		*image_len = len;
@@ -147,7 +159,7 @@ int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size
 {
 	unsigned char *buf;
 	size_t len;
-	if (read_image(pid, nspid, &buf, &len) != 0)
+	if (read_image(pid, nspid, &buf, &len, NULL) != 0)
 		return -1;
 	int rc = hsperf_find_string(buf, len, name, out, outlen);
 	free(buf);
@@ -158,9 +170,47 @@ int hsperf_read_long(pid_t pid, pid_t nspid, const char *name, int64_t *out)
 {
 	unsigned char *buf;
 	size_t len;
-	if (read_image(pid, nspid, &buf, &len) != 0)
+	if (read_image(pid, nspid, &buf, &len, NULL) != 0)
 		return -1;
 	int rc = hsperf_find_long(buf, len, name, out);
 	free(buf);
 	return rc;
+}
+
+int hsperf_counter_open(struct hsperf_counter *c, pid_t pid, pid_t nspid, const char *name)
+{
+	unsigned char *buf;
+	const unsigned char *v;
+	size_t len, vlen;
+	char type;
+	int little, fd = -1;
+	c->fd = -1;
+	if (read_image(pid, nspid, &buf, &len, &fd) != 0)
+		return -1;
+	if (find_entry(buf, len, name, &type, &v, &vlen, &little) == 0 && type == 'J' && vlen == 8) {
+		c->fd = fd;
+		c->off = (off_t)(v - buf);
+		c->little = little;
+		fd = -1;
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return c->fd >= 0 ? 0 : -1;
+}
+
+int hsperf_counter_read(const struct hsperf_counter *c, int64_t *out)
+{
+	unsigned char v[8];
+	if (c->fd < 0 || pread(c->fd, v, sizeof(v), c->off) != (ssize_t)sizeof(v))
+		return -1;
+	*out = get64(v, c->little);
+	return 0;
+}
+
+void hsperf_counter_close(struct hsperf_counter *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
 }

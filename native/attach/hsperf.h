@@ -20,4 +20,18 @@ int hsperf_find_long(const unsigned char *buf, size_t len, const char *name, int
 int hsperf_read_string(pid_t pid, pid_t nspid, const char *name, char *out, size_t outlen);
 int hsperf_read_long(pid_t pid, pid_t nspid, const char *name, int64_t *out);
 
+/* A long counter read again and again (a few times a second): the file,
+ * vetted as above, stays open and the value's place is found once (an entry
+ * never moves in the JVM's hsperfdata). open: 0, or -1 when the process has
+ * no such counter (c->fd is then -1). read: 0, or -1 when the file no longer
+ * holds it (truncated). A file the JVM has removed at exit keeps its last value. */
+struct hsperf_counter {
+	int fd;
+	off_t off;
+	int little;
+};
+int hsperf_counter_open(struct hsperf_counter *c, pid_t pid, pid_t nspid, const char *name);
+int hsperf_counter_read(const struct hsperf_counter *c, int64_t *out);
+void hsperf_counter_close(struct hsperf_counter *c);
+
 #endif

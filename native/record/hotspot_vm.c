@@ -42,6 +42,7 @@ struct hotspot_vm {
 	bool blob_code_offsets;
 	/* class unloading */
 	int64_t unloaded; /* java.cls.unloadedClasses when last read */
+	struct hsperf_counter counter; /* ... kept open: read every 100 ms */
 	bool have_counter;
 	uint64_t checked_ns; /* when the count was last seen unchanged */
 };
@@ -360,6 +361,7 @@ static struct hotspot_vm *vm_alloc(hotspot_read_fn read, void *ctx)
 		return NULL;
 	vm->mem = (struct remote_mem){ read, ctx };
 	vm->unloaded = -1;
+	vm->counter.fd = -1;
 	return vm;
 }
 
@@ -490,7 +492,8 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 		hotspot_vm_free(vm);
 		return NULL;
 	}
-	vm->have_counter = hsperf_read_long(pid, vm->nspid, UNLOADED_COUNTER, &vm->unloaded) == 0;
+	vm->have_counter = hsperf_counter_open(&vm->counter, pid, vm->nspid, UNLOADED_COUNTER) == 0 &&
+			   hsperf_counter_read(&vm->counter, &vm->unloaded) == 0;
 	vm->checked_ns = mono_ns();
 	return vm;
 }
@@ -513,6 +516,7 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 	if (!vm)
 		return;
 	hotspot_names_free(vm->names);
+	hsperf_counter_close(&vm->counter);
 	free(vm);
 }
 
@@ -608,7 +612,7 @@ void hotspot_vm_refresh(struct hotspot_vm *vm)
 	if (!vm->pid)
 		return;
 	if (vm->have_counter) {
-		if (hsperf_read_long(vm->pid, vm->nspid, UNLOADED_COUNTER, &unloaded) == 0) {
+		if (hsperf_counter_read(&vm->counter, &unloaded) == 0) {
 			if (unloaded != vm->unloaded)
 				hotspot_names_unloaded(vm->names, vm->checked_ns, now);
 			vm->unloaded = unloaded;

@@ -55,6 +55,7 @@ struct jit_syms {
 	size_t headlen;
 	char *line; /* JIT_SYMS_MAX_LINE + 2 bytes */
 	time_t mtime;   /* when opened */
+	struct timespec seen_mtim; /* the file's mtime when it was last read to its end; 0 unknown */
 	bool over;      /* grown past the cap: no longer read */
 };
 
@@ -292,6 +293,22 @@ static bool same_head(struct jit_syms *js)
 	return n == (ssize_t)js->headlen && memcmp(now, js->head, js->headlen) == 0;
 }
 
+/* The file, as fstat saw it, has been read to its end. Its mtime is kept only
+ * once it is old enough that any later write gives a new one (file systems
+ * stamp with a coarse clock: a rewrite within the same tick, to the same
+ * size, would look unchanged). */
+static void note_read_to_end(struct jit_syms *js, const struct stat *st)
+{
+	struct timespec now;
+	js->seen_mtim = (struct timespec){ 0, 0 };
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return;
+	int64_t age_ns = ((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec) * 1000000000 + now.tv_nsec -
+			 st->st_mtim.tv_nsec;
+	if (age_ns > 50000000)
+		js->seen_mtim = st->st_mtim;
+}
+
 int jit_syms_update(struct jit_syms *js)
 {
 	struct stat st;
@@ -300,6 +317,11 @@ int jit_syms_update(struct jit_syms *js)
 
 	if (!js || js->over || fstat(fileno(js->f), &st) != 0)
 		return -1;
+	/* not written since it was last read to its end: nothing to do (the
+	 * agent's files are looked at every 100 ms) */
+	if ((uint64_t)st.st_size == js->offset && js->seen_mtim.tv_sec && st.st_mtim.tv_sec == js->seen_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == js->seen_mtim.tv_nsec)
+		return 0;
 	if (target_file_recheck(fileno(js->f), JIT_SYMS_MAX_FILE, why, sizeof(why)) != 0) {
 		target_file_warn(js->path, why);
 		js->over = true;
@@ -307,8 +329,10 @@ int jit_syms_update(struct jit_syms *js)
 	}
 	if ((uint64_t)st.st_size < js->offset || !same_head(js))
 		reset(js); /* rewritten: a new JVM with this pid, or a new agent */
-	if ((uint64_t)st.st_size == js->offset)
+	if ((uint64_t)st.st_size == js->offset) {
+		note_read_to_end(js, &st);
 		return 0;
+	}
 	if (!js->line && !(js->line = malloc(JIT_SYMS_MAX_LINE + 2)))
 		return -1;
 	if (fseeko(js->f, (off_t)js->offset, SEEK_SET) != 0)
@@ -346,6 +370,8 @@ int jit_syms_update(struct jit_syms *js)
 		ssize_t n = pread(fileno(js->f), js->head, want, 0);
 		js->headlen = n > 0 ? (size_t)n : 0;
 	}
+	if (js->offset == (uint64_t)st.st_size)
+		note_read_to_end(js, &st);
 	return lines;
 }
 

@@ -380,6 +380,45 @@ static void test_rewritten_longer(void)
 	str_intern_free(si);
 }
 
+/* A new JVM with the same pid whose log reached exactly the old one's length
+ * by the next update, at once or after a while: an unchanged size is not taken
+ * for an unchanged file (update skips a file not written since it was read to
+ * its end). */
+static void test_rewritten_same_size(void)
+{
+	struct str_intern *si = str_intern_new();
+	struct tmp t;
+	struct jit_syms *js;
+
+	tmp_make(&t);
+	tmp_append(&t, HEADER "1000 load 7f0000001000 100 Lp/Old;::a\n");
+	js = jit_syms_open(t.path, NULL, si);
+	CHECK(js != NULL);
+	if (!js) {
+		tmp_remove(&t);
+		str_intern_free(si);
+		return;
+	}
+	CHECK_EQ_INT(jit_syms_update(js), 2);
+	CHECK_EQ_INT(jit_syms_update(js), 0);
+	/* at once: within the file system's clock tick */
+	tmp_rewrite(&t, HEADER "1000 load 7f0000003000 100 Lp/Mid;::a\n");
+	CHECK_EQ_INT(jit_syms_update(js), 2);
+	CHECK(jit_syms_lookup(js, 0x7f0000001010ULL, 2000, NULL) == NULL);
+	CHECK_EQ_STR(jit_syms_lookup(js, 0x7f0000003010ULL, 2000, NULL), "Lp/Mid;::a");
+	struct timespec pause = { 0, 60000000 }; /* the log read to its end and left alone for a while */
+	nanosleep(&pause, NULL);
+	CHECK_EQ_INT(jit_syms_update(js), 0);
+	tmp_rewrite(&t, HEADER "1000 load 7f0000002000 100 Lp/New;::a\n");
+	CHECK_EQ_INT(jit_syms_update(js), 2);
+	CHECK(jit_syms_lookup(js, 0x7f0000001010ULL, 2000, NULL) == NULL);
+	CHECK_EQ_STR(jit_syms_lookup(js, 0x7f0000002010ULL, 2000, NULL), "Lp/New;::a");
+	CHECK_EQ_INT(jit_syms_update(js), 0);
+	jit_syms_free(js);
+	tmp_remove(&t);
+	str_intern_free(si);
+}
+
 /* A plain perf map growing: later lines (read in later updates) win. */
 static void test_incremental_map(void)
 {
@@ -487,6 +526,7 @@ int main(void)
 	test_open();
 	test_incremental();
 	test_rewritten_longer();
+	test_rewritten_same_size();
 	test_incremental_map();
 	test_many();
 	return check_report("test_jit_syms");
