@@ -286,7 +286,7 @@ static const char usage[] =
 	"      --push-ca FILE      CA certificates for an https server\n"
 	"      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
 	"                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
-	"  -v, --verbose           libbpf's messages\n"
+	"  -v, --verbose           libbpf's messages, the stack cache's figures\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Examples:\n"
@@ -2162,6 +2162,7 @@ int cmd_record(int argc, char **argv)
 		.no_inline = r.o.no_inline,
 		.weigh_time = r.o.mode != MODE_CPU,
 		.period_ns = r.o.freq > 0 ? 1000000000ULL / (uint64_t)r.o.freq : 0,
+		.cache = !r.want_stacks, /* .stacks files take each sample's frames */
 		.sink = on_folded,
 		.ctx = &r,
 	};
@@ -2198,6 +2199,14 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (record_run(&r, err, sizeof(err)) != 0)
 		goto out;
+	struct sample_pipeline_cache_stats cs;
+	if (sample_pipeline_cache_stats(r.pipe, &cs) && (cs.verify || r.o.verbose)) {
+		fprintf(stderr, "jflame: stack cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " flushes", cs.hits,
+			cs.misses, cs.flushes);
+		if (cs.verify)
+			fprintf(stderr, ", %" PRIu64 " mismatches", cs.mismatches);
+		fputc('\n', stderr);
+	}
 	if (r.o.window_ns) {
 		fprintf(stderr, "jflame: %" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r.closed,
 			r.closed == 1 ? "" : "s", r.total_samples, r.total_lost);

@@ -10,6 +10,8 @@ packages=(
   openjdk-17-jdk-headless libcapstone-dev
   # sampler and symbolizer (later issues build on these)
   libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
+  # the recorder's cache of folded stacks hashes raw stacks with xxHash
+  libxxhash-dev
   # convert: pprof (protobuf-c) and speedscope JSON (json-c)
   libprotobuf-c-dev protobuf-c-compiler libjson-c-dev
   # record --push: Pyroscope over HTTP(S)

@@ -605,26 +605,31 @@ void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, u
 	hotspot_names_unloaded(vm->names, last_seen_ns, now_ns);
 }
 
-void hotspot_vm_refresh(struct hotspot_vm *vm)
+bool hotspot_vm_refresh(struct hotspot_vm *vm)
 {
 	uint64_t now = mono_ns();
 	int64_t unloaded;
+	bool changed = false;
 	if (!vm->pid)
-		return;
+		return false;
 	if (vm->have_counter) {
 		if (hsperf_counter_read(&vm->counter, &unloaded) == 0) {
-			if (unloaded != vm->unloaded)
+			if (unloaded != vm->unloaded) {
 				hotspot_names_unloaded(vm->names, vm->checked_ns, now);
+				changed = true;
+			}
 			vm->unloaded = unloaded;
 			vm->checked_ns = now;
-			return;
+			return changed;
 		}
 		vm->have_counter = false; /* gone: close names every second instead */
 	}
 	if (now - vm->checked_ns >= NO_COUNTER_FLUSH_NS) {
 		hotspot_names_unloaded(vm->names, now, now);
 		vm->checked_ns = now;
+		changed = true;
 	}
+	return changed;
 }
 
 const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)

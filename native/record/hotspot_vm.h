@@ -63,8 +63,8 @@ int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm);
  * classes since the last call (hsperfdata's java.cls.unloadedClasses; without
  * hsperfdata, every second), the names cached so far are closed: they serve
  * only samples taken before the last call, since a class's memory may now be
- * another's. */
-void hotspot_vm_refresh(struct hotspot_vm *vm);
+ * another's. True when it closed them. */
+bool hotspot_vm_refresh(struct hotspot_vm *vm);
 
 /* The JVM unloaded classes in [last_seen_ns, now_ns) (CLOCK_MONOTONIC):
  * names cached so far serve samples taken before last_seen_ns; names read

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "sample_pipeline.h"
+#include "stack_cache.h"
 
 #define MAX_LATE 2048 /* ~10 MiB */
+#define CACHE_BYTES (4u << 20) /* folded stacks kept by raw stack: starts over when full */
 
 struct sample_pipeline {
 	struct sample_pipeline_opts o;
@@ -15,6 +17,9 @@ struct sample_pipeline {
 	struct fold_buf plain;      /* with lines: the fold without its lines */
 	struct frame *frames;
 	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
+	struct stack_cache *cache; /* NULL: every sample named and folded */
+	bool verify;               /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
+	uint64_t mismatches;
 };
 
 struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o)
@@ -32,6 +37,15 @@ struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o
 	p->max_kernel = PROFILE_MAX_KERNEL_FRAMES;
 	p->fold.no_inline = o->no_inline;
 	p->fold.lines = o->lines;
+	const char *env = getenv("JFLAME_STACK_CACHE");
+	p->verify = env && strcmp(env, "verify") == 0;
+	if (o->cache && !(env && strcmp(env, "off") == 0)) {
+		p->cache = stack_cache_new(CACHE_BYTES);
+		if (!p->cache) {
+			sample_pipeline_free(p);
+			return NULL;
+		}
+	}
 	return p;
 }
 
@@ -55,6 +69,7 @@ void sample_pipeline_free(struct sample_pipeline *p)
 	fold_free(&p->fold);
 	fold_free(&p->plain);
 	free(p->frames);
+	stack_cache_free(p->cache);
 	free(p);
 }
 
@@ -89,10 +104,8 @@ void sample_queue_free(struct sample_queue *q)
 	q->n = 0;
 }
 
-/* wait: JIT code its agent has not named yet stays unnamed (the sample may
- * wait for the name); else it is named from the JVM's memory where it can be. */
-static const struct frame *sample_frames(struct sample_pipeline *p, const struct profile_sample *s, bool wait,
-					 size_t *nk, size_t *nu)
+/* The kernel and user frames a sample holds. */
+static void sample_depth(const struct profile_sample *s, int *nk, int *nu)
 {
 	int kn = s->kstack_bytes > 0 ? s->kstack_bytes / 8 : 0;
 	int un = s->walk == PROFILE_WALK_HOTSPOT ? s->nframes : s->ustack_bytes > 0 ? s->ustack_bytes / 8 : 0;
@@ -100,6 +113,17 @@ static const struct frame *sample_frames(struct sample_pipeline *p, const struct
 		kn = PROFILE_MAX_KERNEL_FRAMES;
 	if (un > (s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES))
 		un = s->walk == PROFILE_WALK_HOTSPOT ? PROFILE_MAX_USER_FRAMES : PROFILE_MAX_FP_FRAMES;
+	*nk = kn;
+	*nu = un;
+}
+
+/* wait: JIT code its agent has not named yet stays unnamed (the sample may
+ * wait for the name); else it is named from the JVM's memory where it can be. */
+static const struct frame *sample_frames(struct sample_pipeline *p, const struct profile_sample *s, bool wait,
+					 size_t *nk, size_t *nu)
+{
+	int kn, un;
+	sample_depth(s, &kn, &un);
 	for (int i = 0; i < kn; i++)
 		p->frames[i] = symbolize_kernel(p->o.sy, s->kstack[i]);
 	/* every user frame but the leaf is a return address */
@@ -129,7 +153,6 @@ static bool wait_for_names(struct sample_pipeline *p, const struct profile_sampl
 
 void sample_roots_fold(struct fold_buf *b, struct symbolizer *sy, pid_t pid, const char *thread)
 {
-	char root[128];
 	const char *pod, *con;
 	fold_reset(b);
 	symbolizer_container(sy, pid, &pod, &con);
@@ -137,8 +160,14 @@ void sample_roots_fold(struct fold_buf *b, struct symbolizer *sy, pid_t pid, con
 		fold_add(b, pod);
 	if (con)
 		fold_add(b, con);
-	snprintf(root, sizeof(root), "[%d] %s", (int)pid, symbolizer_process_name(sy, pid));
-	fold_add(b, root);
+	const char *root = symbolizer_process_root(sy, pid);
+	if (root) {
+		fold_add(b, root);
+	} else {
+		char buf[128];
+		snprintf(buf, sizeof(buf), "[%d] %s", (int)pid, symbolizer_process_name(sy, pid));
+		fold_add(b, buf);
+	}
 	fold_add(b, thread);
 }
 
@@ -153,21 +182,103 @@ static const char *walk_marker(const struct profile_sample *s, unsigned *flags)
 	return "[unwind failed]";
 }
 
+/* What a sample's folded text depends on besides its process and thread: how
+ * its stacks were walked and ended, and their raw frames (where they lie). */
+static void stack_key(const struct profile_sample *s, uint64_t gen, struct stack_cache_key *k)
+{
+	int kn, un;
+	sample_depth(s, &kn, &un);
+	k->pid = s->pid;
+	k->gen = gen;
+	k->head = (uint64_t)s->walk | (uint64_t)s->walk_end << 8 | (uint64_t)s->flags << 16 |
+		  (uint64_t)(s->kstack_bytes < 0) << 24 | (uint64_t)(s->ustack_bytes < 0) << 25 | (uint64_t)kn << 32 |
+		  (uint64_t)un << 48;
+	k->part[0] = s->kstack;
+	k->len[0] = (size_t)kn * sizeof(__u64);
+	k->part[1] = &s->user;
+	k->len[1] = (size_t)un * (s->walk == PROFILE_WALK_HOTSPOT ? sizeof(struct profile_frame) : sizeof(__u64));
+	stack_cache_hash(k);
+}
+
+/* Whether every frame got its full name, so that the same raw stack, later,
+ * folds the same: nothing unknown (a name may come), no interpreted or
+ * compiled Java frame named only by the code it ran (a read of the JVM's
+ * memory that failed this time). */
+static bool fully_named(const struct profile_sample *s, const struct frame *f, size_t nk, size_t nu)
+{
+	for (size_t i = 0; i < nk + nu; i++)
+		if (f[i].kind == FRAME_UNKNOWN)
+			return false;
+	if (s->walk != PROFILE_WALK_HOTSPOT)
+		return true;
+	for (size_t i = 0; i < nu; i++) {
+		uint8_t kind = s->user.frames[i].kind;
+		if ((kind == PROFILE_FRAME_INTERP && f[nk + i].kind != FRAME_JAVA_INTERP) ||
+		    ((kind == PROFILE_FRAME_JIT || kind == PROFILE_FRAME_NATIVE_WRAPPER) && f[nk + i].kind != FRAME_JAVA))
+			return false;
+	}
+	return true;
+}
+
+/* Hands the folded sample (in p->fold, without lines in p->plain when
+ * stripped) to the sink. */
+static void sample_emit(struct sample_pipeline *p, struct folded_sample *fs, bool stripped)
+{
+	const struct fold_buf *plain = stripped ? &p->plain : &p->fold;
+	if (p->o.lines) {
+		fs->lines = p->fold.p;
+		fs->lines_len = p->fold.len;
+		fs->lines_oom = p->fold.oom;
+	}
+	fs->stack = plain->p;
+	fs->len = plain->len;
+	fs->oom = p->fold.oom || plain->oom;
+	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
+	fs->weight = !p->o.weigh_time ? 0 : fs->s->kind == PROFILE_KIND_OFFCPU ? fs->s->weight_ns : p->o.period_ns;
+	p->o.sink(p->o.ctx, fs);
+}
+
 void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample *s, uint64_t now)
 {
 	char comm[PROFILE_COMM_LEN + 1];
-	size_t nk, nu;
+	size_t nk = 0, nu = 0;
+	struct stack_cache_key key;
+	uint64_t gen = 0;
 	struct folded_sample fs = { .s = s };
+	const struct stack_cache_value *hit = NULL;
 
+	if (p->cache && (gen = symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns)) != 0) {
+		stack_key(s, gen, &key);
+		hit = stack_cache_get(p->cache, &key);
+	}
+	const struct frame *f = NULL;
 	bool wait = now && s->ts_ns + SAMPLE_LATE_NS > now;
-	const struct frame *f = sample_frames(p, s, wait, &nk, &nu);
-	if (wait && wait_for_names(p, s, f + nk, nu, now))
-		return;
+	if (!hit || p->verify) {
+		f = sample_frames(p, s, wait, &nk, &nu);
+		if (wait && wait_for_names(p, s, f + nk, nu, now)) {
+			p->mismatches += hit != NULL; /* a kept stack had all its names */
+			return;
+		}
+	}
 	memcpy(comm, s->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = '\0';
 	fs.thread = symbolizer_thread_name(p->o.sy, (pid_t)s->pid, (pid_t)s->tid, comm);
 
 	sample_roots_fold(&p->fold, p->o.sy, (pid_t)s->pid, fs.thread);
+	size_t roots = p->fold.len;
+	if (hit && !p->verify) {
+		fold_add_raw(&p->fold, hit->text, hit->len);
+		if (hit->plain) {
+			/* roots hold no line marks (fold_add makes them '_') */
+			fold_reset(&p->plain);
+			fold_add_raw(&p->plain, p->fold.p, roots);
+			fold_add_raw(&p->plain, hit->plain, hit->plain_len);
+		}
+		fs.flags = hit->flags;
+		fs.stack_errors = hit->stack_errors;
+		sample_emit(p, &fs, hit->plain != NULL);
+		return;
+	}
 	/* A stack cut at the depth limit has lost its outermost frames; a walk
 	 * that could not go on is marked where its lost frames were. */
 	const char *marker = walk_marker(s, &fs.flags);
@@ -192,25 +303,45 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	}
 	for (size_t i = nk; i > 0; i--)
 		fold_add_frame(&p->fold, &f[i - 1]);
-	const struct fold_buf *plain = &p->fold;
-	if (p->o.lines) {
-		fs.lines = p->fold.p;
-		fs.lines_len = p->fold.len;
-		fs.lines_oom = p->fold.oom;
-		if (p->fold.nlines) {
-			fold_reset(&p->plain);
-			fold_strip_lines(&p->plain, p->fold.p, p->fold.len);
-			plain = &p->plain;
-		}
+	bool stripped = false;
+	if (p->o.lines && p->fold.nlines) {
+		fold_reset(&p->plain);
+		fold_strip_lines(&p->plain, p->fold.p, p->fold.len);
+		stripped = true;
 	}
-	fs.stack = plain->p;
-	fs.len = plain->len;
-	fs.oom = p->fold.oom || plain->oom;
-	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
-	fs.weight = !p->o.weigh_time ? 0 : s->kind == PROFILE_KIND_OFFCPU ? s->weight_ns : p->o.period_ns;
 	fs.frames = f;
 	fs.nframes = nk + nu;
-	p->o.sink(p->o.ctx, &fs);
+	if (hit) { /* verify: what was kept is what naming and folding it again gives */
+		if (hit->len != p->fold.len - roots || memcmp(hit->text, p->fold.p + roots, hit->len) != 0 ||
+		    hit->flags != fs.flags || hit->stack_errors != fs.stack_errors || (hit->plain != NULL) != stripped ||
+		    (stripped && (hit->plain_len != p->plain.len - roots ||
+				  memcmp(hit->plain, p->plain.p + roots, hit->plain_len) != 0))) {
+			if (p->mismatches++ < 3)
+				fprintf(stderr, "jflame: stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
+					p->fold.p + roots);
+		}
+	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ && !(stripped && p->plain.oom) && fully_named(s, f, nk, nu) &&
+	    symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns) == gen) {
+		struct stack_cache_value v = { p->fold.p + roots, p->fold.len - roots, NULL, 0, fs.flags,
+					       fs.stack_errors };
+		if (stripped) {
+			/* the roots have no lines: the same length in both */
+			v.plain = p->plain.p + roots;
+			v.plain_len = p->plain.len - roots;
+		}
+		stack_cache_put(p->cache, &key, &v);
+	}
+	sample_emit(p, &fs, stripped);
+}
+
+bool sample_pipeline_cache_stats(const struct sample_pipeline *p, struct sample_pipeline_cache_stats *out)
+{
+	struct stack_cache_stats st;
+	if (!p->cache)
+		return false;
+	stack_cache_stats(p->cache, &st);
+	*out = (struct sample_pipeline_cache_stats){ st.hits, st.misses, st.flushes, p->mismatches, p->verify };
+	return true;
 }
 
 void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end)

@@ -44,6 +44,8 @@ struct sample_pipeline_opts {
 	bool no_inline;        /* compiled frames without their inlined callees */
 	bool weigh_time;       /* off-CPU or wall: samples weigh time */
 	uint64_t period_ns;    /* with weigh_time: what an on-CPU sample weighs */
+	bool cache;            /* a raw stack seen before takes its folded text from then (the sink
+				* then gets no frames: frames NULL, nframes 0) */
 	sample_sink_fn sink;
 	void *ctx;
 };
@@ -62,6 +64,15 @@ void sample_pipeline_release_late(struct sample_pipeline *p, uint64_t now);
 /* Hands on, as they are, the late samples taken before end. */
 void sample_pipeline_release_before(struct sample_pipeline *p, uint64_t end);
 size_t sample_pipeline_nlate(const struct sample_pipeline *p);
+/* How the cache of folded stacks did; false when there is none. With
+ * JFLAME_STACK_CACHE=verify in the environment every hit is named and folded
+ * again and compared: a difference is a mismatch (the first few are printed);
+ * JFLAME_STACK_CACHE=off turns the cache off. */
+struct sample_pipeline_cache_stats {
+	uint64_t hits, misses, flushes, mismatches;
+	bool verify;
+};
+bool sample_pipeline_cache_stats(const struct sample_pipeline *p, struct sample_pipeline_cache_stats *out);
 void sample_pipeline_free(struct sample_pipeline *p);
 
 /* Starts b (reset) with a sample's roots: [Pod] and [Con] where the process

@@ -81,6 +81,16 @@ void fold_add(struct fold_buf *b, const char *frame)
 	b->p[b->len] = '\0';
 }
 
+void fold_add_raw(struct fold_buf *b, const char *text, size_t n)
+{
+	grow(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, text, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
 void fold_add_text(struct fold_buf *b, const char *text)
 {
 	size_t n = strlen(text);

@@ -25,6 +25,8 @@ struct fold_buf {
 
 /* Appends one frame (with its ';' separator unless first) to b. */
 void fold_add(struct fold_buf *b, const char *frame);
+/* Appends n bytes of folded text as they are (separators included). */
+void fold_add_raw(struct fold_buf *b, const char *text, size_t n);
 /* fold_add of text a target wrote that was not escaped when read (a sample's
  * own frames): escaped here (text_escape), at no cost when it needs none. */
 void fold_add_text(struct fold_buf *b, const char *text);

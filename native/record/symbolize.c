@@ -36,6 +36,7 @@ struct tid_map {
 struct proc {
 	pid_t pid, nspid;
 	const char *comm;
+	const char *root_frame; /* "[pid] comm" */
 	char root[32];
 	struct proc_maps maps;
 	struct elf_syms **map_syms; /* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
@@ -58,6 +59,7 @@ struct proc {
 	bool hs_stale;         /* the walker's layout is of a program this process no longer runs */
 	const char *app;       /* its application name (interned), NULL not looked up yet */
 	uint64_t hs_checked_ns;
+	uint64_t gen, gen_ns; /* names generation (see symbolizer_names_gen) and when it began */
 };
 
 struct symbolizer {
@@ -67,6 +69,7 @@ struct symbolizer {
 	struct proc **procs; /* open addressing by pid */
 	size_t cap, count;
 	const char *kernel_dso, *unknown, *interpreted_dso;
+	uint64_t gens; /* generations given out, over every process */
 };
 
 static uint64_t mono_ns(void)
@@ -157,6 +160,13 @@ size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max)
 	return n < max ? n : max;
 }
 
+/* What names p's raw stacks get may differ from now on. */
+static void names_changed(struct symbolizer *sy, struct proc *p)
+{
+	p->gen = ++sy->gens;
+	p->gen_ns = mono_ns();
+}
+
 static void load_maps(struct symbolizer *sy, struct proc *p)
 {
 	char path[64], err[256];
@@ -178,7 +188,7 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 		if (slash && strcmp(slash, "/libjvm.so") == 0)
 			p->is_jvm = true;
 	}
-	(void)sy;
+	names_changed(sy, p);
 }
 
 /* The agent's files: used when its status names this very process, or when
@@ -202,6 +212,7 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 		p->pfp = st.frame_pointers;
 		p->is_jvm = true;
 		p->status_seen = true;
+		names_changed(sy, p);
 	} else if (have == 0) {
 		return; /* left by an earlier process with this pid */
 	}
@@ -214,8 +225,10 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 		jit_syms_free(p->jit);
 		p->jit = NULL;
 	}
-	if (p->jit)
+	if (p->jit) {
 		jit_syms_update(p->jit);
+		names_changed(sy, p);
+	}
 }
 
 static void read_comm(struct symbolizer *sy, struct proc *p)
@@ -229,8 +242,12 @@ static void read_comm(struct symbolizer *sy, struct proc *p)
 		comm[n && comm[n - 1] == '\n' ? n - 1 : n] = '\0';
 		fclose(f);
 	}
-	if (comm[0] || !p->comm)
+	if (comm[0] || !p->comm) {
+		char root[128];
 		p->comm = comm[0] ? text_intern(sy->si, comm, strlen(comm)) : str_intern(sy->si, "?");
+		snprintf(root, sizeof(root), "[%d] %s", (int)p->pid, p->comm);
+		p->root_frame = str_intern(sy->si, root);
+	}
 }
 
 /* The identity of the running program: exec replaces it. 0 when unknown. */
@@ -347,8 +364,8 @@ void symbolizer_refresh(struct symbolizer *sy)
 		check_exec(sy, p);
 		if (!p->maps_gone)
 			check_agent(sy, p);
-		if (p->hs)
-			hotspot_vm_refresh(p->hs);
+		if (p->hs && hotspot_vm_refresh(p->hs))
+			names_changed(sy, p);
 		if (p->jit) {
 			/* the agent's timed events log came after its map: switch to it */
 			if (p->status_seen && !jit_syms_has_times(p->jit)) {
@@ -358,11 +375,19 @@ void symbolizer_refresh(struct symbolizer *sy)
 				if (timed) {
 					jit_syms_free(p->jit);
 					p->jit = timed;
+					names_changed(sy, p);
 				}
 			}
-			jit_syms_update(p->jit);
+			if (jit_syms_update(p->jit) != 0)
+				names_changed(sy, p);
 		}
 	}
+}
+
+const char *symbolizer_process_root(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p ? p->root_frame : NULL;
 }
 
 const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid)
@@ -592,8 +617,10 @@ static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
 	if (p->hs_state != 0 || !p->is_jvm || p->maps_gone)
 		return p->hs;
 	p->hs = hotspot_vm_open(p->pid, sy->si, err, sizeof(err));
-	if (p->hs)
+	if (p->hs) {
 		p->hs_state = 1;
+		names_changed(sy, p);
+	}
 	else if (++p->hs_tries >= HS_TRIES)
 		p->hs_state = -1;
 	return p->hs;
@@ -695,6 +722,12 @@ bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame
 		return false;
 	struct proc *p = get_proc(sy, pid);
 	return p && p->jit;
+}
+
+uint64_t symbolizer_names_gen(struct symbolizer *sy, pid_t pid, uint64_t t_ns)
+{
+	struct proc *p = get_proc(sy, pid);
+	return p && t_ns >= p->gen_ns ? p->gen : 0;
 }
 
 void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid)

@@ -64,6 +64,8 @@ bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid);
 
 /* "java" for pid, from /proc/PID/comm when first seen (kept after it exits). */
 const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid);
+/* The process's root frame: "[pid] name" (interned); NULL when out of memory. */
+const char *symbolizer_process_root(struct symbolizer *sy, pid_t pid);
 /* The full Java thread name where the JVM's agent recorded it, else comm. */
 const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm);
 /* The same for a thread known by its id in the process's pid namespace (the
@@ -86,6 +88,13 @@ void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, co
 
 /* Whether pid has JIT symbols (a jflame agent or another perf map). */
 bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid);
+/* The generation of pid's names for a sample taken at t_ns: while it stays the
+ * same, the same raw stack (pcs, and for HotSpot walks methods and cookies) of
+ * a sample taken at t_ns or later gets the same names. It changes whenever
+ * what names them does (maps, the agent's log, class unloading, an exec);
+ * generations are never reused, across processes too. 0: a sample this old
+ * (taken before the last change) must be named afresh. */
+uint64_t symbolizer_names_gen(struct symbolizer *sy, pid_t pid, uint64_t t_ns);
 /* Looks for the agent's files of pid now (after an attach finished). */
 void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
 /* Whether f is unnamed code in a JVM whose agent may name it soon (JIT code

@@ -1,0 +1,149 @@
+/* stack_cache.c - folded stacks kept by their raw sample stacks: an open
+ * hash table (XXH3 of the key) of single allocations (key, text, plain). */
+#include "stack_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define MIN_SLOTS 1024
+
+struct entry {
+	uint64_t hash, gen, head;
+	uint32_t pid;
+	size_t len[2];
+	struct stack_cache_value v;
+	unsigned char key[]; /* both parts, then text, then plain */
+};
+
+struct stack_cache {
+	struct entry **slot; /* nslots, a power of two; load at most 1/2 */
+	size_t nslots, count, bytes, max_bytes;
+	uint64_t hits, misses, flushes;
+};
+
+struct stack_cache *stack_cache_new(size_t max_bytes)
+{
+	struct stack_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->slot = calloc(MIN_SLOTS, sizeof(*c->slot));
+	if (!c->slot) {
+		free(c);
+		return NULL;
+	}
+	c->nslots = MIN_SLOTS;
+	c->max_bytes = max_bytes;
+	return c;
+}
+
+static void flush(struct stack_cache *c)
+{
+	for (size_t i = 0; i < c->nslots; i++) {
+		free(c->slot[i]);
+		c->slot[i] = NULL;
+	}
+	c->count = c->bytes = 0;
+}
+
+void stack_cache_free(struct stack_cache *c)
+{
+	if (!c)
+		return;
+	flush(c);
+	free(c->slot);
+	free(c);
+}
+
+void stack_cache_hash(struct stack_cache_key *k)
+{
+	uint64_t seed = XXH3_64bits_withSeed(&k->head, sizeof(k->head), k->gen * 0x9e3779b97f4a7c15ULL ^ k->pid);
+	seed = XXH3_64bits_withSeed(k->part[0], k->len[0], seed);
+	k->hash = XXH3_64bits_withSeed(k->part[1], k->len[1], seed);
+}
+
+const struct stack_cache_value *stack_cache_get(struct stack_cache *c, const struct stack_cache_key *k)
+{
+	for (size_t i = k->hash & (c->nslots - 1);; i = (i + 1) & (c->nslots - 1)) {
+		const struct entry *e = c->slot[i];
+		if (!e)
+			break;
+		if (e->hash == k->hash && e->pid == k->pid && e->gen == k->gen && e->head == k->head &&
+		    e->len[0] == k->len[0] && e->len[1] == k->len[1] && memcmp(e->key, k->part[0], k->len[0]) == 0 &&
+		    memcmp(e->key + k->len[0], k->part[1], k->len[1]) == 0) {
+			c->hits++;
+			return &e->v;
+		}
+	}
+	c->misses++;
+	return NULL;
+}
+
+static int grow(struct stack_cache *c)
+{
+	size_t n = c->nslots * 2;
+	struct entry **s = calloc(n, sizeof(*s));
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < c->nslots; i++) {
+		struct entry *e = c->slot[i];
+		if (!e)
+			continue;
+		size_t k = e->hash & (n - 1);
+		while (s[k])
+			k = (k + 1) & (n - 1);
+		s[k] = e;
+	}
+	free(c->slot);
+	c->slot = s;
+	c->nslots = n;
+	return 0;
+}
+
+int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, const struct stack_cache_value *v)
+{
+	size_t keylen = k->len[0] + k->len[1];
+	size_t size = sizeof(struct entry) + keylen + v->len + 1 + (v->plain ? v->plain_len + 1 : 0);
+	if (size > c->max_bytes)
+		return -1;
+	if (c->bytes + size > c->max_bytes) {
+		flush(c); /* the stacks of now come back soon; old ones are gone for good */
+		c->flushes++;
+	}
+	if ((c->count + 1) * 2 > c->nslots && grow(c) != 0)
+		return -1;
+	struct entry *e = malloc(size);
+	if (!e)
+		return -1;
+	e->hash = k->hash;
+	e->gen = k->gen;
+	e->head = k->head;
+	e->pid = k->pid;
+	e->len[0] = k->len[0];
+	e->len[1] = k->len[1];
+	e->v = *v;
+	memcpy(e->key, k->part[0], k->len[0]);
+	memcpy(e->key + k->len[0], k->part[1], k->len[1]);
+	char *text = (char *)e->key + keylen;
+	memcpy(text, v->text, v->len);
+	text[v->len] = '\0';
+	e->v.text = text;
+	if (v->plain) {
+		char *plain = text + v->len + 1;
+		memcpy(plain, v->plain, v->plain_len);
+		plain[v->plain_len] = '\0';
+		e->v.plain = plain;
+	}
+	size_t i = e->hash & (c->nslots - 1);
+	while (c->slot[i])
+		i = (i + 1) & (c->nslots - 1);
+	c->slot[i] = e;
+	c->count++;
+	c->bytes += size;
+	return 0;
+}
+
+void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *out)
+{
+	*out = (struct stack_cache_stats){ c->hits, c->misses, c->flushes, c->count, c->bytes };
+}

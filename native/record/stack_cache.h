@@ -1,0 +1,52 @@
+/* stack_cache.h - folded stacks kept by their raw sample stacks: a stack seen
+ * again (most are, many times a second) is not named and folded again. */
+#ifndef JFLAME_STACK_CACHE_H
+#define JFLAME_STACK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a raw stack folded to, below its roots (process and thread): text
+ * begins with its ';' separator. plain is the text without source lines
+ * (NULL when the same as text). */
+struct stack_cache_value {
+	const char *text;
+	size_t len;
+	const char *plain;
+	size_t plain_len;
+	unsigned flags;        /* FOLDED_* of sample_pipeline.h */
+	unsigned stack_errors;
+};
+
+struct stack_cache;
+
+/* A cache holding at most max_bytes of keys and texts; when it is full it
+ * starts over (empty). NULL when out of memory. */
+struct stack_cache *stack_cache_new(size_t max_bytes);
+void stack_cache_free(struct stack_cache *c);
+
+/* A raw stack as it lies in a sample: a word of how it was walked, and two
+ * runs of bytes (kernel pcs, user frames), hashed where they are. */
+struct stack_cache_key {
+	uint32_t pid;
+	uint64_t gen;  /* the names generation of the process */
+	uint64_t head; /* how the stacks were walked and ended */
+	const void *part[2];
+	size_t len[2];
+	uint64_t hash; /* set by stack_cache_hash */
+};
+
+void stack_cache_hash(struct stack_cache_key *k);
+/* The value kept for k (hashed), or NULL. Valid until the next put. */
+const struct stack_cache_value *stack_cache_get(struct stack_cache *c, const struct stack_cache_key *k);
+/* Keeps v (key and texts copied) for k (hashed); 0, or -1 when out of memory
+ * or larger than the cache (then nothing is kept). */
+int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, const struct stack_cache_value *v);
+
+struct stack_cache_stats {
+	uint64_t hits, misses, flushes;
+	size_t entries, bytes;
+};
+void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *out);
+
+#endif
