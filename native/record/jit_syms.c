@@ -55,6 +55,7 @@ struct jit_syms {
 	size_t headlen;
 	char *line; /* JIT_SYMS_MAX_LINE + 2 bytes */
 	time_t mtime;   /* when opened */
+	uint64_t changes; /* reset, unload, or (without times) any load: see jit_syms_changes */
 	struct timespec seen_mtim; /* the file's mtime when it was last read to its end; 0 unknown */
 	bool over;      /* grown past the cap: no longer read */
 };
@@ -110,6 +111,7 @@ void jit_syms_free(struct jit_syms *js)
 
 static void reset(struct jit_syms *js)
 {
+	js->changes++;
 	js->n = js->nidx = js->tcount = js->nunloads = js->headlen = 0;
 	js->max_size = 0;
 	js->offset = 0;
@@ -122,6 +124,8 @@ static int add_entry(struct jit_syms *js, uint64_t start, uint64_t size, uint64_
 {
 	if (size == 0 || size > MAX_CODE_SIZE || start + size < start)
 		return 0;
+	if (!js->has_times)
+		js->changes++; /* a plain map's later line wins over an earlier one at the same address */
 	if (js->n == js->cap) {
 		size_t cap = js->cap ? js->cap * 2 : 4096;
 		struct jit_entry *e = realloc(js->e, cap * sizeof(*e));
@@ -202,6 +206,7 @@ static int reindex(struct jit_syms *js)
 
 static void unload(struct jit_syms *js, uint64_t start, uint64_t size, uint64_t ts)
 {
+	js->changes++;
 	if (js->nunloads == js->unloadcap) {
 		size_t cap = js->unloadcap ? js->unloadcap * 2 : 256;
 		struct jit_unload *u = realloc(js->unloads, cap * sizeof(*u));
@@ -401,6 +406,11 @@ const char *jit_syms_lookup(struct jit_syms *js, uint64_t addr, uint64_t t_ns, u
 	if (off)
 		*off = addr - best->start;
 	return best->name;
+}
+
+uint64_t jit_syms_changes(const struct jit_syms *js)
+{
+	return js ? js->changes : 0;
 }
 
 int jit_syms_has_times(const struct jit_syms *js)

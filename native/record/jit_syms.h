@@ -41,6 +41,11 @@ const char *jit_syms_thread_name(const struct jit_syms *js, pid_t tid);
 
 /* Whether names come with times (the agent's events log) or not (perf map). */
 int jit_syms_has_times(const struct jit_syms *js);
+/* Counts the updates that may change what an address already named is named
+ * at a time already seen: the file rewritten, code unloaded, or (a plain map,
+ * without times) any line. A timed log's new loads and thread names do not
+ * count: they name code that had no name, or threads. */
+uint64_t jit_syms_changes(const struct jit_syms *js);
 size_t jit_syms_count(const struct jit_syms *js);
 const char *jit_syms_path(const struct jit_syms *js);
 

@@ -9,6 +9,7 @@
 
 #define MAX_LATE 2048 /* ~10 MiB */
 #define CACHE_BYTES (4u << 20) /* folded stacks kept by raw stack: starts over when full */
+#define MEMO_SLOTS 16384       /* named frames kept (~1.5 MiB) */
 
 struct sample_pipeline {
 	struct sample_pipeline_opts o;
@@ -18,6 +19,7 @@ struct sample_pipeline {
 	struct frame *frames;
 	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
 	struct stack_cache *cache; /* NULL: every sample named and folded */
+	struct frame_memo *memo;   /* with the cache: frames named before */
 	bool verify;               /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
 	uint64_t mismatches;
 };
@@ -41,7 +43,8 @@ struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o
 	p->verify = env && strcmp(env, "verify") == 0;
 	if (o->cache && !(env && strcmp(env, "off") == 0)) {
 		p->cache = stack_cache_new(CACHE_BYTES);
-		if (!p->cache) {
+		p->memo = frame_memo_new(MEMO_SLOTS);
+		if (!p->cache || !p->memo) {
 			sample_pipeline_free(p);
 			return NULL;
 		}
@@ -70,6 +73,7 @@ void sample_pipeline_free(struct sample_pipeline *p)
 	fold_free(&p->plain);
 	free(p->frames);
 	stack_cache_free(p->cache);
+	frame_memo_free(p->memo);
 	free(p);
 }
 
@@ -117,21 +121,73 @@ static void sample_depth(const struct profile_sample *s, int *nk, int *nu)
 	*nu = un;
 }
 
+/* Whether f, the name of raw frame pf (NULL: a pc), is the one its code keeps
+ * (see fully_named). */
+static bool frame_final(struct sample_pipeline *p, pid_t pid, const struct profile_frame *pf, const struct frame *f)
+{
+	if (!symbolizer_name_final(p->o.sy, pid, f))
+		return false;
+	if (!pf)
+		return true;
+	return !((pf->kind == PROFILE_FRAME_INTERP && f->kind != FRAME_JAVA_INTERP) ||
+		 ((pf->kind == PROFILE_FRAME_JIT || pf->kind == PROFILE_FRAME_NATIVE_WRAPPER) && f->kind != FRAME_JAVA));
+}
+
+static bool same_frame(const struct frame *a, const struct frame *b)
+{
+	return a->name == b->name && a->dso == b->dso && a->kind == b->kind && a->line == b->line && a->file == b->file;
+}
+
+/* One frame named: from the memo when its process's names generation (gen,
+ * 0: none) has it, else looked up (and kept when final). */
+static struct frame frame_named(struct sample_pipeline *p, const struct profile_sample *s, int i, bool kernel,
+				uint64_t gen, bool wait)
+{
+	const struct profile_frame *pf = !kernel && s->walk == PROFILE_WALK_HOTSPOT ? &s->user.frames[i] : NULL;
+	struct frame_key k = { 0 };
+	const struct frame *kept = NULL;
+	struct frame f;
+	if (p->memo && (kernel || gen)) {
+		k.pc = kernel ? s->kstack[i] : pf ? pf->pc : s->user.pcs[i];
+		k.gen = kernel ? 1 : gen;
+		k.pid = kernel ? 0 : s->pid;
+		if (pf) {
+			k.method = pf->method;
+			k.cookie = pf->cookie;
+			k.bci = pf->bci;
+			k.kind = (uint8_t)(pf->kind + 1);
+		}
+		k.caller = !kernel && i > 0;
+		kept = frame_memo_get(p->memo, &k);
+		if (kept && !p->verify)
+			return *kept;
+	}
+	pid_t pid = (pid_t)s->pid;
+	/* every user frame but the leaf is a return address */
+	f = kernel ? symbolize_kernel(p->o.sy, s->kstack[i]) :
+	    pf	   ? symbolize_hotspot(p->o.sy, pid, pf, s->ts_ns, i > 0, wait) :
+		     symbolize_user(p->o.sy, pid, s->user.pcs[i], s->ts_ns, i > 0);
+	if (kept) { /* verify */
+		if (!same_frame(kept, &f) && p->mismatches++ < 3)
+			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->name, f.name);
+	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
+		   (kernel || symbolizer_names_gen(p->o.sy, pid, s->ts_ns) == gen)) {
+		frame_memo_put(p->memo, &k, &f);
+	}
+	return f;
+}
+
 /* wait: JIT code its agent has not named yet stays unnamed (the sample may
  * wait for the name); else it is named from the JVM's memory where it can be. */
 static const struct frame *sample_frames(struct sample_pipeline *p, const struct profile_sample *s, bool wait,
-					 size_t *nk, size_t *nu)
+					 uint64_t gen, size_t *nk, size_t *nu)
 {
 	int kn, un;
 	sample_depth(s, &kn, &un);
 	for (int i = 0; i < kn; i++)
-		p->frames[i] = symbolize_kernel(p->o.sy, s->kstack[i]);
-	/* every user frame but the leaf is a return address */
+		p->frames[i] = frame_named(p, s, i, true, gen, wait);
 	for (int i = 0; i < un; i++)
-		p->frames[kn + i] = s->walk == PROFILE_WALK_HOTSPOT ?
-					    symbolize_hotspot(p->o.sy, (pid_t)s->pid, &s->user.frames[i], s->ts_ns, i > 0,
-							      wait) :
-					    symbolize_user(p->o.sy, (pid_t)s->pid, s->user.pcs[i], s->ts_ns, i > 0);
+		p->frames[kn + i] = frame_named(p, s, i, false, gen, wait);
 	*nk = (size_t)kn;
 	*nu = (size_t)un;
 	return p->frames;
@@ -201,22 +257,19 @@ static void stack_key(const struct profile_sample *s, uint64_t gen, struct stack
 }
 
 /* Whether every frame got its full name, so that the same raw stack, later,
- * folds the same: nothing unknown (a name may come), no interpreted or
- * compiled Java frame named only by the code it ran (a read of the JVM's
- * memory that failed this time). */
-static bool fully_named(const struct profile_sample *s, const struct frame *f, size_t nk, size_t nu)
+ * folds the same: nothing unknown or named for now (a name may come), no
+ * interpreted or compiled Java frame named only by the code it ran (a read of
+ * the JVM's memory that failed this time). */
+static bool fully_named(struct sample_pipeline *p, const struct profile_sample *s, const struct frame *f, size_t nk,
+			size_t nu)
 {
-	for (size_t i = 0; i < nk + nu; i++)
-		if (f[i].kind == FRAME_UNKNOWN)
+	for (size_t i = 0; i < nk; i++)
+		if (!frame_final(p, 0, NULL, &f[i]))
 			return false;
-	if (s->walk != PROFILE_WALK_HOTSPOT)
-		return true;
-	for (size_t i = 0; i < nu; i++) {
-		uint8_t kind = s->user.frames[i].kind;
-		if ((kind == PROFILE_FRAME_INTERP && f[nk + i].kind != FRAME_JAVA_INTERP) ||
-		    ((kind == PROFILE_FRAME_JIT || kind == PROFILE_FRAME_NATIVE_WRAPPER) && f[nk + i].kind != FRAME_JAVA))
+	for (size_t i = 0; i < nu; i++)
+		if (!frame_final(p, (pid_t)s->pid, s->walk == PROFILE_WALK_HOTSPOT ? &s->user.frames[i] : NULL,
+				 &f[nk + i]))
 			return false;
-	}
 	return true;
 }
 
@@ -247,14 +300,16 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	struct folded_sample fs = { .s = s };
 	const struct stack_cache_value *hit = NULL;
 
-	if (p->cache && (gen = symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns)) != 0) {
+	if (p->cache)
+		gen = symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns);
+	if (gen) {
 		stack_key(s, gen, &key);
 		hit = stack_cache_get(p->cache, &key);
 	}
 	const struct frame *f = NULL;
 	bool wait = now && s->ts_ns + SAMPLE_LATE_NS > now;
 	if (!hit || p->verify) {
-		f = sample_frames(p, s, wait, &nk, &nu);
+		f = sample_frames(p, s, wait, gen, &nk, &nu);
 		if (wait && wait_for_names(p, s, f + nk, nu, now)) {
 			p->mismatches += hit != NULL; /* a kept stack had all its names */
 			return;
@@ -320,7 +375,7 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 				fprintf(stderr, "jflame: stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
 					p->fold.p + roots);
 		}
-	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ && !(stripped && p->plain.oom) && fully_named(s, f, nk, nu) &&
+	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ && !(stripped && p->plain.oom) && fully_named(p, s, f, nk, nu) &&
 	    symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns) == gen) {
 		struct stack_cache_value v = { p->fold.p + roots, p->fold.len - roots, NULL, 0, fs.flags,
 					       fs.stack_errors };

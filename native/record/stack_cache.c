@@ -1,5 +1,6 @@
-/* stack_cache.c - folded stacks kept by their raw sample stacks: an open
- * hash table (XXH3 of the key) of single allocations (key, text, plain). */
+/* stack_cache.c - folded stacks kept by their raw sample stacks (an open hash
+ * table, XXH3 of the key, of single allocations: key, text, plain), and named
+ * frames kept by their pc or HotSpot frame (a fixed table). */
 #include "stack_cache.h"
 
 #include <stdlib.h>
@@ -146,4 +147,68 @@ int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, cons
 void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *out)
 {
 	*out = (struct stack_cache_stats){ c->hits, c->misses, c->flushes, c->count, c->bytes };
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+struct memo_slot {
+	struct frame_key k;
+	bool used;
+	struct frame f;
+};
+
+struct frame_memo {
+	struct memo_slot *slot;
+	size_t mask;
+};
+
+struct frame_memo *frame_memo_new(size_t slots)
+{
+	size_t n = 1;
+	while (n < slots)
+		n *= 2;
+	struct frame_memo *m = calloc(1, sizeof(*m));
+	if (!m || !(m->slot = calloc(n, sizeof(*m->slot)))) {
+		free(m);
+		return NULL;
+	}
+	m->mask = n - 1;
+	return m;
+}
+
+void frame_memo_free(struct frame_memo *m)
+{
+	if (!m)
+		return;
+	free(m->slot);
+	free(m);
+}
+
+static size_t memo_index(const struct frame_memo *m, const struct frame_key *k)
+{
+	uint64_t h = k->pc * 0x9e3779b97f4a7c15ULL ^ k->method * 0xc2b2ae3d27d4eb4fULL ^
+		     (k->gen + k->pid + ((uint64_t)k->cookie << 32)) * 0x165667b19e3779f9ULL ^
+		     ((uint64_t)k->bci << 16 | (uint64_t)k->kind << 8 | k->caller);
+	h ^= h >> 29;
+	return (size_t)(h * 0xbf58476d1ce4e5b9ULL >> 32) & m->mask;
+}
+
+static bool same_key(const struct frame_key *a, const struct frame_key *b)
+{
+	return a->pc == b->pc && a->method == b->method && a->gen == b->gen && a->pid == b->pid &&
+	       a->cookie == b->cookie && a->bci == b->bci && a->kind == b->kind && a->caller == b->caller;
+}
+
+const struct frame *frame_memo_get(const struct frame_memo *m, const struct frame_key *k)
+{
+	const struct memo_slot *s = &m->slot[memo_index(m, k)];
+	return s->used && same_key(&s->k, k) ? &s->f : NULL;
+}
+
+void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f)
+{
+	struct memo_slot *s = &m->slot[memo_index(m, k)];
+	s->k = *k;
+	s->f = *f;
+	s->used = true;
 }

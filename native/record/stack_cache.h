@@ -3,8 +3,11 @@
 #ifndef JFLAME_STACK_CACHE_H
 #define JFLAME_STACK_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "symbolize.h"
 
 /* What a raw stack folded to, below its roots (process and thread): text
  * begins with its ';' separator. plain is the text without source lines
@@ -48,5 +51,24 @@ struct stack_cache_stats {
 	size_t entries, bytes;
 };
 void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *out);
+
+/* Named frames kept by what names them: a stack seen for the first time
+ * mostly has frames seen before (only its leaf pc is new). A fixed table (a
+ * slot per hash; a newer frame takes the slot). Frames hold interned names. */
+struct frame_key {
+	uint64_t pc, method, gen; /* gen: the process's names generation (kernel frames: any constant) */
+	uint32_t pid, cookie;     /* pid 0: a kernel frame */
+	uint16_t bci;
+	uint8_t kind;             /* profile_frame kind + 1 for HotSpot frames, 0 for a pc */
+	uint8_t caller;           /* a return address (looked up at pc - 1) */
+};
+
+struct frame_memo;
+
+struct frame_memo *frame_memo_new(size_t slots);
+void frame_memo_free(struct frame_memo *m);
+/* The frame kept for k, or NULL. */
+const struct frame *frame_memo_get(const struct frame_memo *m, const struct frame_key *k);
+void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f);
 
 #endif

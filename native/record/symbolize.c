@@ -60,6 +60,7 @@ struct proc {
 	const char *app;       /* its application name (interned), NULL not looked up yet */
 	uint64_t hs_checked_ns;
 	uint64_t gen, gen_ns; /* names generation (see symbolizer_names_gen) and when it began */
+	uint64_t jit_changes; /* jit_syms_changes when last looked at */
 };
 
 struct symbolizer {
@@ -177,6 +178,22 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 		p->maps_gone = true; /* exited: keep what we had */
 		return;
 	}
+	bool same = pm.n == p->maps.n;
+	for (size_t i = 0; same && i < pm.n; i++) {
+		const struct proc_map *a = &pm.maps[i], *b = &p->maps.maps[i];
+		same = a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
+		       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
+	}
+	if (same && p->map_syms) {
+		/* nothing moved: the symbols found so far stay (files without are
+		 * looked at again, as after any reload; what was unknown is not kept
+		 * by the stack cache, so nothing kept changes) */
+		for (size_t i = 0; i < p->maps.n; i++)
+			if (p->map_syms[i] == NO_SYMS)
+				p->map_syms[i] = NULL;
+		proc_maps_free(&pm);
+		return;
+	}
 	proc_maps_free(&p->maps);
 	free(p->map_syms);
 	free(p->map_paths);
@@ -227,6 +244,7 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	}
 	if (p->jit) {
 		jit_syms_update(p->jit);
+		p->jit_changes = jit_syms_changes(p->jit);
 		names_changed(sy, p);
 	}
 }
@@ -375,11 +393,14 @@ void symbolizer_refresh(struct symbolizer *sy)
 				if (timed) {
 					jit_syms_free(p->jit);
 					p->jit = timed;
-					names_changed(sy, p);
+					p->jit_changes = jit_syms_changes(timed) - 1; /* a new table: changed */
 				}
 			}
-			if (jit_syms_update(p->jit) != 0)
+			jit_syms_update(p->jit);
+			if (jit_syms_changes(p->jit) != p->jit_changes) {
+				p->jit_changes = jit_syms_changes(p->jit);
 				names_changed(sy, p);
+			}
 		}
 	}
 }
@@ -722,6 +743,16 @@ bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame
 		return false;
 	struct proc *p = get_proc(sy, pid);
 	return p && p->jit;
+}
+
+bool symbolizer_name_final(struct symbolizer *sy, pid_t pid, const struct frame *f)
+{
+	if (f->kind == FRAME_UNKNOWN)
+		return false;
+	if (f->dso != sy->unknown)
+		return true;
+	struct proc *p = get_proc(sy, pid); /* named from the JVM's memory: its agent may name it in full */
+	return p && !p->jit;
 }
 
 uint64_t symbolizer_names_gen(struct symbolizer *sy, pid_t pid, uint64_t t_ns)

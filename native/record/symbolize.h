@@ -95,6 +95,10 @@ bool symbolizer_has_agent(struct symbolizer *sy, pid_t pid);
  * generations are never reused, across processes too. 0: a sample this old
  * (taken before the last change) must be named afresh. */
 uint64_t symbolizer_names_gen(struct symbolizer *sy, pid_t pid, uint64_t t_ns);
+/* Whether f's name is the one its code keeps: not unknown, and not a JIT
+ * frame named from the JVM's memory in a JVM whose agent may yet log it
+ * (with its inlined methods). */
+bool symbolizer_name_final(struct symbolizer *sy, pid_t pid, const struct frame *f);
 /* Looks for the agent's files of pid now (after an attach finished). */
 void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
 /* Whether f is unnamed code in a JVM whose agent may name it soon (JIT code
