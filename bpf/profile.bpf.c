@@ -23,8 +23,10 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
 
+/* The ring's largest size; jflame sizes it for the sample rate before load
+ * (sampler_ring_bytes) and wakes when a quarter of it is queued. */
 #define RING_BYTES (16 * 1024 * 1024)
-#define RING_WAKEUP_BYTES (RING_BYTES / 4)
+const volatile __u64 ring_wakeup_bytes = RING_BYTES / 4;
 
 /* HotSpot on x86_64 (frame_x86.hpp): interpreter frame slots, in words from rbp. */
 #define INTERP_SENDER_SP (-1)
@@ -677,7 +679,7 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 	/* jflame reads the ring every 100 ms: wake it early only when the ring
 	 * fills up, not for every sample (a context switch each) */
 	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&samples, s, size, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP :
+	if (bpf_ringbuf_output(&samples, s, size, queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
 									      BPF_RB_NO_WAKEUP) != 0)
 		count(PROFILE_STAT_DROPPED);
 	return 0;
