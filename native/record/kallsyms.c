@@ -1,5 +1,5 @@
 /* kallsyms.c - kernel text symbols from /proc/kallsyms (core and modules) in one
- * address-sorted array; their names, and only theirs, in one arena. */
+ * address-sorted array, their names in one arena; loaded at the first lookup. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
 #endif
@@ -19,6 +19,8 @@
 /* /proc/kallsyms is generated as it is read: big reads mean few syscalls; the
  * file (5 MB and more) is parsed a read at a time, never held whole */
 #define READ_CHUNK (1 << 20)
+/* kallsyms_load reads this much: enough to see readable addresses */
+#define PROBE_READ (16 << 10)
 
 /* 16 bytes: 120,000 symbols and more on a distribution kernel. A symbol ends
  * where the next begins (see sym_end); names are copied to the arena in the
@@ -38,6 +40,7 @@ struct kallsyms {
 	uint32_t *modules; /* arena offsets of module names; [0] unused */
 	size_t nmodules, modules_cap, last_module;
 	size_t malformed;
+	char *path; /* not loaded yet: loaded from here at the first lookup */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -245,9 +248,10 @@ static int parse_one(struct kallsyms *ks, const char *line, size_t len, size_t *
 }
 
 /* Reads and parses fd's lines a READ_CHUNK at a time (a line cut by a read is
- * kept for the next one). 0; -1 with errno on a read error, ENOMEM when out of
- * memory. */
-static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *nonzero)
+ * kept for the next one); with probe, the first read is PROBE_READ bytes and
+ * the parse stops after any read that showed a line with an address. 0; -1
+ * with errno on a read error, ENOMEM when out of memory. */
+static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *nonzero, int probe)
 {
 	size_t cap = READ_CHUNK, have = 0;
 	char *buf = malloc(cap);
@@ -268,7 +272,7 @@ static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *non
 			buf = q;
 			cap *= 2;
 		}
-		got = read(fd, buf + have, cap - have);
+		got = read(fd, buf + have, probe && !have ? PROBE_READ : cap - have);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -284,7 +288,7 @@ static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *non
 			}
 			p = nl < end ? nl + 1 : end;
 		}
-		if (got == 0)
+		if (got == 0 || (probe && *nonzero))
 			break;
 		have = (size_t)(end - p);
 		memmove(buf, p, have);
@@ -314,23 +318,27 @@ static int kptr_restrict(const char *path)
 	return v;
 }
 
-struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+/* Empties ks for a load from the start. */
+static void reset(struct kallsyms *ks)
 {
-	struct kallsyms *ks = calloc(1, sizeof(*ks));
-	size_t wellformed = 0, nonzero = 0;
-	int fd = -1, ok = 0;
-
-	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
-		goto out;
-	}
+	ks->n = ks->arena_len = ks->malformed = 0;
 	ks->nmodules = 1; /* index 0: the core kernel */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ks->last_module = 0;
+}
+
+/* Loads path into ks (probe: only until readable addresses are seen). 0, or
+ * -1 with a one-line reason in err. */
+static int load(struct kallsyms *ks, const char *path, int probe, char *err, size_t errlen)
+{
+	size_t wellformed = 0, nonzero = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	reset(ks);
 	if (fd < 0) {
 		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (parse_fd(ks, fd, &wellformed, &nonzero) != 0) {
+	if (parse_fd(ks, fd, &wellformed, &nonzero, probe) != 0) {
 		if (errno == ENOMEM)
 			snprintf(err, errlen, "jflame: out of memory loading %s", path);
 		else
@@ -351,15 +359,51 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1", path);
 		goto out;
 	}
-	finish(ks);
-	ok = 1;
+	if (!probe)
+		finish(ks);
+	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (!ok) {
-		kallsyms_free(ks);
-		ks = NULL;
+	return rc;
+}
+
+/* The symbols, loaded now if they were not yet. A load that fails leaves no
+ * symbols (kernel frames go unnamed) and says why on stderr, once. */
+static struct kallsyms *loaded(const struct kallsyms *cks)
+{
+	struct kallsyms *ks = (struct kallsyms *)cks; /* allocated by kallsyms_load, not const */
+	char err[512];
+
+	if (!ks->path)
+		return ks;
+	if (load(ks, ks->path, 0, err, sizeof(err)) != 0) {
+		reset(ks);
+		fprintf(stderr, "%s; kernel frames are left unnamed\n", err);
 	}
+	free(ks->path);
+	ks->path = NULL;
+	return ks;
+}
+
+/* Only the first lines are read now: whether the file can be read and shows
+ * addresses. The rest (5 MB and 40 ms of CPU for /proc/kallsyms) waits for
+ * the first lookup, which may never come. */
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
+
+	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0 ||
+	    !(ks->path = strdup(path))) {
+		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		kallsyms_free(ks);
+		return NULL;
+	}
+	if (load(ks, path, 1, err, errlen) != 0) {
+		kallsyms_free(ks);
+		return NULL;
+	}
+	reset(ks);
 	return ks;
 }
 
@@ -370,11 +414,13 @@ void kallsyms_free(struct kallsyms *ks)
 	free(ks->syms);
 	free(ks->arena);
 	free(ks->modules);
+	free(ks->path);
 	free(ks);
 }
 
-const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *offset, const char **module)
+const char *kallsyms_lookup(const struct kallsyms *cks, uint64_t addr, uint64_t *offset, const char **module)
 {
+	const struct kallsyms *ks = loaded(cks);
 	size_t lo = 0, hi = ks->n;
 
 	/* the last symbol starting at or below addr */
@@ -397,10 +443,10 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 
 size_t kallsyms_count(const struct kallsyms *ks)
 {
-	return ks->n;
+	return loaded(ks)->n;
 }
 
 size_t kallsyms_malformed(const struct kallsyms *ks)
 {
-	return ks->malformed;
+	return loaded(ks)->malformed;
 }
