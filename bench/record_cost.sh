@@ -3,6 +3,9 @@
 # (kernel.bpf_stats_enabled) and jflame's own CPU (user+sys) against wall time, with every CPU busy;
 # then the HotSpot walker's BPF time per sample of a JVM whose stack is 20, 200 and 1000 frames deep,
 # with and without -XX:+PreserveFramePointer (PART=host or PART=jvm runs one part only).
+# PART=pid (only when asked): `jflame record -p PID -F 99` on a busy JVM (KafkaStyle, agent loaded at
+# its start), ROUNDS runs of PID_SECONDS (60): jflame's user+sys CPU until the first sample is taken,
+# its peak RSS (VmHWM), and its steady-state CPU from STEADY_FROM (20) s to the end; medians.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -15,6 +18,133 @@ require_build "$jflame" "$hog"
 int_arg SECONDS "$seconds" 5
 
 part=${PART:-all}
+if [[ $part == pid ]]; then
+require_build "$jflame" "$agent" "$jar"
+require_java
+pid_seconds=${PID_SECONDS:-60}
+steady_from=${STEADY_FROM:-20}
+int_arg PID_SECONDS "$pid_seconds" 5
+int_arg STEADY_FROM "$steady_from" 1
+((steady_from + 2 <= pid_seconds)) || bench_die "STEADY_FROM must be at least 2 s before PID_SECONDS"
+exec env PYTHONPATH="$root/bench" python3 - "$jflame" "$java" "$agent" "$jar" "$pid_seconds" "$freq" \
+  "${ROUNDS:-3}" "$steady_from" <<'PY'
+# The first sample: the moment the profile_sample program's run_cnt (kernel.bpf_stats_enabled) turns
+# nonzero, read through the bpf syscall every 2 ms; jflame's CPU is read just before each look, so the
+# figure is jflame's CPU when it had loaded and attached everything the first sample needs.
+import ctypes, os, statistics, subprocess, sys, tempfile, time
+
+from benchlib import cleanup, example_start, host_line, wait_jflame
+
+jflame, java, agent, jar = sys.argv[1:5]
+seconds, freq, rounds, steady_from = (int(x) for x in sys.argv[5:9])
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_BPF, PROG_GET_NEXT_ID, PROG_GET_FD_BY_ID, OBJ_GET_INFO_BY_FD = 321, 11, 13, 15
+INFO_SIZE, INFO_NAME, INFO_RUN_CNT = 232, 64, 200  # struct bpf_prog_info: its size, name, run_cnt
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def bpf(cmd, attr):
+    return libc.syscall(SYS_BPF, cmd, ctypes.byref(attr), ctypes.sizeof(attr))
+
+
+def prog_ids():
+    ids, attr = [], (ctypes.c_uint32 * 4)()
+    while bpf(PROG_GET_NEXT_ID, attr) == 0:
+        ids.append(attr[1])
+        attr[0] = attr[1]
+    return ids
+
+
+def prog_info(prog_id):
+    """(name, run_cnt) of a BPF program, None when it is gone."""
+    fd = bpf(PROG_GET_FD_BY_ID, (ctypes.c_uint32 * 4)(prog_id))
+    if fd < 0:
+        return None
+    info = (ctypes.c_uint8 * INFO_SIZE)()
+    attr = (ctypes.c_uint32 * 4)(fd, INFO_SIZE)
+    ctypes.c_uint64.from_buffer(attr, 8).value = ctypes.addressof(info)
+    rc = bpf(OBJ_GET_INFO_BY_FD, attr)
+    os.close(fd)
+    if rc != 0:
+        return None
+    name = bytes(info[INFO_NAME:INFO_NAME + 16]).split(b"\0")[0].decode()
+    return name, ctypes.c_uint64.from_buffer(info, INFO_RUN_CNT).value
+
+
+def cpu_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return (int(v[11]) + int(v[12])) / HZ  # utime + stime
+
+
+def one(jvm_pid, out):
+    """(CPU s at the first sample, peak RSS MiB, steady % of a core, total CPU s, summary line)."""
+    known = set(prog_ids())
+    t0 = time.monotonic()
+    p = subprocess.Popen([jflame, "record", "-p", str(jvm_pid), "-F", str(freq), "-d", str(seconds), "-o",
+                          os.path.join(out, "pid.folded")], stderr=subprocess.PIPE, text=True)
+    first, mine = None, []
+    while first is None and time.monotonic() - t0 < 30 and p.poll() is None:
+        cpu = cpu_s(p.pid)
+        for i in set(prog_ids()) - known:
+            known.add(i)
+            if (prog_info(i) or ("",))[0] == "profile_sample":
+                mine.append(i)
+        if any((prog_info(i) or ("", 0))[1] for i in mine):
+            first = cpu
+        time.sleep(0.002)
+    time.sleep(max(0, steady_from - (time.monotonic() - t0)))
+    s0, st0 = cpu_s(p.pid), time.monotonic()
+    time.sleep(max(1, seconds - 1 - (time.monotonic() - t0)))  # to a second before its end
+    s1, st1 = cpu_s(p.pid), time.monotonic()
+    _, ru, err = wait_jflame(p, t0, "record_cost")
+    if first is None:
+        sys.exit("record_cost: no sample seen in 30 s (kernel.bpf_stats_enabled unsupported?)")
+    summary = err.strip().splitlines()[-1] if err.strip() else ""
+    return first, ru.ru_maxrss / 1024, (s1 - s0) / (st1 - st0) * 100, ru.ru_utime + ru.ru_stime, summary
+
+
+host_line("record_cost", f"jflame record -p PID -F {freq} -d {seconds} on KafkaStyle, {rounds} rounds")
+STATS = "/proc/sys/kernel/bpf_stats_enabled"
+old = open(STATS).read().strip()
+out = tempfile.mkdtemp(prefix="jflame-bench-")
+jvm, log = example_start("record_cost", java, agent, jar, "jflame.examples.KafkaStyle",
+                         ["--seconds", str((seconds + 5) * rounds + 60)])
+res = []
+try:
+    with open(STATS, "w") as f:
+        f.write("1\n")
+    time.sleep(3)
+    for r in range(rounds):
+        res.append(one(jvm.pid, out))
+        print(f"round {r + 1}: first sample at {res[-1][0]:.2f} s CPU, peak RSS {res[-1][1]:.1f} MiB, steady "
+              f"{res[-1][2]:.3f}% of a core; {res[-1][4]}", flush=True)
+finally:
+    with open(STATS, "w") as f:
+        f.write(old + "\n")
+    jvm.kill()
+    jvm.wait()
+    cleanup(jvm.pid)
+
+
+def med(k):
+    return statistics.median(x[k] for x in res)
+
+
+def spread(k, fmt):
+    return " ".join(fmt % x[k] for x in res)
+
+
+print(f"== record_cost: jflame record -p PID -F {freq} -d {seconds}, busy JVM (KafkaStyle), median of {rounds} ==")
+print(f"CPU before the first sample: {med(0):.2f} s (user+sys; {spread(0, '%.2f')}); target <= 0.2 s: "
+      f"{'meets' if med(0) <= 0.2 else 'MISSES'}")
+print(f"peak RSS (VmHWM): {med(1):.1f} MiB ({spread(1, '%.1f')}); target <= 30 MiB: "
+      f"{'meets' if med(1) <= 30 else 'MISSES'}")
+print(f"steady state ({steady_from} s to {seconds - 1} s): {med(2):.3f}% of one core ({spread(2, '%.3f')}); "
+      f"target <= 0.1%: {'meets' if med(2) <= 0.1 else 'MISSES'}")
+print(f"whole run: {med(3):.2f} s user+sys ({spread(3, '%.2f')})")
+PY
+fi
 if [[ $part != jvm ]]; then
 env PYTHONPATH="$root/bench" python3 - "$jflame" "$hog" "$seconds" "$freq" <<'PY'
 import json, os, subprocess, sys, tempfile, time

@@ -23,8 +23,10 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
 
+/* The ring's largest size; jflame sizes it for the sample rate before load
+ * (sampler_ring_bytes) and wakes when a quarter of it is queued. */
 #define RING_BYTES (16 * 1024 * 1024)
-#define RING_WAKEUP_BYTES (RING_BYTES / 4)
+const volatile __u64 ring_wakeup_bytes = RING_BYTES / 4;
 
 /* HotSpot on x86_64 (frame_x86.hpp): interpreter frame slots, in words from rbp. */
 #define INTERP_SENDER_SP (-1)
@@ -82,6 +84,19 @@ struct blob_cache_entry {
 #define WINDOW_WORDS 512 /* 4 KiB */
 #define WINDOW_SLACK 16  /* words past the window, so that a view of up to 16 words stays in bounds */
 
+/* What a walk step changes. In map memory, not on the BPF stack: bpf_loop's
+ * callback is verified again for each new state it leaves on the stack (it
+ * was 60 times, with these values tracked precisely), but values in a map are
+ * not tracked, so that walk_step is verified about twice. */
+struct walk_regs {
+	__u64 pc, sp, fp, r13;
+	__u64 win_lo, win_hi;
+	__u32 n;
+	__u8 end;
+	bool done;
+	__u16 pad;
+};
+
 /* One sample under construction per CPU, the code blob header being looked
  * at, and the blob cache (too large for the BPF stack and for a per-CPU
  * map's value); jflame sets max_entries to the number of CPUs. */
@@ -89,6 +104,7 @@ struct cpu_scratch {
 	struct profile_sample s;
 	__u8 hdr[BLOB_HEADER];
 	__u64 win[WINDOW_WORDS + WINDOW_SLACK];
+	struct walk_regs regs;
 	struct blob_cache_entry cache[BLOB_CACHE];
 };
 
@@ -113,20 +129,18 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
-/* The state of one HotSpot walk, passed to each bpf_loop step. */
+/* The state of one HotSpot walk, passed to each bpf_loop step: pointers on
+ * the BPF stack, the registers and counters that change in map memory (see
+ * struct walk_regs). */
 struct walk {
 	struct profile_sample *s;
 	const struct hotspot_proc *hp;
 	__u8 *hdr;
-	__u64 *win;                 /* stack words [win_lo, win_hi) */
-	__u64 win_lo, win_hi;
+	__u64 *win;                 /* stack words [r->win_lo, r->win_hi) */
 	struct blob_cache_entry *cache;
+	struct walk_regs *r;
 	__u64 now;
 	__u32 tgid;
-	__u64 pc, sp, fp, r13;
-	__u32 n;
-	__u8 end;
-	bool done;
 };
 
 static __always_inline bool in_code(const struct hotspot_proc *hp, __u64 a)
@@ -186,20 +200,20 @@ static __always_inline __u32 field32(const __u8 *hdr, __u16 off)
 static __always_inline const __u64 *stack_at(struct walk *w, __u64 addr, __u32 n)
 {
 	__u64 len = WINDOW_WORDS * 8;
-	if (addr >= w->win_lo && addr + 8 * n <= w->win_hi && !((addr - w->win_lo) & 7))
-		return &w->win[((addr - w->win_lo) >> 3) & (WINDOW_WORDS - 1)];
+	if (addr >= w->r->win_lo && addr + 8 * n <= w->r->win_hi && !((addr - w->r->win_lo) & 7))
+		return &w->win[((addr - w->r->win_lo) >> 3) & (WINDOW_WORDS - 1)];
 	if (bpf_probe_read_user(w->win, WINDOW_WORDS * 8, (void *)addr) != 0) {
 		len = 4096 - (addr & 4095);
 		if (len < 8 * n || len > WINDOW_WORDS * 8 || bpf_probe_read_user(w->win, len, (void *)addr) != 0) {
 			len = 8 * n;
 			if (len > WINDOW_SLACK * 8 || bpf_probe_read_user(w->win, len, (void *)addr) != 0) {
-				w->win_lo = w->win_hi = 0;
+				w->r->win_lo = w->r->win_hi = 0;
 				return NULL;
 			}
 		}
 	}
-	w->win_lo = addr;
-	w->win_hi = addr + len;
+	w->r->win_lo = addr;
+	w->r->win_hi = addr + len;
 	return w->win;
 }
 
@@ -212,10 +226,10 @@ static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_sav
 		return false;
 	if (!in_code(w->hp, slot[1]))
 		return false;
-	w->pc = slot[1];
-	w->sp = ra_at + 8;
+	w->r->pc = slot[1];
+	w->r->sp = ra_at + 8;
 	if (fp_saved)
-		w->fp = slot[0];
+		w->r->fp = slot[0];
 	return true;
 }
 
@@ -224,26 +238,26 @@ static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_sav
  * as HotSpot's own safe_for_sender and the OTel profiler do. */
 static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bool fp_saved)
 {
-	__u64 at = w->sp + frame_bytes - 8;
+	__u64 at = w->r->sp + frame_bytes - 8;
 	const __u64 *stack = stack_at(w, at - 8, 2);
 	/* the return address where the frame size says, most of the time */
 	if (!stack)
 		return false;
 	if (in_code(w->hp, stack[1])) {
-		w->pc = stack[1];
-		w->sp = at + 8;
+		w->r->pc = stack[1];
+		w->r->sp = at + 8;
 		if (fp_saved)
-			w->fp = stack[0];
+			w->r->fp = stack[0];
 		return true;
 	}
 	if (!(stack = stack_at(w, at - 8, RA_SEARCH_SLOTS + 1)))
 		return false;
 	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
 		if (in_code(w->hp, stack[i + 1])) {
-			w->pc = stack[i + 1];
-			w->sp = at + 8 * i + 8;
+			w->r->pc = stack[i + 1];
+			w->r->sp = at + 8 * i + 8;
 			if (fp_saved)
-				w->fp = stack[i];
+				w->r->fp = stack[i];
 			return true;
 		}
 	}
@@ -254,25 +268,25 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 static __always_inline void unwind_fp(struct walk *w)
 {
 	const __u64 *slot = NULL;
-	if (!w->fp || w->fp < w->sp || w->fp - w->sp > MAX_FRAME_BYTES || (w->fp & 7) ||
-	    !(slot = stack_at(w, w->fp, 2)) || !slot[1]) {
-		w->done = true; /* the stack's root, or a frame without a frame pointer */
+	if (!w->r->fp || w->r->fp < w->r->sp || w->r->fp - w->r->sp > MAX_FRAME_BYTES || (w->r->fp & 7) ||
+	    !(slot = stack_at(w, w->r->fp, 2)) || !slot[1]) {
+		w->r->done = true; /* the stack's root, or a frame without a frame pointer */
 		return;
 	}
-	w->pc = slot[1];
-	w->sp = w->fp + 16;
-	w->fp = slot[0];
+	w->r->pc = slot[1];
+	w->r->sp = w->r->fp + 16;
+	w->r->fp = slot[0];
 }
 
 static __always_inline bool fp_plausible(const struct walk *w)
 {
-	return w->fp >= w->sp && w->fp - w->sp <= MAX_FRAME_BYTES && !(w->fp & 7);
+	return w->r->fp >= w->r->sp && w->r->fp - w->r->sp <= MAX_FRAME_BYTES && !(w->r->fp & 7);
 }
 
 static __always_inline void walk_fail(struct walk *w, __u8 why)
 {
-	w->end = why;
-	w->done = true;
+	w->r->end = why;
+	w->r->done = true;
 }
 
 /* An interpreter frame: rbp-based with fixed slots (frame_x86.hpp). The
@@ -282,11 +296,11 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
 {
 	const __u64 *slots;
 	__u64 cm = 0, bcp, bci;
-	if (!fp_plausible(w) || !w->fp || !(slots = stack_at(w, w->fp - 8 * INTERP_SLOTS, INTERP_SLOTS + 2)))
+	if (!fp_plausible(w) || !w->r->fp || !(slots = stack_at(w, w->r->fp - 8 * INTERP_SLOTS, INTERP_SLOTS + 2)))
 		return walk_fail(w, PROFILE_END_BAD_INTERP);
 	__u64 method = slots[INTERP_SLOTS + INTERP_METHOD];
 	/* the running frame keeps its bcp in r13; callers have it saved */
-	bcp = leaf ? w->r13 : slots[INTERP_SLOTS + INTERP_BCP];
+	bcp = leaf ? w->r->r13 : slots[INTERP_SLOTS + INTERP_BCP];
 	if (!method || (method & 7) ||
 	    bpf_probe_read_user(&cm, sizeof(cm), (void *)(method + w->hp->method_const_method)) != 0 || !cm)
 		return walk_fail(w, PROFILE_END_BAD_INTERP);
@@ -295,11 +309,11 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
 	f->method = method;
 	f->cookie = (__u32)(cm >> 3);
 	f->bci = bcp >= cm + w->hp->const_method_size && bci < 0xffff ? (__u16)bci : 0xffff;
-	w->pc = slots[INTERP_SLOTS + 1];
-	w->sp = slots[INTERP_SLOTS + INTERP_SENDER_SP];
-	w->fp = slots[INTERP_SLOTS];
-	if (!w->pc)
-		w->done = true;
+	w->r->pc = slots[INTERP_SLOTS + 1];
+	w->r->sp = slots[INTERP_SLOTS + INTERP_SENDER_SP];
+	w->r->fp = slots[INTERP_SLOTS];
+	if (!w->r->pc)
+		w->r->done = true;
 }
 
 /* The leaf frame of compiled code caught in its prologue or epilogue, where
@@ -307,26 +321,26 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
 static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, __s32 complete)
 {
 	__u8 code[16];
-	if (complete > 0 && w->pc < code_begin + (__u32)complete) {
+	if (complete > 0 && w->r->pc < code_begin + (__u32)complete) {
 		/* before `push rbp` the return address is at sp, after it at sp + 8 */
-		if (take_return(w, w->sp, false))
+		if (take_return(w, w->r->sp, false))
 			return true;
-		return take_return(w, w->sp + 8, true);
+		return take_return(w, w->r->sp + 8, true);
 	}
-	if (bpf_probe_read_user(code, sizeof(code), (void *)(w->pc - 1)) != 0)
+	if (bpf_probe_read_user(code, sizeof(code), (void *)(w->r->pc - 1)) != 0)
 		return false;
 	if (code[1] == 0xc3) /* ret */
-		return take_return(w, w->sp, false);
+		return take_return(w, w->r->sp, false);
 	bool ret_ahead = false;
 	for (int i = 2; i < 16; i++)
 		ret_ahead |= code[i] == 0xc3;
 	if (!ret_ahead)
 		return false;
 	if (code[1] == 0x5d) /* pop rbp; ... ret */
-		return take_return(w, w->sp + 8, true);
+		return take_return(w, w->r->sp + 8, true);
 	/* just after `pop rbp` or `leave`, or on the return's safepoint poll */
 	if (code[0] == 0x5d || code[0] == 0xc9 || (code[1] == 0x0f && code[2] == 0x87 && code[7] == 0xc3))
-		return take_return(w, w->sp, false);
+		return take_return(w, w->r->sp, false);
 	return false;
 }
 
@@ -338,8 +352,8 @@ static __always_inline struct blob_cache_entry *cache_slot(struct walk *w, __u64
 /* A caller's frame unwound as its return address's blob was last time. */
 static __always_inline bool unwind_cached(struct walk *w, struct profile_frame *f)
 {
-	struct blob_cache_entry *c = cache_slot(w, w->pc);
-	if (c->pc != w->pc || c->tgid != w->tgid || w->now - c->ts_ns > BLOB_CACHE_NS)
+	struct blob_cache_entry *c = cache_slot(w, w->r->pc);
+	if (c->pc != w->r->pc || c->tgid != w->tgid || w->now - c->ts_ns > BLOB_CACHE_NS)
 		return false;
 	f->kind = c->frame_kind;
 	f->method = c->blob;
@@ -347,7 +361,7 @@ static __always_inline bool unwind_cached(struct walk *w, struct profile_frame *
 	if (c->how == CACHED_SIZE)
 		return unwind_by_size(w, c->frame_bytes, true);
 	if (c->how == CACHED_RA)
-		return take_return(w, w->sp, false);
+		return take_return(w, w->r->sp, false);
 	if (!fp_plausible(w))
 		return false;
 	unwind_fp(w);
@@ -373,10 +387,10 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	const struct hotspot_proc *hp = w->hp;
 	__u8 *hdr = w->hdr;
 	__u32 type = 0;
-	__u64 pc = w->pc;
+	__u64 pc = w->r->pc;
 	if (!leaf && unwind_cached(w, f))
 		return;
-	__u64 blob = find_blob(hp, w->pc);
+	__u64 blob = find_blob(hp, w->r->pc);
 	if (!blob)
 		return walk_fail(w, PROFILE_END_NO_BLOB);
 	__u32 hdr_bytes = hp->blob_header;
@@ -408,7 +422,7 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 		f->kind = PROFILE_FRAME_STUB;
 	}
 	if (type == BLOB_VTABLE) { /* vtable and itable stubs: only the return address */
-		if (!take_return(w, w->sp, false))
+		if (!take_return(w, w->r->sp, false))
 			walk_fail(w, PROFILE_END_BAD_FRAME);
 		else if (!leaf)
 			cache_put(w, f, pc, 0, CACHED_RA);
@@ -448,17 +462,17 @@ static long scan_step(__u32 j, void *ctx)
 	struct scan *q = ctx;
 	struct walk *w = q->w;
 	__u64 a = q->at + 8 * (__u64)j;
-	if (a + 8 > w->win_hi || a < w->win_lo + 8)
-		return a + 8 > w->win_hi ? 1 : 0;
-	__u64 idx = ((a - w->win_lo) >> 3) & (WINDOW_WORDS - 1);
+	if (a + 8 > w->r->win_hi || a < w->r->win_lo + 8)
+		return a + 8 > w->r->win_hi ? 1 : 0;
+	__u64 idx = ((a - w->r->win_lo) >> 3) & (WINDOW_WORDS - 1);
 	__u64 ra = w->win[idx], fp = w->win[(idx - 1) & (WINDOW_WORDS - 1)];
 	/* a return address into libjvm with a saved frame pointer below it that
 	 * points up the stack: a call from libjvm's frame-pointer code */
 	if (ra < w->hp->jvm_text_low || ra >= w->hp->jvm_text_high || fp <= a || fp - a > MAX_FRAME_BYTES || (fp & 7))
 		return 0;
-	w->pc = ra;
-	w->sp = a + 8;
-	w->fp = fp;
+	w->r->pc = ra;
+	w->r->sp = a + 8;
+	w->r->fp = fp;
 	q->found = true;
 	return 1;
 }
@@ -483,32 +497,32 @@ static long walk_step(__u32 i, void *ctx)
 	if (i >= PROFILE_MAX_USER_FRAMES)
 		return 1;
 	struct profile_frame *f = &s->user.frames[i];
-	__u64 pc = w->pc;
+	__u64 pc = w->r->pc;
 	f->pc = pc;
 	f->method = 0;
 	f->cookie = 0;
 	f->bci = 0xffff;
 	f->kind = PROFILE_FRAME_NATIVE;
 	f->flags = 0;
-	w->n = i + 1;
+	w->r->n = i + 1;
 	if (pc >= hp->interp_low && pc < hp->interp_high)
 		unwind_interp(w, f, i == 0);
 	else if (in_code(hp, pc))
 		unwind_code(w, f, i == 0);
-	else if (i == 0 && !fp_plausible(w) && take_return(w, w->sp, false))
+	else if (i == 0 && !fp_plausible(w) && take_return(w, w->r->sp, false))
 		; /* a native leaf called from compiled code before it set up rbp */
 	else {
-		__u64 sp = w->sp;
+		__u64 sp = w->r->sp;
 		unwind_fp(w);
-		if (w->done && i < 4 && scan_to_jvm(w, sp))
-			w->done = false;
+		if (w->r->done && i < 4 && scan_to_jvm(w, sp))
+			w->r->done = false;
 	}
-	if (!w->done && !w->pc)
-		w->done = true;
-	if (w->done)
+	if (!w->r->done && !w->r->pc)
+		w->r->done = true;
+	if (w->r->done)
 		return 1;
 	if (i + 1 == PROFILE_MAX_USER_FRAMES)
-		w->end = PROFILE_END_TRUNCATED;
+		w->r->end = PROFILE_END_TRUNCATED;
 	return 0;
 }
 
@@ -564,19 +578,19 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
 	/* context fields are read whole, 8 bytes (the verifier allows no less) */
 	if (perf && (*(volatile __u64 *)&((struct bpf_perf_event_data *)ctx)->regs.cs & 3) == 3) {
 		struct bpf_perf_event_data *pe = ctx;
-		w->pc = pe->regs.ip;
-		w->sp = pe->regs.sp;
-		w->fp = pe->regs.bp;
-		w->r13 = pe->regs.r13;
+		w->r->pc = pe->regs.ip;
+		w->r->sp = pe->regs.sp;
+		w->r->fp = pe->regs.bp;
+		w->r->r13 = pe->regs.r13;
 		return 0;
 	}
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs)
 		return -1;
-	w->pc = BPF_CORE_READ(regs, ip);
-	w->sp = BPF_CORE_READ(regs, sp);
-	w->fp = BPF_CORE_READ(regs, bp);
-	w->r13 = BPF_CORE_READ(regs, r13);
+	w->r->pc = BPF_CORE_READ(regs, ip);
+	w->r->sp = BPF_CORE_READ(regs, sp);
+	w->r->fp = BPF_CORE_READ(regs, bp);
+	w->r->r13 = BPF_CORE_READ(regs, r13);
 	return 0;
 }
 
@@ -652,19 +666,22 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 	s->ustack_bytes = 0;
 	hp = pid && user ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
 	if (hp) {
-		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .now = s->ts_ns, .tgid = pid };
+		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .r = &cs->regs,
+				  .now = s->ts_ns, .tgid = pid };
+		__builtin_memset(&cs->regs, 0, sizeof(cs->regs));
 		s->walk = PROFILE_WALK_HOTSPOT;
 		if (user_regs(ctx, perf, &w) == 0) {
 			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
 		} else {
-			w.end = PROFILE_END_READ;
+			cs->regs.end = PROFILE_END_READ;
 		}
-		if (w.n > PROFILE_MAX_USER_FRAMES)
-			w.n = PROFILE_MAX_USER_FRAMES;
-		s->nframes = (__u16)w.n;
-		s->walk_end = w.end;
-		s->ustack_bytes = (__s32)(w.n * 8);
-		size += (__u64)w.n * sizeof(struct profile_frame);
+		__u32 n = cs->regs.n;
+		if (n > PROFILE_MAX_USER_FRAMES)
+			n = PROFILE_MAX_USER_FRAMES;
+		s->nframes = (__u16)n;
+		s->walk_end = cs->regs.end;
+		s->ustack_bytes = (__s32)(n * 8);
+		size += (__u64)n * sizeof(struct profile_frame);
 	} else if (pid != 0 && user) {
 		s->ustack_bytes = bpf_get_stack(ctx, s->user.pcs, sizeof(s->user.pcs), BPF_F_USER_STACK);
 		if (s->ustack_bytes < 0)
@@ -677,7 +694,7 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 	/* jflame reads the ring every 100 ms: wake it early only when the ring
 	 * fills up, not for every sample (a context switch each) */
 	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&samples, s, size, queued > RING_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP :
+	if (bpf_ringbuf_output(&samples, s, size, queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
 									      BPF_RB_NO_WAKEUP) != 0)
 		count(PROFILE_STAT_DROPPED);
 	return 0;

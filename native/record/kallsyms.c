@@ -1,5 +1,5 @@
 /* kallsyms.c - kernel text symbols from /proc/kallsyms (core and modules) in one
- * address-sorted array; the file's text, read whole, is the names' arena. */
+ * address-sorted array, their names in one arena; loaded at the first lookup. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
 #endif
@@ -16,26 +16,31 @@
 /* A symbol with no next one in its own module (or the kernel's) covers at most
  * this much, as perf does for the last symbol of a region. */
 #define KSYM_LAST_SPAN 4096
-/* /proc/kallsyms is generated as it is read: big reads mean few syscalls */
+/* /proc/kallsyms is generated as it is read: big reads mean few syscalls; the
+ * file (5 MB and more) is parsed a read at a time, never held whole */
 #define READ_CHUNK (1 << 20)
+/* kallsyms_load reads this much: enough to see readable addresses */
+#define PROBE_READ (16 << 10)
 
+/* 16 bytes: 120,000 symbols and more on a distribution kernel. A symbol ends
+ * where the next begins (see sym_end); names are copied to the arena in the
+ * file's order, so a lower name offset is an earlier line. */
 struct ksym {
 	uint64_t addr;
-	uint64_t end;	   /* exclusive, set once sorted */
 	uint32_t name;	   /* offset into the arena */
-	uint32_t module;   /* index into modules, 0: the core kernel */
-	uint32_t line;	   /* input order, the last tie-break */
+	uint16_t module;   /* index into modules, 0: the core kernel */
 	unsigned char rank; /* 0 global, 1 local, 2 weak: lower wins a shared address */
 };
 
 struct kallsyms {
 	struct ksym *syms;
 	size_t n, cap;
-	char *arena; /* the file's text, each name NUL-terminated in place */
+	char *arena; /* the names of text symbols and of modules, NUL-terminated */
 	size_t arena_len, arena_cap;
 	uint32_t *modules; /* arena offsets of module names; [0] unused */
 	size_t nmodules, modules_cap, last_module;
 	size_t malformed;
+	char *path; /* not loaded yet: loaded from here at the first lookup */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -61,23 +66,39 @@ static int module_is(const struct kallsyms *ks, size_t i, const char *s, size_t 
 	return strncmp(m, s, len) == 0 && m[len] == '\0';
 }
 
-/* The index (>= 1) of module name s[0..len) (NUL-terminated, in the arena),
- * added if new; -1 when out of memory. A module's lines come together, so its
- * last match is tried first. */
+/* s[0..len) copied to the arena, NUL-terminated: its offset, or -1 when out
+ * of memory (or past 4 GiB). */
+static long arena_add(struct kallsyms *ks, const char *s, size_t len)
+{
+	size_t at = ks->arena_len;
+
+	if (at + len + 1 >= UINT32_MAX || grow((void **)&ks->arena, &ks->arena_cap, at + len + 1, 1) != 0)
+		return -1;
+	memcpy(ks->arena + at, s, len);
+	ks->arena[at + len] = '\0';
+	ks->arena_len = at + len + 1;
+	return (long)at;
+}
+
+/* The index (>= 1) of module name s[0..len), added if new; -1 when out of
+ * memory (or past 65535 modules). A module's lines come together, so its last
+ * match is tried first. */
 static long module_index(struct kallsyms *ks, const char *s, size_t len)
 {
 	size_t last = ks->last_module;
+	long at;
 
 	if (last && module_is(ks, last, s, len))
 		return (long)last;
 	for (size_t i = 1; i < ks->nmodules; i++)
 		if (module_is(ks, i, s, len))
 			return (long)(ks->last_module = i);
-	if (ks->nmodules >= UINT32_MAX)
+	if (ks->nmodules >= UINT16_MAX)
 		return -1;
-	if (grow((void **)&ks->modules, &ks->modules_cap, ks->nmodules + 1, sizeof(*ks->modules)) != 0)
+	if (grow((void **)&ks->modules, &ks->modules_cap, ks->nmodules + 1, sizeof(*ks->modules)) != 0 ||
+	    (at = arena_add(ks, s, len)) < 0)
 		return -1;
-	ks->modules[ks->nmodules] = (uint32_t)(s - ks->arena);
+	ks->modules[ks->nmodules] = (uint32_t)at;
 	ks->last_module = ks->nmodules++;
 	return (long)ks->last_module;
 }
@@ -144,8 +165,8 @@ static int cmp_sym(const void *pa, const void *pb, void *arena)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	struct sym_choice ca = { a->rank, 0, (const char *)arena + a->name, a->line },
-			  cb = { b->rank, 0, (const char *)arena + b->name, b->line };
+	struct sym_choice ca = { a->rank, 0, (const char *)arena + a->name, a->name },
+			  cb = { b->rank, 0, (const char *)arena + b->name, b->name };
 	return sym_choice_cmp(&ca, &cb);
 }
 
@@ -157,7 +178,7 @@ static int is_sorted(const struct ksym *s, size_t n)
 	return 1;
 }
 
-/* Sorts, keeps the best name per address and sets each symbol's end. */
+/* Sorts and keeps the best name per address. */
 static void finish(struct kallsyms *ks)
 {
 	size_t n = 0;
@@ -172,16 +193,17 @@ static void finish(struct kallsyms *ks)
 			ks->syms[n - 1] = ks->syms[i];
 	}
 	ks->n = n;
-	for (size_t i = 0; i < n; i++) {
-		struct ksym *s = &ks->syms[i];
-		uint64_t cap = s->addr + KSYM_LAST_SPAN < s->addr ? UINT64_MAX : s->addr + KSYM_LAST_SPAN;
-		if (i + 1 < n && ks->syms[i + 1].module == s->module)
-			s->end = ks->syms[i + 1].addr;
-		else if (i + 1 < n && ks->syms[i + 1].addr < cap)
-			s->end = ks->syms[i + 1].addr;
-		else
-			s->end = cap;
-	}
+}
+
+/* Where symbol i ends (exclusive): the next symbol's start if it is of the same
+ * module or within KSYM_LAST_SPAN, else KSYM_LAST_SPAN past its own. */
+static uint64_t sym_end(const struct kallsyms *ks, size_t i)
+{
+	const struct ksym *s = &ks->syms[i];
+	uint64_t cap = s->addr + KSYM_LAST_SPAN < s->addr ? UINT64_MAX : s->addr + KSYM_LAST_SPAN;
+	if (i + 1 < ks->n && (ks->syms[i + 1].module == s->module || ks->syms[i + 1].addr < cap))
+		return ks->syms[i + 1].addr;
+	return cap;
 }
 
 static int is_text(char type)
@@ -194,72 +216,87 @@ static unsigned char rank_of(char type)
 	return type == 'T' ? 0 : type == 't' ? 1 : 2;
 }
 
-/* Reads the whole file into ks->arena, NUL-terminated. -1 with errno. */
-static int read_all(struct kallsyms *ks, int fd)
+/* One line (without its newline) into ks->syms; counts well-formed lines and
+ * those with a nonzero address. -1 when out of memory. */
+static int parse_one(struct kallsyms *ks, const char *line, size_t len, size_t *wellformed, size_t *nonzero)
 {
-	ssize_t got;
+	uint64_t addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;
+	long mod_idx = 0, at;
 
-	for (;;) {
-		if (grow((void **)&ks->arena, &ks->arena_cap, ks->arena_len + READ_CHUNK + 1, 1) != 0) {
-			errno = ENOMEM;
-			return -1;
-		}
-		got = read(fd, ks->arena + ks->arena_len, READ_CHUNK);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		ks->arena_len += (size_t)got;
+	if (!parse_line(line, len, &addr, &type, &name, &name_len, &mod, &mod_len)) {
+		ks->malformed++;
+		return 0;
 	}
-	ks->arena[ks->arena_len] = '\0';
-	return got < 0 || ks->arena_len >= UINT32_MAX ? -1 : 0;
+	(*wellformed)++;
+	if (addr)
+		(*nonzero)++;
+	/* data and absolute symbols would shadow functions; a zero address is
+	 * no function's */
+	if (!is_text(type) || !addr)
+		return 0;
+	if (mod && (mod_idx = module_index(ks, mod, mod_len)) < 0)
+		return -1;
+	if (grow((void **)&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms)) != 0 ||
+	    (at = arena_add(ks, name, name_len)) < 0)
+		return -1;
+	ks->syms[ks->n++] = (struct ksym){ .addr = addr, .name = (uint32_t)at, .module = (uint16_t)mod_idx,
+					   .rank = rank_of(type) };
+	return 0;
 }
 
-/* Parses the arena's lines into ks->syms; counts well-formed lines and those
- * with a nonzero address. -1 when out of memory. */
-static int parse_all(struct kallsyms *ks, size_t *wellformed, size_t *nonzero)
+/* Reads and parses fd's lines a READ_CHUNK at a time (a line cut by a read is
+ * kept for the next one); with probe, the first read is PROBE_READ bytes and
+ * the parse stops after any read that showed a line with an address. 0; -1
+ * with errno on a read error, ENOMEM when out of memory. */
+static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *nonzero, int probe)
 {
-	char *p = ks->arena, *end = ks->arena + ks->arena_len;
-	uint32_t lines = 0;
+	size_t cap = READ_CHUNK, have = 0;
+	char *buf = malloc(cap);
+	ssize_t got = 0;
+	int rc = -1;
 
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *line = p;
-		uint64_t addr;
-		char type;
-		const char *name, *mod;
-		size_t name_len, mod_len;
-		long mod_idx = 0;
-
-		if (!nl)
-			nl = end;
-		p = nl + 1;
-		lines++;
-		if (!parse_line(line, (size_t)(nl - line), &addr, &type, &name, &name_len, &mod, &mod_len)) {
-			ks->malformed++;
-			continue;
-		}
-		(*wellformed)++;
-		if (addr)
-			(*nonzero)++;
-		/* data and absolute symbols would shadow functions; a zero
-		 * address is no function's */
-		if (!is_text(type) || !addr)
-			continue;
-		((char *)name)[name_len] = '\0';
-		if (mod) {
-			((char *)mod)[mod_len] = '\0';
-			if ((mod_idx = module_index(ks, mod, mod_len)) < 0)
-				return -1;
-		}
-		if (grow((void **)&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms)) != 0)
-			return -1;
-		ks->syms[ks->n++] = (struct ksym){ .addr = addr,
-						   .name = (uint32_t)(name - ks->arena),
-						   .module = (uint32_t)mod_idx,
-						   .line = lines,
-						   .rank = rank_of(type) };
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
 	}
-	return 0;
+	for (;;) {
+		if (cap - have < READ_CHUNK / 2) { /* a line longer than a chunk: room for more */
+			char *q = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+			if (!q) {
+				errno = ENOMEM;
+				goto out;
+			}
+			buf = q;
+			cap *= 2;
+		}
+		got = read(fd, buf + have, probe && !have ? PROBE_READ : cap - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto out;
+		have += (size_t)got;
+		char *p = buf, *end = buf + have, *nl;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) || (got == 0 && p < end)) {
+			if (!nl)
+				nl = end;
+			if (parse_one(ks, p, (size_t)(nl - p), wellformed, nonzero) != 0) {
+				errno = ENOMEM;
+				goto out;
+			}
+			p = nl < end ? nl + 1 : end;
+		}
+		if (got == 0 || (probe && *nonzero))
+			break;
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
+	}
+	rc = 0;
+out:
+	free(buf);
+	return rc;
 }
 
 /* kernel.kptr_restrict when path is the kernel's own file; -1 otherwise or unreadable. */
@@ -281,29 +318,31 @@ static int kptr_restrict(const char *path)
 	return v;
 }
 
-struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+/* Empties ks for a load from the start. */
+static void reset(struct kallsyms *ks)
 {
-	struct kallsyms *ks = calloc(1, sizeof(*ks));
-	size_t wellformed = 0, nonzero = 0;
-	int fd = -1, ok = 0;
-
-	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
-		goto out;
-	}
+	ks->n = ks->arena_len = ks->malformed = 0;
 	ks->nmodules = 1; /* index 0: the core kernel */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ks->last_module = 0;
+}
+
+/* Loads path into ks (probe: only until readable addresses are seen). 0, or
+ * -1 with a one-line reason in err. */
+static int load(struct kallsyms *ks, const char *path, int probe, char *err, size_t errlen)
+{
+	size_t wellformed = 0, nonzero = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	reset(ks);
 	if (fd < 0) {
 		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (read_all(ks, fd) != 0) {
-		snprintf(err, errlen, "jflame: failed to read %s: %s", path,
-			 ks->arena_len >= UINT32_MAX ? "file too large" : strerror(errno));
-		goto out;
-	}
-	if (parse_all(ks, &wellformed, &nonzero) != 0) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+	if (parse_fd(ks, fd, &wellformed, &nonzero, probe) != 0) {
+		if (errno == ENOMEM)
+			snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		else
+			snprintf(err, errlen, "jflame: failed to read %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!wellformed) {
@@ -320,15 +359,51 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1", path);
 		goto out;
 	}
-	finish(ks);
-	ok = 1;
+	if (!probe)
+		finish(ks);
+	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (!ok) {
-		kallsyms_free(ks);
-		ks = NULL;
+	return rc;
+}
+
+/* The symbols, loaded now if they were not yet. A load that fails leaves no
+ * symbols (kernel frames go unnamed) and says why on stderr, once. */
+static struct kallsyms *loaded(const struct kallsyms *cks)
+{
+	struct kallsyms *ks = (struct kallsyms *)cks; /* allocated by kallsyms_load, not const */
+	char err[512];
+
+	if (!ks->path)
+		return ks;
+	if (load(ks, ks->path, 0, err, sizeof(err)) != 0) {
+		reset(ks);
+		fprintf(stderr, "%s; kernel frames are left unnamed\n", err);
 	}
+	free(ks->path);
+	ks->path = NULL;
+	return ks;
+}
+
+/* Only the first lines are read now: whether the file can be read and shows
+ * addresses. The rest (5 MB and 40 ms of CPU for /proc/kallsyms) waits for
+ * the first lookup, which may never come. */
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
+
+	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0 ||
+	    !(ks->path = strdup(path))) {
+		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		kallsyms_free(ks);
+		return NULL;
+	}
+	if (load(ks, path, 1, err, errlen) != 0) {
+		kallsyms_free(ks);
+		return NULL;
+	}
+	reset(ks);
 	return ks;
 }
 
@@ -339,11 +414,13 @@ void kallsyms_free(struct kallsyms *ks)
 	free(ks->syms);
 	free(ks->arena);
 	free(ks->modules);
+	free(ks->path);
 	free(ks);
 }
 
-const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *offset, const char **module)
+const char *kallsyms_lookup(const struct kallsyms *cks, uint64_t addr, uint64_t *offset, const char **module)
 {
+	const struct kallsyms *ks = loaded(cks);
 	size_t lo = 0, hi = ks->n;
 
 	/* the last symbol starting at or below addr */
@@ -354,7 +431,7 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= ks->syms[lo - 1].end)
+	if (!lo || addr >= sym_end(ks, lo - 1))
 		return NULL;
 	const struct ksym *s = &ks->syms[lo - 1];
 	if (offset)
@@ -366,10 +443,10 @@ const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, uint64_t *
 
 size_t kallsyms_count(const struct kallsyms *ks)
 {
-	return ks->n;
+	return loaded(ks)->n;
 }
 
 size_t kallsyms_malformed(const struct kallsyms *ks)
 {
-	return ks->malformed;
+	return loaded(ks)->malformed;
 }

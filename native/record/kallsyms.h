@@ -8,9 +8,11 @@
 
 struct kallsyms;
 
-/* Parses a kallsyms file ("/proc/kallsyms"). Returns NULL with a one-line
- * reason in err when it cannot be read, has no well-formed line, or when every
- * address is zero (no privilege: kptr_restrict), saying how to fix it.
+/* A kallsyms file ("/proc/kallsyms"), parsed at the first lookup (or count):
+ * its first lines are read now. Returns NULL with a one-line reason in err
+ * when it cannot be read, has no well-formed line, or when every address is
+ * zero (no privilege: kptr_restrict), saying how to fix it; a later load that
+ * fails says why on stderr and leaves no symbols.
  * Malformed lines are skipped and counted (kallsyms_malformed). Only text
  * symbols (t T w W, modules' too) are kept; of several at one address, the one
  * perf would choose (global over local over weak, fewer leading underscores,

@@ -114,6 +114,17 @@ static int handle(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu)
+{
+	uint64_t want, bytes = SAMPLER_RING_MIN;
+	if (offcpu || freq <= 0 || ncpus <= 0)
+		return SAMPLER_RING_MAX;
+	want = (uint64_t)freq * (uint64_t)ncpus * SAMPLER_RING_SAMPLE_BYTES;
+	while (bytes < want && bytes < SAMPLER_RING_MAX)
+		bytes *= 2;
+	return (uint32_t)bytes;
+}
+
 static int open_event(const char *event, int freq, int cpu)
 {
 	struct perf_event_attr attr = { 0 };
@@ -218,6 +229,12 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
+	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, ncpus, o->offcpu);
+	s->skel->rodata->ring_wakeup_bytes = ring / 4;
+	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
+		snprintf(err, errlen, "jflame: failed to size the BPF ring buffer: %s", strerror(errno));
+		goto fail;
+	}
 	bpf_program__set_autoload(s->skel->progs.offcpu_switch, o->offcpu);
 	bpf_program__set_autoload(s->skel->progs.offcpu_sys_exit, o->offcpu);
 	if (!o->offcpu) {

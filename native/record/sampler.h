@@ -38,6 +38,16 @@ typedef void (*sampler_fn)(void *ctx, const struct profile_sample *s, size_t siz
 
 struct sampler;
 
+#define SAMPLER_RING_MIN (2u << 20)
+#define SAMPLER_RING_MAX (16u << 20)
+#define SAMPLER_RING_SAMPLE_BYTES 8192 /* a JVM sample of ~300 frames and its kernel stack */
+/* The BPF ring's size for freq samples per second on each of ncpus CPUs: a
+ * second of samples of SAMPLER_RING_SAMPLE_BYTES, rounded up to a power of two,
+ * from SAMPLER_RING_MIN to SAMPLER_RING_MAX; SAMPLER_RING_MAX with offcpu (its
+ * rate has no bound) or an unknown rate. The ring's data pages are resident
+ * from the start, twice: this is most of jflame's memory at low rates. */
+uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu);
+
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);

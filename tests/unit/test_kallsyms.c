@@ -8,7 +8,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *data_path(const char *name)
 {
@@ -112,6 +115,104 @@ static void test_errors(void)
 	kallsyms_free(NULL);
 }
 
+/* A 24 MB file of data symbols around a few text ones, one of them across the
+ * first read's end and one with a name longer than a read: the text ones are
+ * found, and loading it costs a few MB, not the file's size (the file is
+ * parsed as it is read; only text symbols' names are kept). */
+static void test_big(void)
+{
+	char path[] = "/tmp/jflame-kallsyms-XXXXXX", err[256] = "";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	size_t long_len = (3u << 20) / 2;
+	char *long_name = malloc(long_len + 1);
+	CHECK(f != NULL && long_name != NULL);
+	if (!f || !long_name) {
+		free(long_name);
+		return;
+	}
+	memset(long_name, 'x', long_len);
+	long_name[long_len] = '\0';
+	long off = 0;
+	for (unsigned i = 0; off < (24L << 20); i++) {
+		if (off > (1L << 20) - 200 && off < (1L << 20) - 100) { /* then one across the first 1 MiB read */
+			int pad = (int)((1L << 20) - 10 - off) - 24;
+			off += fprintf(f, "ffffffffb0000000 D %.*s\n", pad, long_name);
+			off += fprintf(f, "ffffffff81000000 T straddler\n");
+		} else if (i == 100000)
+			off += fprintf(f, "ffffffff82000000 t %s\n", long_name);
+		else
+			off += fprintf(f, "ffffffffa%07x D some_rather_long_data_symbol_name_%u\n", i, i);
+	}
+	fprintf(f, "ffffffff83000000 T last_one");	/* no newline at the end */
+	CHECK(fclose(f) == 0);
+	free(long_name);
+	pid_t child = fork();
+	if (child == 0) {
+		struct rusage before, after;
+		getrusage(RUSAGE_SELF, &before);
+		struct kallsyms *ks = kallsyms_load(path, err, sizeof(err));
+		size_t n = ks ? kallsyms_count(ks) : 0; /* read at the first use */
+		getrusage(RUSAGE_SELF, &after);
+		uint64_t off1 = 0;
+		const char *m = NULL;
+		int ok = ks && n == 3 && kallsyms_malformed(ks) == 0 &&
+			 strcmp(kallsyms_lookup(ks, 0xffffffff81000010ULL, &off1, &m), "straddler") == 0 && off1 == 0x10 &&
+			 !m && strlen(kallsyms_lookup(ks, 0xffffffff82000000ULL, NULL, NULL)) == long_len &&
+			 strcmp(kallsyms_lookup(ks, 0xffffffff83000001ULL, NULL, NULL), "last_one") == 0;
+		long grew_kb = after.ru_maxrss - before.ru_maxrss;
+		if (!ok)
+			fprintf(stderr, "test_big: wrong symbols (%s)\n", ks ? "loaded" : err);
+		if (grew_kb > 8 * 1024)
+			fprintf(stderr, "test_big: loading a 24 MB file took %ld KB\n", grew_kb);
+		kallsyms_free(ks);
+		_exit(ok && grew_kb <= 8 * 1024 ? 0 : 1);
+	}
+	int status = 0;
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child said why on stderr");
+	unlink(path);
+}
+
+/* kallsyms_load reads only the first lines; the rest is read at the first
+ * lookup: a symbol written to the file in between is found. */
+static void test_lazy(void)
+{
+	char path[] = "/tmp/jflame-kallsyms-XXXXXX", err[256] = "";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "ffffffff81000000 T first_fn\n");
+	fflush(f);
+	struct kallsyms *ks = kallsyms_load(path, err, sizeof(err));
+	CHECK_MSG(ks != NULL, "%s", err);
+	fprintf(f, "ffffffff81000100 T added_later\n");
+	CHECK(fclose(f) == 0);
+	if (ks) {
+		CHECK_EQ_STR(kallsyms_lookup(ks, 0xffffffff81000101ULL, NULL, NULL), "added_later");
+		CHECK_EQ_STR(kallsyms_lookup(ks, 0xffffffff81000001ULL, NULL, NULL), "first_fn");
+		CHECK_EQ_INT(kallsyms_count(ks), 2);
+	}
+	kallsyms_free(ks);
+	/* gone by the first lookup: no symbols (and a line on stderr), not a crash */
+	FILE *g = fopen(path, "w");
+	CHECK(g != NULL);
+	if (g) {
+		fprintf(g, "ffffffff81000000 T first_fn\n");
+		fclose(g);
+	}
+	ks = kallsyms_load(path, err, sizeof(err));
+	CHECK_MSG(ks != NULL, "%s", err);
+	unlink(path);
+	if (ks) {
+		CHECK(kallsyms_lookup(ks, 0xffffffff81000001ULL, NULL, NULL) == NULL);
+		CHECK_EQ_INT(kallsyms_count(ks), 0);
+	}
+	kallsyms_free(ks);
+}
+
 /* The address of a T symbol in path, 0 when absent. */
 static uint64_t find_symbol(const char *path, const char *want)
 {
@@ -140,9 +241,10 @@ static void test_real(void)
 		double t0 = now_ms();
 		kallsyms_free(ks);
 		ks = kallsyms_load("/proc/kallsyms", err, sizeof(err));
-		double dt = now_ms() - t0;
 		if (!ks)
 			break;
+		kallsyms_count(ks); /* the symbols are read at the first use */
+		double dt = now_ms() - t0;
 		best = dt < best ? dt : best;
 	}
 	if (!ks) {
@@ -173,6 +275,8 @@ int main(void)
 {
 	test_golden();
 	test_errors();
+	test_big();
+	test_lazy();
 	test_real();
 	return check_report("test_kallsyms");
 }
