@@ -14,8 +14,9 @@
 # round, same-round differences) per unit of work and as % of the baseline, spreads,
 # wall time and the samples each profiler got. Needs async-profiler built by
 # bench/build_async_profiler.sh (ASYNC_PROFILER=DIR, default /var/tmp/jflame-async-profiler)
-# and perf; CONFIGS='none jflame ...' picks configurations (also none-pfp: no profiler, the
-# JVM flags jflame adds), UNITS and THREADS the work.
+# and perf. CONFIGS='none jflame ...' picks the configurations; two more split jflame's
+# cost: jvm-flags (no profiler, the JVM flags jflame adds) and jflame-agent (those flags and
+# jflame's agent, no jflame process). UNITS and THREADS set the work.
 set -euo pipefail
 
 # shellcheck source=bench/common.sh
@@ -35,7 +36,7 @@ require_build "$jflame" "$agent" "$jar"
 require_java
 for c in $configs; do
   case $c in
-  none | none-pfp) ;;
+  none | jvm-flags | jflame-agent) ;;
   jflame) ;;
   async-profiler)
     [[ -f $ap/lib/libasyncProfiler.so ]] ||
@@ -44,24 +45,26 @@ for c in $configs; do
   perf)
     perf --version >/dev/null 2>&1 || bench_die "perf does not run; install linux-perf (scripts/deps.sh) or leave it out: CONFIGS='none jflame async-profiler'"
     ;;
-  *) bench_die "unknown configuration '$c' in CONFIGS (none, none-pfp, jflame, async-profiler, perf)" ;;
+  *) bench_die "unknown configuration '$c' in CONFIGS (none, jflame, async-profiler, perf, jvm-flags, jflame-agent)" ;;
   esac
 done
 
 # shellcheck disable=SC2086 # the configurations are words, split on purpose
-exec env PYTHONPATH="$root/bench" python3 - "$java" "$jar" "$jflame" "$ap" "$rounds" "$units" "$threads" \
+exec env PYTHONPATH="$root/bench" python3 - "$java" "$jar" "$jflame" "$agent" "$ap" "$rounds" "$units" "$threads" \
   "${LOCK-/tmp/jflame-jvm.lock}" $configs <<'PY'
 import fcntl, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 from benchlib import cleanup, host_line
 
-java, jar, jflame, ap, rounds, units, threads, lock = sys.argv[1:9]
+java, jar, jflame, agent, ap, rounds, units, threads, lock = sys.argv[1:10]
 rounds, units, threads = int(rounds), int(units), int(threads)
-configs = sys.argv[9:]
+configs = sys.argv[10:]
 HZ = os.sysconf("SC_CLK_TCK")
 out = tempfile.mkdtemp(prefix="jflame-bench-peers-")
 work = ["-cp", jar, "jflame.examples.Workload", "work", str(units), str(threads)]
 aplib = os.path.join(ap, "lib", "libasyncProfiler.so")
+# what `jflame record -- java` adds to the java command line, besides its agent
+JFLAME_FLAGS = ["-XX:+PreserveFramePointer", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"]
 
 
 def command(config):
@@ -69,8 +72,10 @@ def command(config):
     grandchild (started by the profiler process)."""
     if config == "none":
         return [java] + work, None
-    if config == "none-pfp":
-        return [java, "-XX:+PreserveFramePointer", "-XX:+DebugNonSafepoints"] + work, None
+    if config == "jvm-flags":
+        return [java] + JFLAME_FLAGS + work, None
+    if config == "jflame-agent":
+        return [java, f"-agentpath:{agent}"] + JFLAME_FLAGS + work, None
     if config == "jflame":
         f = os.path.join(out, "jflame.folded")
         return [jflame, "record", "-F", "99", "-o", f, "--", java] + work, f
@@ -143,7 +148,7 @@ def run(config):
     total = ru.ru_utime + ru.ru_stime  # the process and its reaped children (microseconds)
     prof = own if grandchild else 0.0  # async-profiler's cost is inside the JVM
     n = samples(config, text, f)
-    if config != "jflame" and os.path.exists(f"/tmp/jflame-{jvm}.status"):
+    if config not in ("jflame", "jflame-agent") and os.path.exists(f"/tmp/jflame-{jvm}.status"):
         # another jflame (record -a) loaded its agent into this JVM: not a clean run
         print(f"cost_vs_peers: warning: a jflame agent was loaded into the {config} run's JVM {jvm} "
               "(a concurrent jflame record -a?)", flush=True)
