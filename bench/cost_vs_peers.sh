@@ -54,7 +54,7 @@ exec env PYTHONPATH="$root/bench" python3 - "$java" "$jar" "$jflame" "$agent" "$
   "${LOCK-/tmp/jflame-jvm.lock}" $configs <<'PY'
 import fcntl, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
-from benchlib import cleanup, host_line
+from benchlib import cleanup, host_line, median_ci
 
 java, jar, jflame, agent, ap, rounds, units, threads, lock = sys.argv[1:10]
 rounds, units, threads = int(rounds), int(units), int(threads)
@@ -202,7 +202,7 @@ for c in configs:
     print(f"  {c:15s} {shlex.join(command(c)[0]).replace(out + '/', 'X/')}")
 print("CPU = user + system s; total = JVM + profiler process; extra = total - none's total of the same round")
 base = res.get("none")
-head = f"{'config':15s} {'total s':>8s} {'JVM s':>7s} {'prof s':>7s} {'extra s':>8s} {'range':>15s} {'us/unit':>8s} " \
+head = f"{'config':15s} {'total s':>8s} {'JVM s':>7s} {'prof s':>7s} {'extra s':>8s} {'[95% CI]':>15s} {'us/unit':>8s} " \
        f"{'% of base':>9s} {'wall s':>7s} {'samples':>8s} {'us/sample':>9s}"
 print(head)
 for c in configs:
@@ -212,15 +212,16 @@ for c in configs:
     line = f"{c:15s} {total:8.2f} {jvm:7.2f} {prof:7.2f}"
     if base and c != "none":
         extra = [x[0] - b[0] for x, b in zip(rows, base)]
-        e = med(extra)
+        e, lo, hi = median_ci(extra)
         per_sample = f"{e / med(n) * 1e6:9.0f}" if n and med(n) else f"{'-':>9s}"
-        line += (f" {e:8.2f} {f'{min(extra):.2f}..{max(extra):.2f}':>15s} {e / units * 1e6:8.1f} "
-                 f"{e / med([b[0] for b in base]) * 100:8.2f}% {wall:7.1f} {med(n) if n else '-':>8} {per_sample}")
+        line += (f" {e:8.2f} {f'{lo:.2f}..{hi:.2f}':>15s} {e / units * 1e6:8.1f} "
+                 f"{e / med([b[0] for b in base]) * 100:8.2f}% {wall:7.1f} {f'{med(n):.0f}' if n else '-':>8} {per_sample}")
     else:
-        spread = [x[0] for x in rows]
-        line += (f" {'-':>8s} {f'{min(spread):.2f}..{max(spread):.2f}':>15s} {'-':>8s} {'-':>9s} {wall:7.1f} "
-                 f"{med(n) if n else '-':>8} {'-':>9s}")
+        _, lo, hi = median_ci([x[0] for x in rows])
+        line += (f" {'-':>8s} {f'{lo:.2f}..{hi:.2f}':>15s} {'-':>8s} {'-':>9s} {wall:7.1f} "
+                 f"{f'{med(n):.0f}' if n else '-':>8} {'-':>9s}")
     print(line)
-print("range: min..max over the rounds (of extra; of total for none). us/unit: extra CPU per unit of work; "
-      "us/sample: extra CPU per sample the profiler took")
+print("[95% CI]: distribution-free interval of the median extra (of the total for none; min..max up to 5 "
+      "rounds); us/unit: extra CPU per unit of work; us/sample: extra CPU per sample the profiler took, start-up "
+      "and output included")
 PY
