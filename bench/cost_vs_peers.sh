@@ -123,8 +123,10 @@ def samples(config, log, f):
 
 
 def run(config):
-    """One run: (total CPU s, JVM CPU s, profiler process CPU s, wall s, samples, pid of the JVM)."""
+    """One run: (total CPU s, JVM CPU s, profiler process CPU s, wall s, samples), or None when
+    some other jflame loaded its agent into a JVM that should have none (record -a elsewhere)."""
     cmd, f = command(config)
+    started = time.time()
     logf = os.path.join(out, "run.log")
     with open(logf, "w") as log:
         t0 = time.monotonic()
@@ -144,18 +146,24 @@ def run(config):
     text = open(logf, errors="replace").read()
     code = os.waitstatus_to_exitcode(status)
     if code != 0 or f"jflame-workload: done {units} units" not in text:
-        sys.exit(f"cost_vs_peers: {config} run failed (exit {code}): {shlex.join(cmd)}\n" + text[-2000:])
+        shown = "".join(c if c == "\n" or c.isprintable() else "\\x%02x" % ord(c) for c in text[-2000:])
+        sys.exit(f"cost_vs_peers: {config} run failed (exit {code}): {shlex.join(cmd)}\n{shown}")
     total = ru.ru_utime + ru.ru_stime  # the process and its reaped children (microseconds)
     prof = own if grandchild else 0.0  # async-profiler's cost is inside the JVM
     n = samples(config, text, f)
-    if config not in ("jflame", "jflame-agent") and os.path.exists(f"/tmp/jflame-{jvm}.status"):
-        # another jflame (record -a) loaded its agent into this JVM: not a clean run
-        print(f"cost_vs_peers: warning: a jflame agent was loaded into the {config} run's JVM {jvm} "
-              "(a concurrent jflame record -a?)", flush=True)
-    cleanup(jvm)
     if f and os.path.exists(f):
         os.unlink(f)
-    return total, total - prof, prof, wall, n, text
+    if config in ("jflame", "jflame-agent"):
+        cleanup(jvm)
+        return total, total - prof, prof, wall, n
+    try:  # the agent's status file, written during this run (not one left by an old process with this pid)
+        intruded = os.stat(f"/tmp/jflame-{jvm}.status").st_mtime >= started
+    except FileNotFoundError:
+        intruded = False
+    if intruded:
+        cleanup(jvm)
+        return None
+    return total, total - prof, prof, wall, n
 
 
 def ap_engine():
@@ -173,6 +181,7 @@ if "async-profiler" in configs:
     version = open(os.path.join(ap, "VERSION")).read().strip() if os.path.exists(os.path.join(ap, "VERSION")) else "?"
     print(f"async-profiler {version} from {ap}; its cpu event uses {ap_engine()}", flush=True)
 res = {c: [] for c in configs}
+redone = 0
 try:
     for r in range(rounds):
         order = configs[r % len(configs):] + configs[:r % len(configs)]
@@ -181,7 +190,16 @@ try:
             if lockf:
                 fcntl.flock(lockf, fcntl.LOCK_EX)
             for c in order:
-                total, jvm, prof, wall, n, _ = run(c)
+                for attempt in range(3):
+                    got = run(c)
+                    if got:
+                        break
+                    redone += 1
+                    print(f"round {r + 1} {c}: another jflame loaded its agent into this JVM (record -a elsewhere?); "
+                          "running it again", flush=True)
+                else:
+                    sys.exit("cost_vs_peers: another jflame keeps loading its agent into the JVMs; stop it and rerun")
+                total, jvm, prof, wall, n = got
                 res[c].append((total, jvm, prof, wall, n))
                 print(f"round {r + 1} {c:15s} total {total:7.2f} s CPU (JVM {jvm:6.2f} + profiler {prof:5.2f}), "
                       f"wall {wall:5.1f} s" + (f", {n} samples" if n is not None else ""), flush=True)
@@ -200,6 +218,8 @@ print(f"== cost_vs_peers (Workload work {units} {threads}; {rounds} rounds; {os.
 print("commands (X: a temporary file):")
 for c in configs:
     print(f"  {c:15s} {shlex.join(command(c)[0]).replace(out + '/', 'X/')}")
+if redone:
+    print(f"{redone} runs redone: another jflame had loaded its agent into a JVM that should have had none")
 print("CPU = user + system s; total = JVM + profiler process; extra = total - none's total of the same round")
 base = res.get("none")
 head = f"{'config':15s} {'total s':>8s} {'JVM s':>7s} {'prof s':>7s} {'extra s':>8s} {'[95% CI]':>15s} {'us/unit':>8s} " \
