@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # cost_vs_peers.sh [ROUNDS]: what profiling a fixed amount of Java work costs the machine,
-# jflame next to async-profiler and perf. The workload, `Workload work UNITS 2` (UNITS=25000
-# by default, about 20 s of CPU), runs with no profiler, under `jflame record -F 99 -o X.folded
-# -- java ...` (the default: the agent, -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints
-# in the JVM), with async-profiler as an agent (`start,event=cpu,interval=10ms,
+# jflame next to async-profiler and perf. The workload, `Workload work UNITS THREADS` (25000
+# units on 2 threads by default, about 20 s of CPU), runs with no profiler, under
+# `jflame record -F 99 -o X.folded -- java ...` (the default: the agent,
+# -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints in the JVM), with async-profiler as an agent (`start,event=cpu,interval=10ms,
 # file=X.collapsed`) and under `perf record -F 99 -g -o X -- java ...`; ROUNDS rounds
 # (default 5), the order rotating each round, each round holding LOCK (default
 # /tmp/jflame-jvm.lock; LOCK= for none; do not wrap the script in flock on the same file).
