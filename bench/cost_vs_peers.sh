@@ -3,8 +3,8 @@
 # jflame next to async-profiler and perf. The workload, `Workload work UNITS THREADS` (25000
 # units on 2 threads by default, about 20 s of CPU), runs with no profiler, under
 # `jflame record -F 99 -o X.folded -- java ...` (the default: the agent,
-# -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints in the JVM), with async-profiler as an agent (`start,event=cpu,interval=10ms,
-# file=X.collapsed`) and under `perf record -F 99 -g -o X -- java ...`; ROUNDS rounds
+# -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints in the JVM), with async-profiler as
+# an agent (`start,event=cpu,interval=10ms,file=X.collapsed`) and under `perf record -F 99 -g -o X -- java ...`; ROUNDS rounds
 # (default 5), the order rotating each round, each round holding LOCK (default
 # /tmp/jflame-jvm.lock; LOCK= for none; do not wrap the script in flock on the same file).
 # Counted per run (CPU = user + system time): the JVM's CPU and the profiler process's own
