@@ -4,9 +4,10 @@
 # units on 2 threads by default, about 20 s of CPU), runs with no profiler, under
 # `jflame record -F 99 -o X.folded -- java ...` (the default: the agent,
 # -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints in the JVM), with async-profiler as
-# an agent (`start,event=cpu,interval=10ms,file=X.collapsed`) and under `perf record -F 99 -g -o X -- java ...`; ROUNDS rounds
-# (default 5), the order rotating each round, each round holding LOCK (default
-# /tmp/jflame-jvm.lock; LOCK= for none; do not wrap the script in flock on the same file).
+# an agent (`start,event=cpu,interval=10ms,file=X.collapsed`) and under `perf record -F 99
+# -g -o X -- java ...`; ROUNDS rounds (default 5), the order rotating each round, each round
+# holding LOCK (default /tmp/jflame-jvm.lock; LOCK= for none; do not wrap the script in
+# flock on the same file).
 # Counted per run (CPU = user + system time): the JVM's CPU and the profiler process's own
 # CPU (jflame, perf; async-profiler works inside the JVM, so its cost is the JVM's extra
 # CPU; eBPF programs run on the sampled tasks' time, so jflame's BPF time is in the JVM's).
