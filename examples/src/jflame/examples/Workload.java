@@ -212,6 +212,76 @@ public final class Workload {
         System.out.println("jflame-workload: startup " + rounds + " " + check);
     }
 
+    /** The default units of {@link #work}: about 20 s of CPU (0.8 ms a unit on
+     *  a 2-CPU VM, JDK 17). */
+    public static final long WORK_UNITS = 25_000;
+
+    /** THREADS threads named jflame-work-N share exactly UNITS units of
+     *  deterministic work (each unit's work depends only on its number, not on
+     *  the thread or the timing), then the JVM says how long it took: a fixed
+     *  amount of work for comparing what profilers add to it. */
+    static void work(long units, int threads) throws InterruptedException {
+        var next = new java.util.concurrent.atomic.AtomicLong();
+        long t0 = System.nanoTime();
+        List<Thread> all = new ArrayList<>();
+        for (int i = 0; i < Math.max(threads, 1); i++) {
+            Thread t = new Thread(() -> {
+                long acc = 0;
+                for (long u = next.getAndIncrement(); u < units; u = next.getAndIncrement()) {
+                    acc += workUnit(u);
+                }
+                sink += acc;
+            }, "jflame-work-" + i);
+            t.start();
+            all.add(t);
+        }
+        for (Thread t : all) {
+            t.join();
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000L;
+        System.out.println("jflame-workload: done " + units + " units in " + ms + " ms");
+    }
+
+    /** One unit: the hot loop, then three levels of calls down to sorting and
+     *  a hash table (short-lived garbage, so the GC runs too). */
+    static long workUnit(long u) {
+        long acc = spin(150_000 + (int) (u % 7) * 10_000);
+        for (int stage = 0; stage < 4; stage++) {
+            acc += workStage(u * 4 + stage);
+        }
+        return acc;
+    }
+
+    static long workStage(long seed) {
+        int x = (int) (seed * 0x9E3779B97F4A7C15L >>> 32) | 1;
+        return workSort(x) + workTable(x);
+    }
+
+    /** Sorts 2,000 pseudo-random ints (Arrays.sort: JDK code in the stacks). */
+    static long workSort(int x) {
+        int[] a = new int[2000];
+        for (int i = 0; i < a.length; i++) {
+            x = mix(x);
+            a[i] = x;
+        }
+        java.util.Arrays.sort(a);
+        return a[a.length / 2];
+    }
+
+    /** Fills a HashMap with 300 boxed entries and folds it into a string. */
+    static long workTable(int x) {
+        Map<Integer, String> table = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            x = mix(x);
+            table.merge(x & 1023, Integer.toHexString(x), String::concat);
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String v : table.values()) {
+            sb.append(v, 0, Math.min(v.length(), 4));
+        }
+        return sb.toString().hashCode();
+    }
+
     public static void main(String[] args) throws Throwable {
         String mode = args.length > 0 ? args[0] : "hot";
         long arg = args.length > 1 ? Long.parseLong(args[1]) : -1;
@@ -222,19 +292,22 @@ public final class Workload {
             case "startup" -> startup(arg > 0 ? (int) arg : 300);
             case "io" -> io(arg > 0 ? arg : 10_000);
             case "alloc" -> alloc(arg > 0 ? arg : 10_000);
+            case "work" -> work(arg > 0 ? arg : WORK_UNITS, args.length > 2 ? Integer.parseInt(args[2]) : 2);
             case "wait" -> {
                 // Warm up, say ready, then idle until killed or the time runs out.
                 hot(2_000);
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]");
+                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]\n"
+                        + "       Workload work [units [threads [exit-code]]]");
                 System.exit(2);
             }
         }
         // an exit code to end with (jflame record -- java ... passes it through)
-        if (args.length > 2) {
-            System.exit(Integer.parseInt(args[2]));
+        int exitAt = mode.equals("work") ? 3 : 2;
+        if (args.length > exitAt) {
+            System.exit(Integer.parseInt(args[exitAt]));
         }
     }
 }
