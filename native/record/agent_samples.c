@@ -67,6 +67,7 @@ static int on_ring_sample(void *ctx, const struct sample_view *v)
 	struct agent_sample as = { .kind = k, .ts_ns = v->ts_ns, .weight = v->weight };
 	if (k < 0 || !(k == AGENT_ALLOC ? a->o.alloc : a->o.lock))
 		return 0;
+	symbolizer_sample(a->o.sy, pid);
 	sample_roots_fold(&a->fold, a->o.sy, pid, symbolizer_thread_name_ns(a->o.sy, pid, (pid_t)v->tid));
 	if (v->flags & SAMPLE_TRUNCATED) { /* its outermost frames are lost */
 		as.truncated = true;

@@ -27,6 +27,8 @@
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
 #define AGENT_CHECK_JVM_NS 100000000ULL /* in a process with libjvm.so: every 100 ms */
 #define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
+#define IDLE_REFRESH_NS 1000000000ULL /* a process without samples is looked at again after a second */
+#define SAMPLED_REFRESH_NS 150000000ULL /* ... and at its first sample when not looked at for this long */
 #define NO_SYMS ((struct elf_syms *)1)   /* a mapping whose file has no symbols we can read */
 
 struct tid_map {
@@ -61,6 +63,9 @@ struct proc {
 	uint64_t hs_checked_ns;
 	uint64_t gen, gen_ns; /* names generation (see symbolizer_names_gen) and when it began */
 	uint64_t jit_changes; /* jit_syms_changes when last looked at */
+	uint64_t refreshed_ns; /* when last looked at by refresh_proc (0: never, a new one) */
+	bool sampled;          /* a sample since then */
+	bool kthread;          /* a kernel thread: no /proc/PID/exe, no mappings */
 };
 
 struct symbolizer {
@@ -362,46 +367,74 @@ static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 	p->nspid = proc_info_nspid(path, pid);
 	read_comm(sy, p);
 	read_container(sy, p);
-	read_exe(p, &p->exe_dev, &p->exe_ino);
+	int exe = read_exe(p, &p->exe_dev, &p->exe_ino);
 	p->exe_checked_ns = mono_ns();
 	p->start_ticks = proc_info_start_time(pid);
 	p->start_epoch = proc_info_ticks_to_epoch(p->start_ticks);
 	load_maps(sy, p);
-	check_agent(sy, p);
+	p->kthread = pid > 0 && exe != 0 && !p->maps_gone && p->maps.n == 0;
+	if (!p->kthread)
+		check_agent(sy, p);
 	sy->procs[i] = p;
 	sy->count++;
 	return p;
 }
 
-void symbolizer_refresh(struct symbolizer *sy)
+/* What may have changed in p since it was last looked at: an exec, its
+ * agent's files, class unloading, its agent's log. */
+static void refresh_proc(struct symbolizer *sy, struct proc *p, uint64_t now)
 {
-	for (size_t i = 0; i < sy->cap; i++) {
-		struct proc *p = sy->procs[i];
-		if (!p)
-			continue;
-		check_exec(sy, p);
-		if (!p->maps_gone)
-			check_agent(sy, p);
-		if (p->hs && hotspot_vm_refresh(p->hs))
-			names_changed(sy, p);
-		if (p->jit) {
-			/* the agent's timed events log came after its map: switch to it */
-			if (p->status_seen && !jit_syms_has_times(p->jit)) {
-				char events[96];
-				agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
-				struct jit_syms *timed = jit_syms_open(events, NULL, sy->si);
-				if (timed) {
-					jit_syms_free(p->jit);
-					p->jit = timed;
-					p->jit_changes = jit_syms_changes(timed) - 1; /* a new table: changed */
-				}
-			}
-			jit_syms_update(p->jit);
-			if (jit_syms_changes(p->jit) != p->jit_changes) {
-				p->jit_changes = jit_syms_changes(p->jit);
-				names_changed(sy, p);
+	p->refreshed_ns = now;
+	p->sampled = false;
+	if (p->kthread)
+		return; /* a kernel thread has no program, files or agent */
+	check_exec(sy, p);
+	if (!p->maps_gone)
+		check_agent(sy, p);
+	if (p->hs && hotspot_vm_refresh(p->hs))
+		names_changed(sy, p);
+	if (p->jit) {
+		/* the agent's timed events log came after its map: switch to it */
+		if (p->status_seen && !jit_syms_has_times(p->jit)) {
+			char events[96];
+			agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
+			struct jit_syms *timed = jit_syms_open(events, NULL, sy->si);
+			if (timed) {
+				jit_syms_free(p->jit);
+				p->jit = timed;
+				p->jit_changes = jit_syms_changes(timed) - 1; /* a new table: changed */
 			}
 		}
+		jit_syms_update(p->jit);
+		if (jit_syms_changes(p->jit) != p->jit_changes) {
+			p->jit_changes = jit_syms_changes(p->jit);
+			names_changed(sy, p);
+		}
+	}
+}
+
+void symbolizer_refresh(struct symbolizer *sy)
+{
+	uint64_t now = mono_ns();
+	for (size_t i = 0; i < sy->cap; i++) {
+		struct proc *p = sy->procs[i];
+		/* a process without samples since the last call is looked at once a
+		 * second (its first sample looks at it at once: symbolizer_sample) */
+		if (p && (p->sampled || now - p->refreshed_ns >= IDLE_REFRESH_NS))
+			refresh_proc(sy, p, now);
+	}
+}
+
+void symbolizer_sample(struct symbolizer *sy, pid_t pid)
+{
+	struct proc *p = get_proc(sy, pid);
+	if (!p)
+		return;
+	p->sampled = true;
+	if (p->refreshed_ns) {
+		uint64_t now = mono_ns();
+		if (now - p->refreshed_ns >= SAMPLED_REFRESH_NS)
+			refresh_proc(sy, p, now);
 	}
 }
 

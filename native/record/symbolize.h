@@ -74,8 +74,14 @@ const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, 
 const char *symbolizer_thread_name_ns(struct symbolizer *sy, pid_t pid, pid_t nstid);
 
 /* Reads new lines of every JVM's agent files; looks for agents that appeared.
- * Call it every ~100 ms while recording, and before symbolizing a batch. */
+ * Call it every ~100 ms while recording, and before symbolizing a batch. A
+ * process without samples since the last call (symbolizer_sample) is looked
+ * at once a second only. */
 void symbolizer_refresh(struct symbolizer *sy);
+/* A sample of pid is about to be named: its process counts as sampled, and is
+ * looked at first when the last look is older than the refresh period (a
+ * process waking up from idle gets the names it has now). */
+void symbolizer_sample(struct symbolizer *sy, pid_t pid);
 
 /* What the agent of a JVM says about frame pointers: 1 on, 0 off, -1 unknown
  * (no agent status), and whether pid is a JVM (a libjvm.so mapping or agent files). */
