@@ -3,9 +3,11 @@
 # (kernel.bpf_stats_enabled) and jflame's own CPU (user+sys) against wall time, with every CPU busy;
 # then the HotSpot walker's BPF time per sample of a JVM whose stack is 20, 200 and 1000 frames deep,
 # with and without -XX:+PreserveFramePointer (PART=host or PART=jvm runs one part only).
-# PART=pid (only when asked): `jflame record -p PID -F 99` on a busy JVM (KafkaStyle, agent loaded at
-# its start), ROUNDS runs of PID_SECONDS (60): jflame's user+sys CPU until the first sample is taken,
-# its peak RSS (VmHWM), and its steady-state CPU from STEADY_FROM (20) s to the end; medians.
+# PART=pid (only when asked): `jflame record -p PID -F 99` on a busy two-thread JVM (Workload work;
+# PID_WORKLOAD=kafka: KafkaStyle; agent loaded at its start), ROUNDS (3) runs of PID_SECONDS (60):
+# jflame's user+sys CPU until the first sample is taken, its peak RSS (VmHWM), and its steady-state
+# CPU from STEADY_FROM (20) s to the end; then per round a 16-s `-F 5000` run: jflame's user time per
+# sample from 5 s to 15 s; medians.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -31,7 +33,7 @@ exec env PYTHONPATH="$root/bench" python3 - "$jflame" "$java" "$agent" "$jar" "$
 # The first sample: the moment the profile_sample program's run_cnt (kernel.bpf_stats_enabled) turns
 # nonzero, read through the bpf syscall every 2 ms; jflame's CPU is read just before each look, so the
 # figure is jflame's CPU when it had loaded and attached everything the first sample needs.
-import ctypes, os, statistics, subprocess, sys, tempfile, time
+import ctypes, os, re, statistics, subprocess, sys, tempfile, time
 
 from benchlib import cleanup, example_start, host_line, wait_jflame
 
@@ -104,21 +106,56 @@ def one(jvm_pid, out):
     return first, ru.ru_maxrss / 1024, (s1 - s0) / (st1 - st0) * 100, ru.ru_utime + ru.ru_stime, summary
 
 
-host_line("record_cost", f"jflame record -p PID -F {freq} -d {seconds} on KafkaStyle, {rounds} rounds")
+def per_sample(jvm_pid, out, hz=5000, secs=16):
+    """jflame's user time per sample at hz, from 5 s to a second before the end (steady state)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen([jflame, "record", "-p", str(jvm_pid), "-F", str(hz), "-d", str(secs), "-o",
+                          os.path.join(out, "fast.folded")], stderr=subprocess.PIPE, text=True)
+    time.sleep(5)
+    u0, w0 = utime_s(p.pid), time.monotonic()
+    time.sleep(secs - 6)
+    u1, w1 = utime_s(p.pid), time.monotonic()
+    _, ru, err = wait_jflame(p, t0, "record_cost")
+    summary = err.strip().splitlines()[-1] if err.strip() else ""
+    m = re.match(r"jflame: (\d+) samples .* in ([0-9.]+) s", summary)
+    if not m:
+        sys.exit("record_cost: no summary from the %d Hz recording: %r" % (hz, summary))
+    rate = int(m.group(1)) / float(m.group(2))
+    return (u1 - u0) / (rate * (w1 - w0)) * 1e6, rate
+
+
+def utime_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[11]) / HZ
+
+
+what = os.environ.get("PID_WORKLOAD", "busy")
+if what == "kafka":
+    name = "KafkaStyle"
+else:
+    name = "a busy two-thread JVM (Workload work, 2 threads)"
+host_line("record_cost", f"jflame record -p PID -F {freq} -d {seconds} on {name}, {rounds} rounds")
 STATS = "/proc/sys/kernel/bpf_stats_enabled"
 old = open(STATS).read().strip()
 out = tempfile.mkdtemp(prefix="jflame-bench-")
-jvm, log = example_start("record_cost", java, agent, jar, "jflame.examples.KafkaStyle",
-                         ["--seconds", str((seconds + 5) * rounds + 60)])
-res = []
+if what == "kafka":
+    jvm, log = example_start("record_cost", java, agent, jar, "jflame.examples.KafkaStyle",
+                             ["--seconds", str((seconds + 25) * rounds + 60)])
+else:
+    jvm = subprocess.Popen([java, f"-agentpath:{agent}=quiet", "-cp", jar, "jflame.examples.Workload", "work",
+                            "1000000000", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(5)  # the JIT settles
+res, fast = [], []
 try:
     with open(STATS, "w") as f:
         f.write("1\n")
     time.sleep(3)
     for r in range(rounds):
         res.append(one(jvm.pid, out))
+        fast.append(per_sample(jvm.pid, out))
         print(f"round {r + 1}: first sample at {res[-1][0]:.2f} s CPU, peak RSS {res[-1][1]:.1f} MiB, steady "
-              f"{res[-1][2]:.3f}% of a core; {res[-1][4]}", flush=True)
+              f"{res[-1][2]:.3f}% of a core; {res[-1][4]}; at 5 kHz ({fast[-1][1]:.0f} samples/s) "
+              f"{fast[-1][0]:.2f} us user time per sample", flush=True)
 finally:
     with open(STATS, "w") as f:
         f.write(old + "\n")
@@ -135,7 +172,7 @@ def spread(k, fmt):
     return " ".join(fmt % x[k] for x in res)
 
 
-print(f"== record_cost: jflame record -p PID -F {freq} -d {seconds}, busy JVM (KafkaStyle), median of {rounds} ==")
+print(f"== record_cost: jflame record -p PID -F {freq} -d {seconds}, {name}, median of {rounds} ==")
 print(f"CPU before the first sample: {med(0):.2f} s (user+sys; {spread(0, '%.2f')}); target <= 0.2 s: "
       f"{'meets' if med(0) <= 0.2 else 'MISSES'}")
 print(f"peak RSS (VmHWM): {med(1):.1f} MiB ({spread(1, '%.1f')}); target <= 30 MiB: "
@@ -143,6 +180,9 @@ print(f"peak RSS (VmHWM): {med(1):.1f} MiB ({spread(1, '%.1f')}); target <= 30 M
 print(f"steady state ({steady_from} s to {seconds - 1} s): {med(2):.3f}% of one core ({spread(2, '%.3f')}); "
       f"target <= 0.1%: {'meets' if med(2) <= 0.1 else 'MISSES'}")
 print(f"whole run: {med(3):.2f} s user+sys ({spread(3, '%.2f')})")
+us = statistics.median(x[0] for x in fast)
+print(f"user time per sample at -F 5000 (steady, {statistics.median(x[1] for x in fast):.0f} samples/s): {us:.2f} us "
+      f"({' '.join('%.2f' % x[0] for x in fast)}); target <= 1 us: {'meets' if us <= 1 else 'MISSES'}")
 PY
 fi
 if [[ $part != jvm ]]; then

@@ -70,8 +70,9 @@ const struct stack_cache_value *stack_cache_get(struct stack_cache *c, const str
 		if (!e)
 			break;
 		if (e->hash == k->hash && e->pid == k->pid && e->gen == k->gen && e->head == k->head &&
-		    e->len[0] == k->len[0] && e->len[1] == k->len[1] && memcmp(e->key, k->part[0], k->len[0]) == 0 &&
-		    memcmp(e->key + k->len[0], k->part[1], k->len[1]) == 0) {
+		    e->len[0] == k->len[0] && e->len[1] == k->len[1] &&
+		    (!k->len[0] || memcmp(e->key, k->part[0], k->len[0]) == 0) &&
+		    (!k->len[1] || memcmp(e->key + k->len[0], k->part[1], k->len[1]) == 0)) {
 			c->hits++;
 			return &e->v;
 		}
@@ -123,8 +124,10 @@ int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, cons
 	e->len[0] = k->len[0];
 	e->len[1] = k->len[1];
 	e->v = *v;
-	memcpy(e->key, k->part[0], k->len[0]);
-	memcpy(e->key + k->len[0], k->part[1], k->len[1]);
+	if (k->len[0]) /* an empty part may be NULL */
+		memcpy(e->key, k->part[0], k->len[0]);
+	if (k->len[1])
+		memcpy(e->key + k->len[0], k->part[1], k->len[1]);
 	char *text = (char *)e->key + keylen;
 	memcpy(text, v->text, v->len);
 	text[v->len] = '\0';
