@@ -3,13 +3,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "sample_pipeline.h"
 #include "stack_cache.h"
 
 #define MAX_LATE 2048 /* ~10 MiB */
-#define CACHE_BYTES (4u << 20) /* folded stacks kept by raw stack: starts over when full */
+#define CACHE_BYTES (2u << 20) /* folded stacks kept by raw stack: starts over when full */
 #define MEMO_SLOTS 16384       /* named frames kept (~1.5 MiB) */
+
+/* Frame j's folded text, kept in p->frag_text: where, how long (-1: none,
+ * folded from its frame), and the line marks in it. */
+struct frag {
+	size_t at;
+	ssize_t len;
+	unsigned lines;
+};
 
 struct sample_pipeline {
 	struct sample_pipeline_opts o;
@@ -20,6 +29,8 @@ struct sample_pipeline {
 	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
 	struct stack_cache *cache; /* NULL: every sample named and folded */
 	struct frame_memo *memo;   /* with the cache: frames named before */
+	struct frag *frag;         /* per frame of the sample at hand: its folded text in frag_text */
+	struct fold_buf frag_text, scratch;
 	bool verify;               /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
 	uint64_t mismatches;
 };
@@ -31,14 +42,17 @@ struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o
 		return NULL;
 	p->o = *o;
 	p->frames = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*p->frames));
-	if (!p->frames) {
+	p->frag = calloc(PROFILE_MAX_USER_FRAMES + PROFILE_MAX_KERNEL_FRAMES, sizeof(*p->frag));
+	if (!p->frames || !p->frag) {
+		free(p->frames);
+		free(p->frag);
 		free(p);
 		return NULL;
 	}
 	p->max_user = PROFILE_MAX_USER_FRAMES;
 	p->max_kernel = PROFILE_MAX_KERNEL_FRAMES;
-	p->fold.no_inline = o->no_inline;
-	p->fold.lines = o->lines;
+	p->fold.no_inline = p->scratch.no_inline = o->no_inline;
+	p->fold.lines = p->scratch.lines = o->lines;
 	const char *env = getenv("JFLAME_STACK_CACHE");
 	p->verify = env && strcmp(env, "verify") == 0;
 	if (o->cache && !(env && strcmp(env, "off") == 0)) {
@@ -74,6 +88,9 @@ void sample_pipeline_free(struct sample_pipeline *p)
 	free(p->frames);
 	stack_cache_free(p->cache);
 	frame_memo_free(p->memo);
+	free(p->frag);
+	fold_free(&p->frag_text);
+	fold_free(&p->scratch);
 	free(p);
 }
 
@@ -138,15 +155,26 @@ static bool same_frame(const struct frame *a, const struct frame *b)
 	return a->name == b->name && a->dso == b->dso && a->kind == b->kind && a->line == b->line && a->file == b->file;
 }
 
-/* One frame named: from the memo when its process's names generation (gen,
- * 0: none) has it, else looked up (and kept when final). */
-static struct frame frame_named(struct sample_pipeline *p, const struct profile_sample *s, int i, bool kernel,
-				uint64_t gen, bool wait)
+static void frag_keep(struct sample_pipeline *p, size_t j, const char *text, size_t len, unsigned lines)
+{
+	p->frag[j].len = -1;
+	fold_add_raw(&p->frag_text, text, len);
+	if (p->frag_text.oom)
+		return;
+	p->frag[j] = (struct frag){ p->frag_text.len - len, (ssize_t)len, lines };
+}
+
+/* One frame named (into p->frames[j]), and its folded text kept where it can
+ * be: from the memo when its process's names generation (gen, 0: none) has
+ * it, else looked up (and kept in the memo when final). */
+static void frame_named(struct sample_pipeline *p, const struct profile_sample *s, int i, size_t j, bool kernel,
+			uint64_t gen, bool wait)
 {
 	const struct profile_frame *pf = !kernel && s->walk == PROFILE_WALK_HOTSPOT ? &s->user.frames[i] : NULL;
 	struct frame_key k = { 0 };
-	const struct frame *kept = NULL;
+	const struct frame_memo_entry *kept = NULL;
 	struct frame f;
+	p->frag[j].len = -1;
 	if (p->memo && (kernel || gen)) {
 		k.pc = kernel ? s->kstack[i] : pf ? pf->pc : s->user.pcs[i];
 		k.gen = kernel ? 1 : gen;
@@ -159,22 +187,36 @@ static struct frame frame_named(struct sample_pipeline *p, const struct profile_
 		}
 		k.caller = !kernel && i > 0;
 		kept = frame_memo_get(p->memo, &k);
-		if (kept && !p->verify)
-			return *kept;
+		if (kept && !p->verify) {
+			p->frames[j] = kept->f;
+			if (kept->fold)
+				frag_keep(p, j, kept->fold, kept->fold_len, kept->fold_lines);
+			return;
+		}
 	}
 	pid_t pid = (pid_t)s->pid;
 	/* every user frame but the leaf is a return address */
 	f = kernel ? symbolize_kernel(p->o.sy, s->kstack[i]) :
 	    pf	   ? symbolize_hotspot(p->o.sy, pid, pf, s->ts_ns, i > 0, wait) :
 		     symbolize_user(p->o.sy, pid, s->user.pcs[i], s->ts_ns, i > 0);
-	if (kept) { /* verify */
-		if (!same_frame(kept, &f) && p->mismatches++ < 3)
-			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->name, f.name);
+	p->frames[j] = f;
+	if (kept) { /* verify: the kept frame and its text are what it is named and folded now */
+		fold_reset(&p->scratch);
+		fold_add_frame(&p->scratch, &f);
+		if ((!same_frame(&kept->f, &f) || (kept->fold && (kept->fold_len != p->scratch.len ||
+								    memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
+								    kept->fold_lines != p->scratch.nlines))) &&
+		    p->mismatches++ < 3)
+			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
 	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
 		   (kernel || symbolizer_names_gen(p->o.sy, pid, s->ts_ns) == gen)) {
-		frame_memo_put(p->memo, &k, &f);
+		fold_reset(&p->scratch);
+		fold_add_frame(&p->scratch, &f);
+		bool ok = !p->scratch.oom;
+		frame_memo_put(p->memo, &k, &f, ok ? p->scratch.p : NULL, p->scratch.len, p->scratch.nlines);
+		if (ok)
+			frag_keep(p, j, p->scratch.p, p->scratch.len, (unsigned)p->scratch.nlines);
 	}
-	return f;
 }
 
 /* wait: JIT code its agent has not named yet stays unnamed (the sample may
@@ -184,13 +226,28 @@ static const struct frame *sample_frames(struct sample_pipeline *p, const struct
 {
 	int kn, un;
 	sample_depth(s, &kn, &un);
+	fold_reset(&p->frag_text);
 	for (int i = 0; i < kn; i++)
-		p->frames[i] = frame_named(p, s, i, true, gen, wait);
+		frame_named(p, s, i, (size_t)i, true, gen, wait);
 	for (int i = 0; i < un; i++)
-		p->frames[kn + i] = frame_named(p, s, i, false, gen, wait);
+		frame_named(p, s, i, (size_t)(kn + i), false, gen, wait);
 	*nk = (size_t)kn;
 	*nu = (size_t)un;
 	return p->frames;
+}
+
+/* Appends frame j's folded text: the one kept, else folded now. */
+static void fold_frame(struct sample_pipeline *p, size_t j)
+{
+	const struct frag *g = &p->frag[j];
+	if (g->len < 0 || p->frag_text.oom) {
+		fold_add_frame(&p->fold, &p->frames[j]);
+		return;
+	}
+	if (p->fold.len)
+		fold_add_raw(&p->fold, ";", 1);
+	fold_add_raw(&p->fold, p->frag_text.p + g->at, (size_t)g->len);
+	p->fold.nlines += g->lines;
 }
 
 /* Whether the sample ran JIT code its agent has not named yet, and is young
@@ -352,13 +409,13 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	if (s->flags & PROFILE_FLAG_NO_USER)
 		fold_add(&p->fold, "[no user stack]"); /* an off-CPU block that did not end where it began */
 	for (size_t i = nu; i > 0; i--)
-		fold_add_frame(&p->fold, &f[nk + i - 1]);
+		fold_frame(p, nk + i - 1);
 	if (s->kstack_bytes < 0 && s->pid != 0) {
 		fs.stack_errors++;
 		fold_add(&p->fold, "[failed to read kernel stack]");
 	}
 	for (size_t i = nk; i > 0; i--)
-		fold_add_frame(&p->fold, &f[i - 1]);
+		fold_frame(p, i - 1);
 	bool stripped = false;
 	if (p->o.lines && p->fold.nlines) {
 		fold_reset(&p->plain);

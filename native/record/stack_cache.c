@@ -157,7 +157,7 @@ void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *ou
 struct memo_slot {
 	struct frame_key k;
 	bool used;
-	struct frame f;
+	struct frame_memo_entry e;
 };
 
 struct frame_memo {
@@ -183,6 +183,8 @@ void frame_memo_free(struct frame_memo *m)
 {
 	if (!m)
 		return;
+	for (size_t i = 0; i <= m->mask; i++)
+		free(m->slot[i].e.fold);
 	free(m->slot);
 	free(m);
 }
@@ -202,16 +204,24 @@ static bool same_key(const struct frame_key *a, const struct frame_key *b)
 	       a->cookie == b->cookie && a->bci == b->bci && a->kind == b->kind && a->caller == b->caller;
 }
 
-const struct frame *frame_memo_get(const struct frame_memo *m, const struct frame_key *k)
+const struct frame_memo_entry *frame_memo_get(const struct frame_memo *m, const struct frame_key *k)
 {
 	const struct memo_slot *s = &m->slot[memo_index(m, k)];
-	return s->used && same_key(&s->k, k) ? &s->f : NULL;
+	return s->used && same_key(&s->k, k) ? &s->e : NULL;
 }
 
-void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f)
+void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f, const char *fold,
+		    size_t fold_len, unsigned fold_lines)
 {
 	struct memo_slot *s = &m->slot[memo_index(m, k)];
+	free(s->e.fold);
+	s->e = (struct frame_memo_entry){ *f, NULL, 0, 0 };
+	if (fold && (s->e.fold = malloc(fold_len + 1)) != NULL) {
+		memcpy(s->e.fold, fold, fold_len);
+		s->e.fold[fold_len] = '\0';
+		s->e.fold_len = fold_len;
+		s->e.fold_lines = fold_lines;
+	}
 	s->k = *k;
-	s->f = *f;
 	s->used = true;
 }

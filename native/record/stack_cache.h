@@ -63,12 +63,23 @@ struct frame_key {
 	uint8_t caller;           /* a return address (looked up at pc - 1) */
 };
 
+/* A kept frame and its folded text (fold_add_frame's, without a leading ';';
+ * fold NULL when it was not kept), with the line marks it holds. */
+struct frame_memo_entry {
+	struct frame f;
+	char *fold;
+	size_t fold_len;
+	unsigned fold_lines;
+};
+
 struct frame_memo;
 
 struct frame_memo *frame_memo_new(size_t slots);
 void frame_memo_free(struct frame_memo *m);
-/* The frame kept for k, or NULL. */
-const struct frame *frame_memo_get(const struct frame_memo *m, const struct frame_key *k);
-void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f);
+/* The entry kept for k, or NULL; valid until the next put. */
+const struct frame_memo_entry *frame_memo_get(const struct frame_memo *m, const struct frame_key *k);
+/* Keeps f and its folded text (copied; fold may be NULL) for k. */
+void frame_memo_put(struct frame_memo *m, const struct frame_key *k, const struct frame *f, const char *fold,
+		    size_t fold_len, unsigned fold_lines);
 
 #endif
