@@ -74,9 +74,16 @@ def prog_info(prog_id):
 
 
 def cpu_s(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        v = f.read().rsplit(")", 1)[1].split()
-    return (int(v[11]) + int(v[12])) / HZ  # utime + stime
+    """The CPU time of every thread of pid (user + system), in ns precision: the sum of the
+    threads' /proc/PID/task/TID/schedstat run times (utime + stime count 10-ms ticks)."""
+    ns = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ns += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return ns / 1e9
 
 
 def one(jvm_pid, out):
@@ -112,21 +119,25 @@ def per_sample(jvm_pid, out, hz=5000, secs=16):
     p = subprocess.Popen([jflame, "record", "-p", str(jvm_pid), "-F", str(hz), "-d", str(secs), "-o",
                           os.path.join(out, "fast.folded")], stderr=subprocess.PIPE, text=True)
     time.sleep(5)
-    u0, w0 = utime_s(p.pid), time.monotonic()
+    u0, c0, w0 = ticks(p.pid), cpu_s(p.pid), time.monotonic()
     time.sleep(secs - 6)
-    u1, w1 = utime_s(p.pid), time.monotonic()
+    u1, c1, w1 = ticks(p.pid), cpu_s(p.pid), time.monotonic()
     _, ru, err = wait_jflame(p, t0, "record_cost")
     summary = err.strip().splitlines()[-1] if err.strip() else ""
     m = re.match(r"jflame: (\d+) samples .* in ([0-9.]+) s", summary)
     if not m:
         sys.exit("record_cost: no summary from the %d Hz recording: %r" % (hz, summary))
     rate = int(m.group(1)) / float(m.group(2))
-    return (u1 - u0) / (rate * (w1 - w0)) * 1e6, rate
+    # user time: the run time (ns) times the user share of the ticks
+    user = (c1 - c0) * (u1[0] - u0[0]) / max(1, (u1[0] - u0[0]) + (u1[1] - u0[1]))
+    return user / (rate * (w1 - w0)) * 1e6, rate
 
 
-def utime_s(pid):
+def ticks(pid):
+    """(utime, stime) of pid in clock ticks."""
     with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[11]) / HZ
+        v = f.read().rsplit(")", 1)[1].split()
+    return int(v[11]), int(v[12])
 
 
 what = os.environ.get("PID_WORKLOAD", "busy")

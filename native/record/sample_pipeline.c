@@ -10,7 +10,7 @@
 
 #define MAX_LATE 2048 /* ~10 MiB */
 #define CACHE_BYTES (2u << 20) /* folded stacks kept by raw stack: starts over when full */
-#define MEMO_SLOTS 16384       /* named frames kept (~1.5 MiB) */
+#define MEMO_SLOTS 4096        /* named frames kept (~0.5 MiB: its pages are all touched) */
 
 /* Frame j's folded text, kept in p->frag_text: where, how long (-1: none,
  * folded from its frame), and the line marks in it. */
