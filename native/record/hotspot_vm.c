@@ -568,8 +568,9 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 	}
 	out->nheaps = (__u32)len;
 	buf = remote_mem_u64(&vm->mem, stubq + (uint64_t)vm->sq_stub_buffer);
+	/* buf + limit compared without overflow: the target's memory says what they are */
 	if (!buf || remote_mem_read(&vm->mem, stubq + (uint64_t)vm->sq_buffer_limit, &limit, 4) != 0 || limit <= 0 ||
-	    buf < low || buf + (uint64_t)limit > high)
+	    buf < low || buf > high || (uint64_t)limit > high - buf)
 		return 0;
 	out->code_low = low;
 	out->code_high = high;
