@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -56,6 +57,15 @@
 /* A window is written this long after its end: its samples that waited for
  * names (SAMPLE_LATE_NS) or were read late (every 100 ms) are in by then. */
 #define WINDOW_GRACE_NS (SAMPLE_LATE_NS + 200000000ULL)
+/* The recording loop wakes up every TICK_BUSY_NS while something settles (a
+ * JVM's walker or agent, attaches, late names, the agents' rings), else every
+ * TICK_STEADY_NS: each wake-up costs ~50 us of CPU on a VM, most of jflame's
+ * steady cost at 100 ms. The ring's fill level, the targets' exits and
+ * signals wake it at once either way. */
+#define TICK_BUSY_NS 100000000ULL
+#define TICK_STEADY_NS 1000000000ULL
+#define SETTLE_NS 3000000000ULL /* busy for this long from the start and after a new JVM */
+#define PROGRESS_NS 250000000ULL
 
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
@@ -175,6 +185,10 @@ struct record {
 	int fp_warnings;               /* "PreserveFramePointer is off" lines printed */
 	int pidfd[MAX_PIDS];           /* -p: each target's pidfd, -1 where none (its /proc/PID/stat is read) */
 	size_t npidfds;
+	int child_pidfd;               /* launch mode: the command's pidfd, -1 where none */
+	bool pidfd_missing;            /* an exit is learned by looking (busy ticks) */
+	int epfd;                      /* what the loop waits on: the ring, the pidfds */
+	size_t walkers_pending;        /* JVMs whose walker waits for their code cache */
 	/* launch mode */
 	pid_t child;
 	int child_status;
@@ -1144,18 +1158,20 @@ static void attach_targets(struct record *r)
 /* JVMs' stacks go to the HotSpot walker once their layout can be read (a
  * starting JVM's code cache after a moment): the targets of -p and launch
  * mode, and with -a every JVM seen so far. */
-static void start_walkers(struct record *r)
+static size_t start_walkers(struct record *r)
 {
 	static pid_t seen[8192];
-	size_t n = r->o.all ? symbolizer_processes(r->sy, seen, 8192) : r->o.npids;
+	size_t n = r->o.all ? symbolizer_processes(r->sy, seen, 8192) : r->o.npids, pending = 0;
 	const pid_t *pids = r->o.all ? seen : r->o.pids;
 	struct hotspot_proc hp;
 	if (r->o.no_walker)
-		return;
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		int rc = symbolizer_walker_info(r->sy, pids[i], &hp);
 		if (rc == 2)
 			sampler_walk_hotspot(r->sampler, pids[i], NULL);
+		if (rc == 0 && symbolizer_is_jvm(r->sy, pids[i]) && !symbolizer_walks_hotspot(r->sy, pids[i]))
+			pending++; /* its code cache is looked at again */
 		if (rc != 1)
 			continue;
 		int e = sampler_walk_hotspot(r->sampler, pids[i], &hp);
@@ -1163,6 +1179,7 @@ static void start_walkers(struct record *r)
 			fprintf(stderr, "jflame: warning: pid %d is walked by frame pointers: the BPF map of JVMs "
 				"failed: %s\n", (int)pids[i], strerror(-e));
 	}
+	return pending;
 }
 
 /* ---- outputs -------------------------------------------------------------------- */
@@ -1784,16 +1801,31 @@ static bool target_alive(pid_t pid)
 	return alive;
 }
 
+/* fd joins what the loop waits on (-1 when it cannot: then busy ticks). */
+static int loop_watch(struct record *r, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	return fd >= 0 && epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -1;
+}
+
 /* -p: the targets' pidfds, so that their exits are learned from the kernel
- * (one poll every 100 ms) rather than from /proc (which walks every thread of
- * a JVM for its CPU times). Where pidfd_open fails (kernels before 5.3), -1:
- * that target's /proc/PID/stat is read. A target gone already stays -1 and
- * target_alive says so. */
+ * (they wake the loop) rather than from /proc (which walks every thread of a
+ * JVM for its CPU times); launch mode: the command's. Where pidfd_open fails
+ * (kernels before 5.3), -1: that target's /proc/PID/stat is read every 100
+ * ms. A target gone already stays -1 and target_alive says so. */
 static void targets_watch(struct record *r)
 {
 	r->npidfds = r->o.all || r->o.command ? 0 : r->o.npids;
-	for (size_t i = 0; i < r->npidfds; i++)
+	for (size_t i = 0; i < r->npidfds; i++) {
 		r->pidfd[i] = (int)syscall(SYS_pidfd_open, r->o.pids[i], 0);
+		if (loop_watch(r, r->pidfd[i]) != 0)
+			r->pidfd_missing = true;
+	}
+	if (r->o.command && r->child > 0 && !r->child_exited) {
+		r->child_pidfd = (int)syscall(SYS_pidfd_open, r->child, 0);
+		if (loop_watch(r, r->child_pidfd) != 0)
+			r->pidfd_missing = true;
+	}
 }
 
 static void targets_unwatch(struct record *r)
@@ -1802,6 +1834,38 @@ static void targets_unwatch(struct record *r)
 		if (r->pidfd[i] >= 0)
 			close(r->pidfd[i]);
 	r->npidfds = 0;
+	if (r->child_pidfd >= 0)
+		close(r->child_pidfd);
+	r->child_pidfd = -1;
+	if (r->epfd >= 0)
+		close(r->epfd);
+	r->epfd = -1;
+}
+
+/* Whether the loop wakes every TICK_BUSY_NS: something is settling. */
+static bool loop_busy(const struct record *r, uint64_t now, uint64_t start)
+{
+	uint64_t jvm = symbolizer_jvm_seen(r->sy);
+	return now - start < SETTLE_NS || (jvm && now - jvm < SETTLE_NS) || r->walkers_pending || r->pidfd_missing ||
+	       r->o.alloc || r->o.lock || r->deferred.n || sample_pipeline_nlate(r->pipe) ||
+	       (r->aq && attach_queue_npending(r->aq));
+}
+
+/* How long the loop may sleep: to its next tick, the end of -d or of the window. */
+static int loop_wait_ms(const struct record *r, uint64_t now, uint64_t start)
+{
+	uint64_t t = loop_busy(r, now, start) ? TICK_BUSY_NS : TICK_STEADY_NS, end;
+	if (r->tty_progress && t > PROGRESS_NS)
+		t = PROGRESS_NS;
+	if (r->o.duration > 0) {
+		end = start + (uint64_t)(r->o.duration * 1e9);
+		t = end <= now ? 0 : end - now < t ? end - now : t;
+	}
+	if (r->o.window_ns) {
+		end = r->win[r->cur].end_ns + WINDOW_GRACE_NS;
+		t = end <= now ? 0 : end - now < t ? end - now : t;
+	}
+	return (int)((t + 999999) / 1000000);
 }
 
 static bool targets_alive(const struct record *r)
@@ -2006,7 +2070,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;
 	if (r->o.bpf_on)
-		start_walkers(r); /* a launched command has run exec by now */
+		r->walkers_pending = start_walkers(r); /* a launched command has run exec by now */
 	if (r->aq && !r->o.all)
 		attach_targets(r);
 	struct agent_samples_opts ao = {
@@ -2028,6 +2092,11 @@ static int record_run(struct record *r, char *err, size_t errlen)
 		snprintf(err, errlen, "jflame: out of memory");
 		return -1;
 	}
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0 || loop_watch(r, sampler_fd(r->sampler)) != 0) {
+		snprintf(err, errlen, "jflame: failed to wait for samples (epoll): %s", strerror(errno));
+		return -1;
+	}
 	targets_watch(r);
 	start = mono_ns();
 	agent_samples_poll(r->agents, mono_ns(), false);
@@ -2041,15 +2110,23 @@ static int record_run(struct record *r, char *err, size_t errlen)
 			progress(r, secs, tty);
 			last_progress = now;
 		}
-		/* the samples of the last 100 ms are read after the targets were
-		 * looked at (agents' logs, class unloading): names they get are
-		 * the ones their code had when they were taken */
-		int got = sampler_wait(r->sampler, 100);
+		/* the samples since the last wake-up are read after the targets
+		 * were looked at (agents' logs, class unloading): names they get
+		 * are the ones their code had when they were taken */
+		struct epoll_event ev[8];
+		int got = epoll_wait(r->epfd, ev, 8, loop_wait_ms(r, now, start));
+		bool exited = false;
+		got = got < 0 ? -errno : got;
+		for (int i = 0; i < got; i++)
+			if (ev[i].data.fd != sampler_fd(r->sampler)) { /* a pidfd: its process has exited */
+				epoll_ctl(r->epfd, EPOLL_CTL_DEL, ev[i].data.fd, NULL);
+				exited = true;
+			}
 		now = mono_ns();
-		if (got >= 0 && now - last_refresh >= 100000000ULL) {
+		if (got >= 0 && (exited || now - last_refresh >= TICK_BUSY_NS)) {
 			symbolizer_refresh(r->sy);
 			if (r->o.bpf_on)
-				start_walkers(r);
+				r->walkers_pending = start_walkers(r);
 			sample_pipeline_release_late(r->pipe, mono_ns());
 			agent_samples_poll(r->agents, mono_ns(), false);
 			last_refresh = now;
@@ -2129,7 +2206,7 @@ int cmd_record(int argc, char **argv)
 	int rc = 1;
 	uint64_t cache_mismatches = 0;
 
-	r.go_fd = r.launch_status_fd = -1;
+	r.go_fd = r.launch_status_fd = r.child_pidfd = r.epfd = -1;
 	int p = parse_options(&r.o, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;

@@ -316,6 +316,11 @@ fail:
 	return NULL;
 }
 
+int sampler_fd(const struct sampler *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
 int sampler_wait(struct sampler *s, int timeout_ms)
 {
 	struct epoll_event ev;
@@ -326,8 +331,8 @@ int sampler_wait(struct sampler *s, int timeout_ms)
 int sampler_poll(struct sampler *s, int timeout_ms)
 {
 	/* The program wakes us only when the ring fills up: wait, then take
-	 * whatever has come. */
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	 * whatever has come (without a wait, no system call) */
+	int n = timeout_ms ? ring_buffer__poll(s->rb, timeout_ms) : 0;
 	if (n < 0 && n != -EINTR)
 		return n;
 	int m = ring_buffer__consume(s->rb);

@@ -51,6 +51,9 @@ uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu);
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
+/* An fd (epoll) readable when the ring fills up (wait on it with others),
+ * then read the ring with sampler_poll(s, 0). */
+int sampler_fd(const struct sampler *s);
 /* Waits up to timeout_ms, less when the ring fills up, without reading it:
  * the caller can look at the targets (their class unloading) before the
  * samples taken meanwhile are read. >= 0, or a negative errno. */

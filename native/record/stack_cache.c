@@ -1,6 +1,6 @@
 /* stack_cache.c - folded stacks kept by their raw sample stacks (an open hash
- * table, XXH3 of the key, of single allocations: key, text, plain), and named
- * frames kept by their pc or HotSpot frame (a fixed table). */
+ * table, XXH3 of the key, of entries in one arena: key, text, plain), and
+ * named frames kept by their pc or HotSpot frame (a fixed table). */
 #include "stack_cache.h"
 
 #include <stdlib.h>
@@ -19,6 +19,8 @@ struct entry {
 
 struct stack_cache {
 	struct entry **slot; /* nslots, a power of two; load at most 1/2 */
+	uint64_t *hash;      /* per slot: its entry's hash (a probe reads no entry that differs) */
+	unsigned char *arena; /* max_bytes, entries one after another from its start */
 	size_t nslots, count, bytes, max_bytes;
 	uint64_t hits, misses, flushes;
 };
@@ -29,7 +31,12 @@ struct stack_cache *stack_cache_new(size_t max_bytes)
 	if (!c)
 		return NULL;
 	c->slot = calloc(MIN_SLOTS, sizeof(*c->slot));
-	if (!c->slot) {
+	c->hash = calloc(MIN_SLOTS, sizeof(*c->hash));
+	c->arena = malloc(max_bytes); /* its pages are touched as it fills */
+	if (!c->slot || !c->hash || !c->arena) {
+		free(c->slot);
+		free(c->hash);
+		free(c->arena);
 		free(c);
 		return NULL;
 	}
@@ -40,10 +47,7 @@ struct stack_cache *stack_cache_new(size_t max_bytes)
 
 static void flush(struct stack_cache *c)
 {
-	for (size_t i = 0; i < c->nslots; i++) {
-		free(c->slot[i]);
-		c->slot[i] = NULL;
-	}
+	memset(c->slot, 0, c->nslots * sizeof(*c->slot));
 	c->count = c->bytes = 0;
 }
 
@@ -51,8 +55,9 @@ void stack_cache_free(struct stack_cache *c)
 {
 	if (!c)
 		return;
-	flush(c);
 	free(c->slot);
+	free(c->hash);
+	free(c->arena);
 	free(c);
 }
 
@@ -69,7 +74,7 @@ const struct stack_cache_value *stack_cache_get(struct stack_cache *c, const str
 		const struct entry *e = c->slot[i];
 		if (!e)
 			break;
-		if (e->hash == k->hash && e->pid == k->pid && e->gen == k->gen && e->head == k->head &&
+		if (c->hash[i] == k->hash && e->pid == k->pid && e->gen == k->gen && e->head == k->head &&
 		    e->len[0] == k->len[0] && e->len[1] == k->len[1] &&
 		    (!k->len[0] || memcmp(e->key, k->part[0], k->len[0]) == 0) &&
 		    (!k->len[1] || memcmp(e->key + k->len[0], k->part[1], k->len[1]) == 0)) {
@@ -85,8 +90,12 @@ static int grow(struct stack_cache *c)
 {
 	size_t n = c->nslots * 2;
 	struct entry **s = calloc(n, sizeof(*s));
-	if (!s)
+	uint64_t *h = calloc(n, sizeof(*h));
+	if (!s || !h) {
+		free(s);
+		free(h);
 		return -1;
+	}
 	for (size_t i = 0; i < c->nslots; i++) {
 		struct entry *e = c->slot[i];
 		if (!e)
@@ -95,9 +104,12 @@ static int grow(struct stack_cache *c)
 		while (s[k])
 			k = (k + 1) & (n - 1);
 		s[k] = e;
+		h[k] = e->hash;
 	}
 	free(c->slot);
+	free(c->hash);
 	c->slot = s;
+	c->hash = h;
 	c->nslots = n;
 	return 0;
 }
@@ -106,6 +118,7 @@ int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, cons
 {
 	size_t keylen = k->len[0] + k->len[1];
 	size_t size = sizeof(struct entry) + keylen + v->len + 1 + (v->plain ? v->plain_len + 1 : 0);
+	size = (size + 7) & ~(size_t)7; /* the next entry aligned */
 	if (size > c->max_bytes)
 		return -1;
 	if (c->bytes + size > c->max_bytes) {
@@ -114,9 +127,7 @@ int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, cons
 	}
 	if ((c->count + 1) * 2 > c->nslots && grow(c) != 0)
 		return -1;
-	struct entry *e = malloc(size);
-	if (!e)
-		return -1;
+	struct entry *e = (struct entry *)(c->arena + c->bytes);
 	e->hash = k->hash;
 	e->gen = k->gen;
 	e->head = k->head;
@@ -142,6 +153,7 @@ int stack_cache_put(struct stack_cache *c, const struct stack_cache_key *k, cons
 	while (c->slot[i])
 		i = (i + 1) & (c->nslots - 1);
 	c->slot[i] = e;
+	c->hash[i] = e->hash;
 	c->count++;
 	c->bytes += size;
 	return 0;

@@ -23,11 +23,14 @@
 #include "proc_maps.h"
 #include "text_escape.h"
 
-#define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms */
+#define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms ... */
+#define MAPS_RELOAD_MAX_NS 1600000000ULL /* ... twice as long after each re-read that found nothing new */
+#define MAPS_LOW 0x10000ULL /* vm.mmap_min_addr's default: nothing is mapped below */
 #define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
-#define AGENT_CHECK_JVM_NS 100000000ULL /* in a process with libjvm.so: every 100 ms */
+#define AGENT_CHECK_JVM_NS 100000000ULL /* in a process with libjvm.so: every 100 ms ... */
+#define AGENT_SETTLE_NS 10000000000ULL /* ... for its first 10 s, then every second */
 #define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
-#define IDLE_REFRESH_NS 1000000000ULL /* a process without samples is looked at again after a second */
+#define IDLE_REFRESH_NS 10000000000ULL /* a process without samples is looked at again after 10 s */
 #define SAMPLED_REFRESH_NS 150000000ULL /* ... and at its first sample when not looked at for this long */
 #define NO_SYMS ((struct elf_syms *)1)   /* a mapping whose file has no symbols we can read */
 
@@ -43,8 +46,11 @@ struct proc {
 	struct proc_maps maps;
 	struct elf_syms **map_syms; /* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
 	const char **map_paths;     /* per mapping: its path interned (frames outlive a maps reload), or NULL yet */
-	uint64_t maps_ns;
+	uint64_t maps_ns, maps_wait_ns; /* last read; how long until the next may be */
+	uint64_t maps_top;              /* the end of the highest user-space mapping */
+	uint64_t seen_ns;               /* first seen (an exec starts it again) */
 	bool maps_gone, is_jvm;
+	bool anon_frames; /* a frame outside every file: a perf map may name it */
 	struct jit_syms *jit;
 	uint64_t agent_checked_ns;
 	uint64_t start_ticks; /* when the process started (an exec keeps it) */
@@ -76,6 +82,7 @@ struct symbolizer {
 	size_t cap, count;
 	const char *kernel_dso, *unknown, *interpreted_dso;
 	uint64_t gens; /* generations given out, over every process */
+	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
 };
 
 static uint64_t mono_ns(void)
@@ -189,6 +196,8 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 		same = a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
 		       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
 	}
+	p->maps_wait_ns = same && p->map_syms ? (p->maps_wait_ns * 2 < MAPS_RELOAD_MAX_NS ? p->maps_wait_ns * 2 :
+							   MAPS_RELOAD_MAX_NS) : MAPS_RELOAD_NS;
 	if (same && p->map_syms) {
 		/* nothing moved: the symbols found so far stay (files without are
 		 * looked at again, as after any reload; what was unknown is not kept
@@ -203,12 +212,18 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 	free(p->map_syms);
 	free(p->map_paths);
 	p->maps = pm;
+	p->maps_top = 0;
+	for (size_t i = 0; i < pm.n; i++) /* not [vsyscall], in the kernel's half */
+		if (pm.maps[i].start < 0xffff800000000000ULL && pm.maps[i].end > p->maps_top)
+			p->maps_top = pm.maps[i].end;
 	p->map_syms = calloc(pm.n ? pm.n : 1, sizeof(*p->map_syms));
 	p->map_paths = calloc(pm.n ? pm.n : 1, sizeof(*p->map_paths));
 	for (size_t i = 0; i < pm.n; i++) {
 		const char *slash = strrchr(pm.maps[i].path, '/');
-		if (slash && strcmp(slash, "/libjvm.so") == 0)
+		if (slash && strcmp(slash, "/libjvm.so") == 0 && !p->is_jvm) {
 			p->is_jvm = true;
+			sy->jvm_seen_ns = p->maps_ns;
+		}
 	}
 	names_changed(sy, p);
 }
@@ -223,7 +238,8 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	 * a JVM whose map came before its agent's status (a starting agent) is
 	 * looked at until the status is there */
 	if ((p->jit && (p->status_seen || !p->is_jvm)) ||
-	    now - p->agent_checked_ns < (p->is_jvm ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
+	    now - p->agent_checked_ns < (p->is_jvm && now - p->seen_ns < AGENT_SETTLE_NS ? AGENT_CHECK_JVM_NS :
+										       AGENT_CHECK_NS))
 		return;
 	p->agent_checked_ns = now;
 	agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
@@ -232,6 +248,8 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	int have = agent_status_read(p->pid, p->nspid, p->start_ticks, &st);
 	if (have == 1) {
 		p->pfp = st.frame_pointers;
+		if (!p->is_jvm)
+			sy->jvm_seen_ns = now;
 		p->is_jvm = true;
 		p->status_seen = true;
 		names_changed(sy, p);
@@ -297,6 +315,9 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 		return;
 	p->exe_dev = dev;
 	p->exe_ino = ino;
+	p->is_jvm = false; /* until its new mappings (libjvm.so) or agent say so */
+	p->anon_frames = false;
+	p->seen_ns = now;
 	read_comm(sy, p);
 	load_maps(sy, p);
 	jit_syms_free(p->jit);
@@ -309,7 +330,6 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	p->agent_checked_ns = 0;
 	p->status_seen = false;
 	p->pfp = -1;
-	p->is_jvm = false;
 	check_agent(sy, p);
 }
 
@@ -368,7 +388,7 @@ static struct proc *get_proc(struct symbolizer *sy, pid_t pid)
 	read_comm(sy, p);
 	read_container(sy, p);
 	int exe = read_exe(p, &p->exe_dev, &p->exe_ino);
-	p->exe_checked_ns = mono_ns();
+	p->exe_checked_ns = p->seen_ns = mono_ns();
 	p->start_ticks = proc_info_start_time(pid);
 	p->start_epoch = proc_info_ticks_to_epoch(p->start_ticks);
 	load_maps(sy, p);
@@ -389,7 +409,9 @@ static void refresh_proc(struct symbolizer *sy, struct proc *p, uint64_t now)
 	if (p->kthread)
 		return; /* a kernel thread has no program, files or agent */
 	check_exec(sy, p);
-	if (!p->maps_gone)
+	/* a process other than a JVM is looked at for a perf map once it has
+	 * frames no file names (code made at run time) */
+	if (!p->maps_gone && (p->is_jvm || p->anon_frames))
 		check_agent(sy, p);
 	if (p->hs && hotspot_vm_refresh(p->hs))
 		names_changed(sy, p);
@@ -436,6 +458,11 @@ void symbolizer_sample(struct symbolizer *sy, pid_t pid)
 		if (now - p->refreshed_ns >= SAMPLED_REFRESH_NS)
 			refresh_proc(sy, p, now);
 	}
+}
+
+uint64_t symbolizer_jvm_seen(const struct symbolizer *sy)
+{
+	return sy->jvm_seen_ns;
 }
 
 const char *symbolizer_process_root(struct symbolizer *sy, pid_t pid)
@@ -616,12 +643,18 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 	}
 	uint64_t at = caller && addr > 0 ? addr - 1 : addr;
 	const struct proc_map *m = proc_maps_find(&p->maps, at);
-	if (!m && !p->maps_gone && mono_ns() - p->maps_ns > MAPS_RELOAD_NS) {
+	/* new mappings come below the highest (the stack's): what lies above,
+	 * or below the lowest possible, is not code (a frame-pointer walk's
+	 * garbage), and maps found unchanged are read less often */
+	if (!m && !p->maps_gone && at >= MAPS_LOW && (at < p->maps_top || !p->maps_top) &&
+	    mono_ns() - p->maps_ns > p->maps_wait_ns) {
 		load_maps(sy, p);
 		m = proc_maps_find(&p->maps, at);
 	}
-	if (!m || m->path[0] != '/')
+	if (!m || m->path[0] != '/') {
+		p->anon_frames = true;
 		return f;
+	}
 	/* each mapping's symbols are looked up once (the cache behind is shared
 	 * by every process mapping the same file) */
 	size_t mi = (size_t)(m - p->maps.maps);

@@ -82,6 +82,9 @@ void symbolizer_refresh(struct symbolizer *sy);
  * looked at first when the last look is older than the refresh period (a
  * process waking up from idle gets the names it has now). */
 void symbolizer_sample(struct symbolizer *sy, pid_t pid);
+/* When a process was last found to be a JVM (CLOCK_MONOTONIC ns, 0 never):
+ * its walker and agent are set up in the next moments. */
+uint64_t symbolizer_jvm_seen(const struct symbolizer *sy);
 
 /* What the agent of a JVM says about frame pointers: 1 on, 0 off, -1 unknown
  * (no agent status), and whether pid is a JVM (a libjvm.so mapping or agent files). */
