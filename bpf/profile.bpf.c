@@ -863,3 +863,28 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
 	return 0;
 }
+
+/* Kernel symbols named by the kernel itself (kallsyms_lookup behind %pS): jflame
+ * writes ksym_addr[0..ksym_n) and runs this program (BPF_PROG_TEST_RUN); each
+ * ksym_out[i] gets "name+0xoff/0xsize [module]", or "0x..." where no symbol
+ * covers the address. Nothing of /proc/kallsyms is read or kept. */
+__u64 ksym_addr[PROFILE_KSYM_BATCH];
+__u32 ksym_n;
+char ksym_out[PROFILE_KSYM_BATCH][PROFILE_KSYM_LEN];
+
+SEC("syscall")
+int ksym_names(void *ctx)
+{
+	static const char fmt[] = "%pS";
+
+	for (__u32 i = 0; i < PROFILE_KSYM_BATCH; i++) {
+		__u64 arg[1];
+
+		if (i >= ksym_n)
+			break;
+		arg[0] = ksym_addr[i];
+		if (bpf_snprintf(ksym_out[i], PROFILE_KSYM_LEN, fmt, arg, sizeof(arg)) < 0)
+			ksym_out[i][0] = '\0';
+	}
+	return 0;
+}

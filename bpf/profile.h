@@ -12,6 +12,10 @@
 #define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
 #define PROFILE_COMM_LEN 16
+/* Kernel addresses named at once by the ksym_names program, and the room for
+ * each name ("name+0x1f/0x80 [module]", cut short past this). */
+#define PROFILE_KSYM_BATCH 32
+#define PROFILE_KSYM_LEN 256
 #define PROFILE_HOTSPOT_HEAPS 4
 
 /* How the user stack of a sample was walked. */

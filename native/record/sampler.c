@@ -34,6 +34,7 @@ struct sampler {
 	int old_max_stack; /* restored at close; 0 when unchanged */
 	int max_stack;
 	const char *event;
+	bool ksym_ok; /* the ksym_names program is loaded */
 };
 
 static bool verbose_libbpf;
@@ -242,6 +243,10 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
 	}
 	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
+	/* kernel frames named by the kernel (5.14+); else from /proc/kallsyms */
+	s->ksym_ok = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_snprintf, NULL) == 1;
+	bpf_program__set_autoload(s->skel->progs.ksym_names, s->ksym_ok);
 	/* one sample under construction per CPU, indexed by CPU number */
 	int possible = libbpf_num_possible_cpus();
 	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
@@ -314,6 +319,32 @@ oom:
 fail:
 	sampler_close(s);
 	return NULL;
+}
+
+int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len)
+{
+	struct sampler *s = ctx;
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	if (!s->ksym_ok || !s->skel->bss || len == 0)
+		return -1;
+	s->skel->bss->ksym_addr[0] = addr;
+	s->skel->bss->ksym_n = 1;
+	s->skel->bss->ksym_out[0][0] = '\0';
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.ksym_names), &run) != 0) {
+		s->ksym_ok = false;
+		return -1;
+	}
+	const char *r = s->skel->bss->ksym_out[0];
+	size_t n = strnlen(r, PROFILE_KSYM_LEN);
+	const char *plus = memchr(r, '+', n);
+	if (!plus || plus == r) /* "0x...": no symbol there */
+		return 0;
+	n = (size_t)(plus - r);
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, r, n);
+	out[n] = '\0';
+	return 1;
 }
 
 int sampler_fd(const struct sampler *s)

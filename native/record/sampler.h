@@ -51,6 +51,11 @@ uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu);
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
+/* The kernel's name for a kernel text address (its own kallsyms lookup, run
+ * by a BPF program: nothing of /proc/kallsyms is read or kept): 1 with the
+ * symbol's name in out, 0 when no symbol covers addr, -1 when the kernel
+ * cannot say (before 5.14: use /proc/kallsyms). ctx: the sampler. */
+int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len);
 /* An fd (epoll) readable when the ring fills up (wait on it with others),
  * then read the ring with sampler_poll(s, 0). */
 int sampler_fd(const struct sampler *s);

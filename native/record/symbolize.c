@@ -83,6 +83,14 @@ struct symbolizer {
 	const char *kernel_dso, *unknown, *interpreted_dso;
 	uint64_t gens; /* generations given out, over every process */
 	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
+	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
+	kernel_name_fn kname;
+	void *kname_ctx;
+	struct ksym_slot {
+		uint64_t addr;
+		const char *name; /* NULL: no symbol */
+	} *ksyms;
+	size_t ksym_cap, ksym_count;
 };
 
 static uint64_t mono_ns(void)
@@ -137,6 +145,7 @@ void symbolizer_free(struct symbolizer *sy)
 		proc_free(sy->procs[i]);
 	free(sy->procs);
 	kallsyms_free(sy->ks);
+	free(sy->ksyms);
 	elf_cache_free(sy->elf);
 	free(sy);
 }
@@ -605,11 +614,60 @@ size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max)
 
 /* ---- frames ---------------------------------------------------------------- */
 
+void symbolizer_kernel_names(struct symbolizer *sy, kernel_name_fn fn, void *ctx)
+{
+	sy->kname = fn;
+	sy->kname_ctx = ctx;
+}
+
+static struct ksym_slot *ksym_slot(struct symbolizer *sy, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 20) & (sy->ksym_cap - 1);
+	while (sy->ksyms[i].addr && sy->ksyms[i].addr != addr)
+		i = (i + 1) & (sy->ksym_cap - 1);
+	return &sy->ksyms[i];
+}
+
+/* The kernel's name for addr, asked once per address. false: ask /proc/kallsyms. */
+static bool kernel_name(struct symbolizer *sy, uint64_t addr, const char **name)
+{
+	char buf[PROFILE_KSYM_LEN];
+	if (!sy->kname || !addr)
+		return false;
+	if ((sy->ksym_count + 1) * 2 > sy->ksym_cap) {
+		size_t cap = sy->ksym_cap ? sy->ksym_cap * 2 : 1024;
+		struct ksym_slot *old = sy->ksyms, *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return false;
+		size_t old_cap = sy->ksym_cap;
+		sy->ksyms = t;
+		sy->ksym_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].addr)
+				*ksym_slot(sy, old[i].addr) = old[i];
+		free(old);
+	}
+	struct ksym_slot *k = ksym_slot(sy, addr);
+	if (!k->addr) {
+		int rc = sy->kname(sy->kname_ctx, addr, buf, sizeof(buf));
+		if (rc < 0) {
+			sy->kname = NULL; /* the kernel cannot say: /proc/kallsyms from now on */
+			return false;
+		}
+		k->addr = addr;
+		k->name = rc == 1 ? text_intern(sy->si, buf, strlen(buf)) : NULL;
+		sy->ksym_count++;
+	}
+	*name = k->name;
+	return true;
+}
+
 struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
 {
 	uint64_t off;
-	const char *module = NULL;
-	const char *name = kallsyms_lookup(sy->ks, addr, &off, &module);
+	const char *module = NULL, *name;
+	if (!kernel_name(sy, addr, &name))
+		name = kallsyms_lookup(sy->ks, addr, &off, &module);
 	/* kallsyms names live as long as the symbolizer */
 	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0, NULL };
 	return f;
