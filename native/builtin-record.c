@@ -2066,7 +2066,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
 	if (!r->sampler)
 		return -1;
-	symbolizer_kernel_names(r->sy, sampler_kernel_name, r->sampler);
+	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);
 	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && launch_go(r, err, errlen) != 0)
 		return -1;

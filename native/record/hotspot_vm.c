@@ -22,7 +22,7 @@
 #define MAX_NAME 256          /* type, field and type names */
 #define NO_COUNTER_FLUSH_NS 1000000000ULL
 #define PAGE 4096
-#define PAGES 16 /* the table reader's page cache */
+#define PAGES 128 /* the table reader's page cache */
 #define UNLOADED_COUNTER "java.cls.unloadedClasses"
 
 struct hotspot_vm {

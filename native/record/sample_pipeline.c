@@ -227,6 +227,8 @@ static const struct frame *sample_frames(struct sample_pipeline *p, const struct
 	int kn, un;
 	sample_depth(s, &kn, &un);
 	fold_reset(&p->frag_text);
+	if (kn > 1)
+		symbolizer_kernel_prefetch(p->o.sy, (const uint64_t *)s->kstack, (size_t)kn);
 	for (int i = 0; i < kn; i++)
 		frame_named(p, s, i, (size_t)i, true, gen, wait);
 	for (int i = 0; i < un; i++)

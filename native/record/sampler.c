@@ -321,30 +321,39 @@ fail:
 	return NULL;
 }
 
-int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len)
+int sampler_kernel_names(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN])
 {
 	struct sampler *s = ctx;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	if (!s->ksym_ok || !s->skel->bss || len == 0)
+	if (!s->ksym_ok || !s->skel->bss || n > PROFILE_KSYM_BATCH)
 		return -1;
-	s->skel->bss->ksym_addr[0] = addr;
-	s->skel->bss->ksym_n = 1;
-	s->skel->bss->ksym_out[0][0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		s->skel->bss->ksym_addr[i] = addr[i];
+		s->skel->bss->ksym_out[i][0] = '\0';
+	}
+	s->skel->bss->ksym_n = (__u32)n;
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.ksym_names), &run) != 0) {
 		s->ksym_ok = false;
 		return -1;
 	}
-	const char *r = s->skel->bss->ksym_out[0];
-	size_t n = strnlen(r, PROFILE_KSYM_LEN);
-	const char *plus = memchr(r, '+', n);
-	if (!plus || plus == r) /* "0x...": no symbol there */
-		return 0;
-	n = (size_t)(plus - r);
-	if (n >= len)
-		n = len - 1;
-	memcpy(out, r, n);
-	out[n] = '\0';
-	return 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = s->skel->bss->ksym_out[i];
+		size_t len = strnlen(r, PROFILE_KSYM_LEN - 1);
+		const char *plus = memchr(r, '+', len);
+		len = plus ? (size_t)(plus - r) : 0; /* "0x...": no symbol there */
+		memcpy(out[i], r, len);
+		out[i][len] = '\0';
+	}
+	return 0;
+}
+
+int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len)
+{
+	char name[1][PROFILE_KSYM_LEN];
+	if (len == 0 || sampler_kernel_names(ctx, &addr, 1, name) != 0)
+		return -1;
+	snprintf(out, len, "%s", name[0]);
+	return name[0][0] ? 1 : 0;
 }
 
 int sampler_fd(const struct sampler *s)

@@ -56,6 +56,9 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
  * symbol's name in out, 0 when no symbol covers addr, -1 when the kernel
  * cannot say (before 5.14: use /proc/kallsyms). ctx: the sampler. */
 int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len);
+/* The same for n <= PROFILE_KSYM_BATCH addresses at once (one system call):
+ * out[i] gets the name, "" where no symbol covers addr[i]; 0, or -1. */
+int sampler_kernel_names(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN]);
 /* An fd (epoll) readable when the ring fills up (wait on it with others),
  * then read the ring with sampler_poll(s, 0). */
 int sampler_fd(const struct sampler *s);

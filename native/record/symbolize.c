@@ -84,7 +84,7 @@ struct symbolizer {
 	uint64_t gens; /* generations given out, over every process */
 	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
 	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
-	kernel_name_fn kname;
+	kernel_names_fn kname;
 	void *kname_ctx;
 	struct ksym_slot {
 		uint64_t addr;
@@ -614,7 +614,7 @@ size_t symbolizer_processes(const struct symbolizer *sy, pid_t *out, size_t max)
 
 /* ---- frames ---------------------------------------------------------------- */
 
-void symbolizer_kernel_names(struct symbolizer *sy, kernel_name_fn fn, void *ctx)
+void symbolizer_kernel_names(struct symbolizer *sy, kernel_names_fn fn, void *ctx)
 {
 	sy->kname = fn;
 	sy->kname_ctx = ctx;
@@ -628,35 +628,76 @@ static struct ksym_slot *ksym_slot(struct symbolizer *sy, uint64_t addr)
 	return &sy->ksyms[i];
 }
 
+/* Room for one more address in the table of kernel names. */
+static bool ksym_room(struct symbolizer *sy)
+{
+	if ((sy->ksym_count + 1) * 2 <= sy->ksym_cap)
+		return true;
+	size_t cap = sy->ksym_cap ? sy->ksym_cap * 2 : 1024, old_cap = sy->ksym_cap;
+	struct ksym_slot *old = sy->ksyms, *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	sy->ksyms = t;
+	sy->ksym_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].addr)
+			*ksym_slot(sy, old[i].addr) = old[i];
+	free(old);
+	return true;
+}
+
+/* Asks the kernel for the names of addr[0..n) (none known yet, distinct) and
+ * keeps them. false: it cannot say (/proc/kallsyms from now on). */
+static bool ksym_ask(struct symbolizer *sy, const uint64_t *addr, size_t n)
+{
+	char out[PROFILE_KSYM_BATCH][PROFILE_KSYM_LEN];
+	if (sy->kname(sy->kname_ctx, addr, n, out) != 0) {
+		sy->kname = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < n && ksym_room(sy); i++) {
+		struct ksym_slot *k = ksym_slot(sy, addr[i]);
+		if (k->addr)
+			continue;
+		k->addr = addr[i];
+		k->name = out[i][0] ? text_intern(sy->si, out[i], strlen(out[i])) : NULL;
+		sy->ksym_count++;
+	}
+	return true;
+}
+
+void symbolizer_kernel_prefetch(struct symbolizer *sy, const uint64_t *pcs, size_t n)
+{
+	uint64_t want[PROFILE_KSYM_BATCH];
+	size_t m = 0;
+	if (!sy->kname || !ksym_room(sy))
+		return;
+	for (size_t i = 0; i < n && sy->kname; i++) {
+		bool dup = !pcs[i] || ksym_slot(sy, pcs[i])->addr;
+		for (size_t j = 0; j < m && !dup; j++)
+			dup = want[j] == pcs[i];
+		if (!dup)
+			want[m++] = pcs[i];
+		if (m == PROFILE_KSYM_BATCH || (i + 1 == n && m)) {
+			if (!ksym_ask(sy, want, m))
+				return;
+			m = 0;
+		}
+	}
+	if (m && sy->kname)
+		ksym_ask(sy, want, m);
+}
+
 /* The kernel's name for addr, asked once per address. false: ask /proc/kallsyms. */
 static bool kernel_name(struct symbolizer *sy, uint64_t addr, const char **name)
 {
-	char buf[PROFILE_KSYM_LEN];
 	if (!sy->kname || !addr)
 		return false;
-	if ((sy->ksym_count + 1) * 2 > sy->ksym_cap) {
-		size_t cap = sy->ksym_cap ? sy->ksym_cap * 2 : 1024;
-		struct ksym_slot *old = sy->ksyms, *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return false;
-		size_t old_cap = sy->ksym_cap;
-		sy->ksyms = t;
-		sy->ksym_cap = cap;
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].addr)
-				*ksym_slot(sy, old[i].addr) = old[i];
-		free(old);
-	}
 	struct ksym_slot *k = ksym_slot(sy, addr);
 	if (!k->addr) {
-		int rc = sy->kname(sy->kname_ctx, addr, buf, sizeof(buf));
-		if (rc < 0) {
-			sy->kname = NULL; /* the kernel cannot say: /proc/kallsyms from now on */
+		if (!ksym_room(sy) || !ksym_ask(sy, &addr, 1))
 			return false;
-		}
-		k->addr = addr;
-		k->name = rc == 1 ? text_intern(sy->si, buf, strlen(buf)) : NULL;
-		sy->ksym_count++;
+		k = ksym_slot(sy, addr);
 	}
 	*name = k->name;
 	return true;

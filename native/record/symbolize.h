@@ -38,10 +38,13 @@ struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errle
 void symbolizer_free(struct symbolizer *sy);
 
 struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr);
-/* Where kernel frames get their names: fn (sampler_kernel_name's contract), or
+/* Where kernel frames get their names: fn (sampler_kernel_names' contract), or
  * /proc/kallsyms while fn is NULL or once it returns -1. */
-typedef int (*kernel_name_fn)(void *ctx, uint64_t addr, char *out, size_t len);
-void symbolizer_kernel_names(struct symbolizer *sy, kernel_name_fn fn, void *ctx);
+typedef int (*kernel_names_fn)(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN]);
+void symbolizer_kernel_names(struct symbolizer *sy, kernel_names_fn fn, void *ctx);
+/* Names the kernel addresses among pcs[0..n) not named yet, in batches (a
+ * stack's new kernel frames cost one call of fn rather than one each). */
+void symbolizer_kernel_prefetch(struct symbolizer *sy, const uint64_t *pcs, size_t n);
 /* A user-space address of process pid at time t_ns (CLOCK_MONOTONIC). A
  * caller's address is a return address: native code is looked up at addr - 1
  * so a call that ends a function is not taken for the next one (JIT code is

@@ -1,6 +1,7 @@
 /* test_kernel_names.c - kernel frames named by the kernel itself (the sampler's
  * ksym_names program, %pS), refereed by /proc/kallsyms: every 40th text symbol
- * of the core kernel and its modules gets its own name or an alias's. */
+ * of the core kernel and its modules gets its own name or an alias's; a batch
+ * names as single calls do. */
 #include "check.h"
 #include "sampler.h"
 
@@ -109,6 +110,20 @@ int main(void)
 	printf("test_kernel_names: %zu addresses named by the kernel (%zu by the same name as /proc/kallsyms' line, "
 	       "%zu by an alias), %.2f us each\n", asked, same, alias, asked ? dt / (double)asked : 0.0);
 	CHECK(asked > 1000);
+	/* a batch (one call) names as each alone does, "" where there is no symbol */
+	if (v && n > 64 * PROFILE_KSYM_BATCH) {
+		uint64_t batch[PROFILE_KSYM_BATCH];
+		char out[PROFILE_KSYM_BATCH][PROFILE_KSYM_LEN];
+		for (size_t i = 0; i < PROFILE_KSYM_BATCH; i++)
+			batch[i] = i == 5 ? 1 : v[i * 64].addr;
+		CHECK_EQ_INT(sampler_kernel_names(s, batch, PROFILE_KSYM_BATCH, out), 0);
+		for (size_t i = 0; i < PROFILE_KSYM_BATCH; i++) {
+			int rc = sampler_kernel_name(s, batch[i], name, sizeof(name));
+			CHECK_EQ_STR(out[i], rc == 1 ? name : "");
+		}
+		CHECK_EQ_STR(out[5], "");
+		CHECK_EQ_INT(sampler_kernel_names(s, batch, PROFILE_KSYM_BATCH + 1, out), -1); /* too many */
+	}
 	/* no symbol: low addresses, user space */
 	CHECK_EQ_INT(sampler_kernel_name(s, 1, name, sizeof(name)), 0);
 	CHECK_EQ_INT(sampler_kernel_name(s, 0x7f0000001000ULL, name, sizeof(name)), 0);
