@@ -3,6 +3,7 @@
 #include "hotspot_names.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #define CLOSED_KEEP_NS 5000000000ULL /* closed names serve samples this much older */
 #define OPEN ((uint64_t)-1)
 #define LINE_CACHE 4096              /* direct-mapped */
+#define INLINE_CACHE 8192            /* direct-mapped: (nmethod, pc) -> inline chain */
+#define MAX_CHAIN 8192               /* bytes of an inline chain's name */
 
 /* A Method*'s name, for samples taken in [from_ns, until_ns) (CLOCK_MONOTONIC):
  * a class's memory may be another class's after it is unloaded, so entries
@@ -35,6 +38,14 @@ struct line_entry {
 	int32_t bci, line;
 };
 
+struct inline_entry {
+	uint64_t nmethod, pc;
+	uint32_t compile_id, gen;
+	bool lines;
+	enum hotspot_inline rc;
+	const char *name, *line_text;
+};
+
 struct hotspot_names {
 	struct hotspot_layout l;
 	struct remote_mem mem;
@@ -47,6 +58,8 @@ struct hotspot_names {
 	size_t nnms, nmcap;
 	/* (Method*, bci) -> source line, for the class unloadings seen so far */
 	struct line_entry *lines;
+	/* (nmethod, pc) -> its inline chain, for the class unloadings seen so far */
+	struct inline_entry *chains;
 	uint32_t unload_gen;
 	/* the last unloading happened in [window_ns, open_from_ns): samples from
 	 * then cannot be told from the classes that replaced the unloaded ones */
@@ -167,7 +180,8 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 	n->names = calloc(n->cap, sizeof(*n->names));
 	n->nms = calloc(n->nmcap, sizeof(*n->nms));
 	n->lines = calloc(LINE_CACHE, sizeof(*n->lines));
-	if (!n->names || !n->nms || !n->lines) {
+	n->chains = calloc(INLINE_CACHE, sizeof(*n->chains));
+	if (!n->names || !n->nms || !n->lines || !n->chains) {
 		hotspot_names_free(n);
 		return NULL;
 	}
@@ -181,6 +195,7 @@ void hotspot_names_free(struct hotspot_names *n)
 	free(n->names);
 	free(n->nms);
 	free(n->lines);
+	free(n->chains);
 	free(n);
 }
 
@@ -366,29 +381,11 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 
 /* ---- line numbers ------------------------------------------------------------- */
 
-/* One UNSIGNED5 number (HotSpot's CompressedReadStream): bytes below 192 end
- * it, each further byte adds 6 bits; from JDK 20 the byte 0 is excluded and
- * every byte is one more (x = 1). */
-static int read_u5(const unsigned char *p, size_t len, size_t *i, unsigned x, uint32_t *out)
-{
-	uint32_t sum = 0;
-	for (int k = 0, shift = 0; k < 5; k++, shift += 6) {
-		if (*i >= len || p[*i] < x)
-			return -1;
-		unsigned char b = p[(*i)++];
-		sum += (uint32_t)(b - x) << shift;
-		if (b < 192)
-			break;
-	}
-	*out = sum;
-	return 0;
-}
-
 /* Method::line_number_from_bci over a CompressedLineNumberReadStream: pairs
  * of (bci, line) deltas, a byte (bci << 3 | line) or 0xff and two zigzag
  * UNSIGNED5 numbers, ended by 0; the line of bci itself, else of the highest
  * bci below it. */
-static int line_decode(const unsigned char *t, size_t len, unsigned x, int bci)
+static int line_decode(const unsigned char *t, size_t len, int x, int bci)
 {
 	uint32_t cur_bci = 0, cur_line = 0, best_bci = 0;
 	int best = -1;
@@ -398,7 +395,7 @@ static int line_decode(const unsigned char *t, size_t len, unsigned x, int bci)
 			break;
 		if (b == 0xff) {
 			uint32_t db, dl;
-			if (read_u5(t, len, &i, x, &db) != 0 || read_u5(t, len, &i, x, &dl) != 0)
+			if (hotspot_stream_int(t, len, &i, x, &db) != 0 || hotspot_stream_int(t, len, &i, x, &dl) != 0)
 				break;
 			cur_bci += (db >> 1) ^ -(db & 1);
 			cur_line += (dl >> 1) ^ -(dl & 1);
@@ -465,4 +462,76 @@ int hotspot_names_line(struct hotspot_names *n, uint64_t method, uint32_t cookie
 	int line = method_line(n, method, cookie, bci);
 	*e = (struct line_entry){ method, cookie, n->unload_gen, bci, line };
 	return line;
+}
+
+/* ---- inlining ------------------------------------------------------------------ */
+
+/* Appends text[0..len) to out[*pos..cap), NUL-terminated: false when it does not fit. */
+static bool chain_add(char *out, size_t cap, size_t *pos, const char *text, size_t len)
+{
+	if (len >= cap - *pos)
+		return false;
+	memcpy(out + *pos, text, len);
+	*pos += len;
+	out[*pos] = '\0';
+	return true;
+}
+
+/* The chain's name (and lines) from its scopes: HOTSPOT_INLINE_CHAIN, or
+ * HOTSPOT_INLINE_BAD when a member has no name. */
+static enum hotspot_inline chain_text(struct hotspot_names *n, const struct hotspot_scope *sc, int count, uint64_t t_ns,
+				      bool lines, const char **name, const char **line_text)
+{
+	char text[MAX_CHAIN], where[MAX_CHAIN], num[16];
+	size_t pos = 0, wpos = 0;
+	for (int i = 0; i < count; i++) {
+		const char *m = hotspot_names_method(n, sc[i].method, 0, t_ns);
+		if (!m || (i && !chain_add(text, sizeof(text), &pos, "->", 2)) ||
+		    !chain_add(text, sizeof(text), &pos, m, strlen(m)))
+			return HOTSPOT_INLINE_BAD;
+		if (!lines)
+			continue;
+		const char *file = hotspot_names_source(n, sc[i].method, 0, t_ns);
+		int line = hotspot_names_line(n, sc[i].method, 0, sc[i].bci < 0 ? 0 : sc[i].bci);
+		int w = snprintf(num, sizeof(num), ":%d", line > 0 ? line : 0);
+		if ((i && !chain_add(where, sizeof(where), &wpos, "\n", 1)) ||
+		    (file && !chain_add(where, sizeof(where), &wpos, file, strlen(file))) ||
+		    !chain_add(where, sizeof(where), &wpos, num, (size_t)w))
+			return HOTSPOT_INLINE_BAD;
+	}
+	*name = text_intern(n->si, text, pos);
+	*line_text = lines ? text_intern(n->si, where, wpos) : NULL;
+	return *name && (!lines || *line_text) ? HOTSPOT_INLINE_CHAIN : HOTSPOT_INLINE_BAD;
+}
+
+enum hotspot_inline hotspot_names_inline(struct hotspot_names *n, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
+					 uint64_t t_ns, bool lines, const char **name, const char **line_text)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	uint64_t key = nmethod ^ (pc * 0x9e3779b97f4a7c15ULL);
+	struct inline_entry *e = &n->chains[(size_t)((key * 0x9e3779b97f4a7c15ULL) >> 51) & (INLINE_CACHE - 1)];
+	enum hotspot_inline rc;
+	*name = *line_text = NULL;
+	if (!nmethod || (nmethod & 7))
+		return HOTSPOT_INLINE_GONE;
+	if (e->nmethod == nmethod && e->pc == pc && e->compile_id == compile_id && e->gen == n->unload_gen &&
+	    e->lines == lines && t_ns >= n->open_from_ns) {
+		*name = e->name;
+		*line_text = e->line_text;
+		return e->rc;
+	}
+	int count = hotspot_scopes_at(&n->l.scopes, &n->mem, nmethod, compile_id, pc, sc, HOTSPOT_SCOPES_MAX);
+	if (count == HOTSPOT_SCOPES_GONE)
+		return HOTSPOT_INLINE_GONE;
+	rc = count >= 1 ? chain_text(n, sc, count, t_ns, lines, name, line_text) :
+	     count == HOTSPOT_SCOPES_BAD ? HOTSPOT_INLINE_BAD : HOTSPOT_INLINE_NONE;
+	if (rc != HOTSPOT_INLINE_CHAIN) { /* the compiled method alone */
+		*name = hotspot_names_nmethod(n, nmethod, compile_id, t_ns);
+		*line_text = NULL;
+		if (!*name)
+			return HOTSPOT_INLINE_GONE;
+	}
+	if (t_ns >= n->open_from_ns) /* names of what memory holds now: cached */
+		*e = (struct inline_entry){ nmethod, pc, compile_id, n->unload_gen, lines, rc, *name, *line_text };
+	return rc;
 }

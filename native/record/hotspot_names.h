@@ -3,9 +3,11 @@
 #ifndef JFLAME_HOTSPOT_NAMES_H
 #define JFLAME_HOTSPOT_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hotspot_scopes.h"
 #include "remote_mem.h"
 #include "str_intern.h"
 
@@ -25,6 +27,7 @@ struct hotspot_layout {
 	long blob_name;
 	long nm_method, nm_compile_id;
 	long cm_method_size; /* ConstMethod::_constMethod_size (int, words); 0 or -1 unknown */
+	struct hotspot_scope_layout scopes; /* compiled methods' debug info (inlining) */
 };
 
 struct hotspot_names;
@@ -55,6 +58,21 @@ int hotspot_names_line(struct hotspot_names *n, uint64_t method, uint32_t cookie
 /* The method an nmethod was compiled from (nmethod::_method), NULL unless the
  * nmethod's _compile_id is compile_id. */
 const char *hotspot_names_nmethod(struct hotspot_names *n, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns);
+/* What hotspot_names_inline found. */
+enum hotspot_inline {
+	HOTSPOT_INLINE_NONE = 0, /* no debug info at pc: the compiled method alone */
+	HOTSPOT_INLINE_CHAIN,    /* the inline chain from the debug info */
+	HOTSPOT_INLINE_BAD,      /* debug info that did not decode: the compiled method alone */
+	HOTSPOT_INLINE_GONE,     /* the nmethod is not compile_id's any more: no name */
+};
+/* The inline chain at pc of an nmethod (compile_id) as its debug info gives
+ * it: *name "Lpkg/A;::outer->Lpkg/B;::inner" (outermost first, each as
+ * hotspot_names_method), interned; with lines, *lines the members' source
+ * lines, interned, "File.java:12\nB.java:40" (one per member, "" when not
+ * known), else NULL. Without a chain *name is the compiled method's
+ * (hotspot_names_nmethod); NULL when nothing names it. */
+enum hotspot_inline hotspot_names_inline(struct hotspot_names *n, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
+					 uint64_t t_ns, bool lines, const char **name, const char **line_text);
 /* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned. */
 const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob);
 

@@ -40,6 +40,9 @@ struct hotspot_vm {
 	long method_const_method, cm_size;
 	int frame_complete_size;
 	bool blob_code_offsets;
+	/* the JVMFlag table (-XX flags) */
+	uint64_t flags_addr, nflags_addr;
+	long flag_name, flag_addr, flag_size;
 	/* class unloading */
 	int64_t unloaded; /* java.cls.unloadedClasses when last read */
 	struct hsperf_counter counter; /* ... kept open: read every 100 ms */
@@ -192,9 +195,12 @@ enum field {
 	F_BLOB_NAME, F_BLOB_FRAME_SIZE, F_BLOB_COMPLETE, F_BLOB_CODE_BEGIN, F_BLOB_CODE_END, F_BLOB_CODE_OFFSET,
 	F_BLOB_DATA_OFFSET, F_NM_COMPILE_ID, F_NM_METHOD, F_METHOD_CM, F_CM_CONSTANTS, F_CM_NAME, F_CM_CODE_SIZE,
 	F_CM_FLAGS, F_CM_FLAGS2, F_CM_METHOD_SIZE, F_CP_HOLDER, F_CP_SOURCE, F_KLASS_NAME, F_SYM_LENGTH,
-	F_SYM_LENREF, F_SYM_BODY, T_HEAPBLOCK, T_CONSTMETHOD, T_CONSTANTPOOL, NFIELDS
+	F_SYM_LENREF, F_SYM_BODY, F_NM_SCOPES_PCS, F_NM_SCOPES_DATA, F_NM_DEPS, F_NM_METADATA, F_CM_SCOPES_DATA,
+	F_NM_IMMUTABLE, F_NM_IMMUTABLE_SIZE, F_BLOB_MUTABLE, F_BLOB_RELOC_SIZE, F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,
+	F_PCDESC_SCOPE, F_FLAG_NAME, F_FLAG_ADDR, T_HEAPBLOCK, T_CONSTMETHOD, T_CONSTANTPOOL, T_PCDESC, T_JVMFLAG,
+	NFIELDS
 };
-enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, NSTATICS };
+enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, A_FLAGS, A_NFLAGS, NSTATICS };
 
 static const struct {
 	const char *type, *field;
@@ -233,7 +239,27 @@ static const struct {
 	{ "Symbol", "_length", F_SYM_LENGTH },               /* u2, JDK 13+ */
 	{ "Symbol", "_length_and_refcount", F_SYM_LENREF }, /* u4, length in the high half, before */
 	{ "Symbol", "_body", F_SYM_BODY },
+	/* compiled methods' debug info (hotspot_scopes.h) */
+	{ "nmethod", "_scopes_pcs_offset", F_NM_SCOPES_PCS },
+	{ "nmethod", "_scopes_data_offset", F_NM_SCOPES_DATA },   /* JDK 23+ */
+	{ "nmethod", "_dependencies_offset", F_NM_DEPS },         /* up to JDK 22 */
+	{ "nmethod", "_metadata_offset", F_NM_METADATA },         /* up to JDK 22 */
+	{ "CompiledMethod", "_scopes_data_begin", F_CM_SCOPES_DATA }, /* up to JDK 22 */
+	{ "nmethod", "_immutable_data", F_NM_IMMUTABLE },         /* JDK 24+ */
+	{ "nmethod", "_immutable_data_size", F_NM_IMMUTABLE_SIZE },
+	{ "CodeBlob", "_mutable_data", F_BLOB_MUTABLE },          /* JDK 25+ */
+	{ "CodeBlob", "_relocation_size", F_BLOB_RELOC_SIZE },
+	{ "CodeBlob", "_mutable_data_size", F_BLOB_MUTABLE_SIZE },
+	{ "PcDesc", "_pc_offset", F_PCDESC_PC },
+	{ "PcDesc", "_scope_decode_offset", F_PCDESC_SCOPE },
+	{ "JVMFlag", "_name", F_FLAG_NAME },
+	{ "JVMFlag", "_addr", F_FLAG_ADDR },
 };
+
+/* Fields read as 4-byte ints: taken only when the tables say "int". */
+static const int int_fields[] = { F_NM_SCOPES_PCS, F_NM_SCOPES_DATA, F_NM_DEPS, F_NM_METADATA,
+				  F_NM_IMMUTABLE_SIZE, F_BLOB_RELOC_SIZE, F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,
+				  F_PCDESC_SCOPE };
 
 static const struct {
 	const char *type, *field;
@@ -244,6 +270,8 @@ static const struct {
 	{ "CodeCache", "_high_bound", A_HIGH },
 	{ "AbstractInterpreter", "_code", A_INTERP },
 	{ "Abstract_VM_Version", "_vm_major_version", A_MAJOR },
+	{ "JVMFlag", "flags", A_FLAGS },
+	{ "JVMFlag", "numFlags", A_NFLAGS },
 };
 
 static const struct {
@@ -253,6 +281,8 @@ static const struct {
 	{ "HeapBlock", T_HEAPBLOCK },
 	{ "ConstMethod", T_CONSTMETHOD },
 	{ "ConstantPool", T_CONSTANTPOOL },
+	{ "PcDesc", T_PCDESC },
+	{ "JVMFlag", T_JVMFLAG },
 };
 
 struct tables {
@@ -285,6 +315,9 @@ static void tables_take(void *ctx, const struct hotspot_entry *e)
 			if (wanted[k].id == F_BLOB_COMPLETE) /* "int", from JDK 23 "int16_t" */
 				t->complete_size = strstr(e->type_string, "16") ? 2 :
 						   strstr(e->type_string, "int") ? 4 : 0;
+			for (size_t i = 0; i < sizeof(int_fields) / sizeof(int_fields[0]); i++)
+				if (int_fields[i] == wanted[k].id && strcmp(e->type_string, "int") != 0)
+					t->f[wanted[k].id] = -1;
 		}
 }
 
@@ -318,6 +351,31 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t, struct ho
 	l->blob_name = t->f[F_BLOB_NAME];
 	l->nm_method = t->f[F_NM_METHOD];
 	l->nm_compile_id = t->f[F_NM_COMPILE_ID];
+	l->scopes = (struct hotspot_scope_layout){
+		.stream_x = l->jdk >= 20 ? 1 : l->jdk > 0 ? 0 : -1,
+		.code_begin = t->f[F_BLOB_CODE_BEGIN] >= 0 ? t->f[F_BLOB_CODE_BEGIN] : t->f[F_BLOB_CODE_OFFSET],
+		.code_offset = t->f[F_BLOB_CODE_BEGIN] < 0,
+		.compile_id = t->f[F_NM_COMPILE_ID],
+		.method = t->f[F_NM_METHOD],
+		.scopes_pcs = t->f[F_NM_SCOPES_PCS],
+		.scopes_data = t->f[F_NM_SCOPES_DATA],
+		.dependencies = t->f[F_NM_DEPS],
+		.metadata = t->f[F_NM_METADATA],
+		.scopes_data_begin = t->f[F_CM_SCOPES_DATA],
+		.immutable = t->f[F_NM_IMMUTABLE],
+		.immutable_size = t->f[F_NM_IMMUTABLE_SIZE],
+		.mutable_data = t->f[F_BLOB_MUTABLE],
+		.relocation_size = t->f[F_BLOB_RELOC_SIZE],
+		.mutable_size = t->f[F_BLOB_MUTABLE_SIZE],
+		.pcdesc_size = t->f[T_PCDESC],
+		.pc_offset = t->f[F_PCDESC_PC],
+		.scope_offset = t->f[F_PCDESC_SCOPE],
+	};
+	vm->flags_addr = t->a[A_FLAGS];
+	vm->nflags_addr = t->a[A_NFLAGS];
+	vm->flag_name = t->f[F_FLAG_NAME];
+	vm->flag_addr = t->f[F_FLAG_ADDR];
+	vm->flag_size = t->f[T_JVMFLAG];
 
 	vm->heaps_addr = t->a[A_HEAPS];
 	vm->low_bound_addr = t->a[A_LOW];
@@ -528,6 +586,54 @@ const struct hotspot_layout *hotspot_vm_layout(const struct hotspot_vm *vm)
 int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm)
 {
 	return vm->frame_complete_size;
+}
+
+/* ---- flags -------------------------------------------------------------------- */
+
+#define MAX_FLAGS 8192 /* JDK 17 has about 1,300 */
+
+int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
+{
+	struct pages *pc;
+	uint64_t table, count = 0;
+	char got[MAX_NAME];
+	int rc = -1;
+	if (!vm->flags_addr || !vm->nflags_addr || vm->flag_size < 16 || vm->flag_size > MAX_STRIDE ||
+	    vm->flag_name < 0 || vm->flag_name > vm->flag_size - 8 || vm->flag_addr < 0 ||
+	    vm->flag_addr > vm->flag_size - 8 || !(pc = calloc(1, sizeof(*pc))))
+		return -1;
+	table = remote_mem_u64(&vm->mem, vm->flags_addr);
+	if (remote_mem_read(&vm->mem, vm->nflags_addr, &count, 8) != 0 || count > MAX_FLAGS)
+		count = 0;
+	for (uint64_t i = 0; table && i < count && rc < 0; i++) {
+		unsigned char e[MAX_STRIDE];
+		uint64_t np, ap;
+		uint8_t value;
+		if (pages_read(vm, pc, table + i * (uint64_t)vm->flag_size, e, (size_t)vm->flag_size) != 0)
+			break;
+		memcpy(&np, e + vm->flag_name, 8);
+		memcpy(&ap, e + vm->flag_addr, 8);
+		if (!np || pages_cstr(vm, pc, np, got, sizeof(got)) != 0 || strcmp(got, name) != 0)
+			continue;
+		if (ap && remote_mem_read(&vm->mem, ap, &value, 1) == 0)
+			rc = value != 0;
+		break;
+	}
+	free(pc);
+	return rc;
+}
+
+/* ---- inlining ----------------------------------------------------------------- */
+
+bool hotspot_vm_inline_supported(const struct hotspot_vm *vm)
+{
+	return hotspot_scopes_supported(&hotspot_names_layout(vm->names)->scopes);
+}
+
+enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
+				      uint64_t t_ns, bool lines, const char **name, const char **line_text)
+{
+	return hotspot_names_inline(vm->names, nmethod, compile_id, pc, t_ns, lines, name, line_text);
 }
 
 /* ---- the walker's layout ------------------------------------------------------- */

@@ -87,6 +87,14 @@ int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie,
 /* The method an nmethod was compiled from (nmethod::_method), NULL unless the
  * nmethod's _compile_id is compile_id. */
 const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns);
+/* The inline chain at pc of an nmethod, from its debug info: see
+ * hotspot_names_inline. */
+enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
+				      uint64_t t_ns, bool lines, const char **name, const char **line_text);
+/* True when the JVM's debug info has a layout hotspot_scopes.h decodes. */
+bool hotspot_vm_inline_supported(const struct hotspot_vm *vm);
+/* A boolean -XX flag's value now (JVMFlag table): 1 on, 0 off, -1 unknown. */
+int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name);
 /* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned. */
 const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob);
 

@@ -53,6 +53,7 @@ struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o
 	p->max_kernel = PROFILE_MAX_KERNEL_FRAMES;
 	p->fold.no_inline = p->scratch.no_inline = o->no_inline;
 	p->fold.lines = p->scratch.lines = o->lines;
+	symbolizer_lines(o->sy, o->lines);
 	const char *env = getenv("JFLAME_STACK_CACHE");
 	p->verify = env && strcmp(env, "verify") == 0;
 	if (o->cache && !(env && strcmp(env, "off") == 0)) {

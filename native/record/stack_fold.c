@@ -141,6 +141,24 @@ static void add_line(struct fold_buf *b, const char *file, int line)
 	b->nlines++;
 }
 
+/* The line mark of the inline chain member at where ("File.java:12", up to a
+ * line break); returns the next member's, NULL after the last. */
+static const char *add_member_line(struct fold_buf *b, const char *where)
+{
+	char file[512];
+	const char *end = strchr(where, '\n'), *colon;
+	size_t n = end ? (size_t)(end - where) : strlen(where);
+	for (colon = where + n; colon > where && colon[-1] != ':'; colon--)
+		;
+	if (colon > where) {
+		size_t fn = (size_t)(colon - 1 - where) < sizeof(file) - 1 ? (size_t)(colon - 1 - where) : sizeof(file) - 1;
+		memcpy(file, where, fn);
+		file[fn] = '\0';
+		add_line(b, file, atoi(colon));
+	}
+	return end ? end + 1 : NULL;
+}
+
 void fold_add_frame(struct fold_buf *b, const struct frame *f)
 {
 	char name[2100];
@@ -152,17 +170,17 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 		break;
 	case FRAME_JAVA: {
 		const char *p = f->name, *arrow;
-		const char *annot = "_[j]";
-		if (b->no_inline && (arrow = strstr(p, "->")) != NULL) {
-			add_java(b, p, (size_t)(arrow - p), annot); /* the compiled method itself */
-			break;
-		}
-		while ((arrow = strstr(p, "->")) != NULL) {
-			add_java(b, p, (size_t)(arrow - p), annot);
+		const char *annot = "_[j]", *where = b->lines ? f->inline_lines : NULL;
+		for (;;) {
+			arrow = strstr(p, "->");
+			add_java(b, p, arrow ? (size_t)(arrow - p) : strlen(p), annot);
+			if (where) /* this member's "File.java:LINE" */
+				where = add_member_line(b, where);
+			if (!arrow || b->no_inline) /* no_inline: the compiled method itself */
+				break;
 			annot = "_[i]";
 			p = arrow + 2;
 		}
-		add_java(b, p, strlen(p), annot);
 		break;
 	}
 	case FRAME_KERNEL: {

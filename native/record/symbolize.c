@@ -67,6 +67,7 @@ struct proc {
 	bool hs_stale;         /* the walker's layout is of a program this process no longer runs */
 	const char *app;       /* its application name (interned), NULL not looked up yet */
 	uint64_t hs_checked_ns;
+	int debug_non_safepoints; /* -XX:+DebugNonSafepoints: 1 on, 0 off, -1 unknown */
 	uint64_t gen, gen_ns; /* names generation (see symbolizer_names_gen) and when it began */
 	uint64_t jit_changes; /* jit_syms_changes when last looked at */
 	uint64_t refreshed_ns; /* when last looked at by refresh_proc (0: never, a new one) */
@@ -91,6 +92,9 @@ struct symbolizer {
 		const char *name; /* NULL: no symbol */
 	} *ksyms;
 	size_t ksym_cap, ksym_count;
+	/* compiled frames' inline chains from the JVMs' debug info */
+	bool lines;
+	struct symbolizer_inline inl;
 };
 
 static uint64_t mono_ns(void)
@@ -710,7 +714,7 @@ struct frame symbolize_kernel(struct symbolizer *sy, uint64_t addr)
 	if (!kernel_name(sy, addr, &name))
 		name = kallsyms_lookup(sy->ks, addr, &off, &module);
 	/* kallsyms names live as long as the symbolizer */
-	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0, NULL };
+	struct frame f = { addr, name ? name : sy->unknown, sy->kernel_dso, FRAME_KERNEL, 0, NULL, NULL };
 	return f;
 }
 
@@ -724,7 +728,7 @@ static const char *bracketed_basename(struct symbolizer *sy, const char *path)
 
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
 {
-	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0, NULL };
+	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0, NULL, NULL };
 	struct proc *p = get_proc(sy, pid);
 	uint64_t off;
 	if (!p)
@@ -805,6 +809,7 @@ static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
 	p->hs = hotspot_vm_open(p->pid, sy->si, err, sizeof(err));
 	if (p->hs) {
 		p->hs_state = 1;
+		p->debug_non_safepoints = hotspot_vm_flag_bool(p->hs, "DebugNonSafepoints");
 		names_changed(sy, p);
 	}
 	else if (++p->hs_tries >= HS_TRIES)
@@ -847,6 +852,34 @@ bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid)
 	return p && p->hs_state == 2;
 }
 
+/* A compiled frame named from the JVM's debug info, counted by what it got. */
+static void inline_count(struct symbolizer *sy, const struct proc *p, enum hotspot_inline rc)
+{
+	switch (rc) {
+	case HOTSPOT_INLINE_CHAIN:
+	case HOTSPOT_INLINE_NONE:
+		sy->inl.decoded++;
+		if (p->debug_non_safepoints == 0)
+			sy->inl.safepoint_only_pid = p->pid;
+		break;
+	case HOTSPOT_INLINE_BAD:
+		sy->inl.bad++;
+		break;
+	default:
+		break;
+	}
+}
+
+void symbolizer_lines(struct symbolizer *sy, bool on)
+{
+	sy->lines = on;
+}
+
+const struct symbolizer_inline *symbolizer_inline_stats(const struct symbolizer *sy)
+{
+	return &sy->inl;
+}
+
 struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns,
 			       bool caller, bool wait)
 {
@@ -859,7 +892,7 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie, t_ns) : NULL;
 		if (!name)
 			break;
-		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0, NULL };
+		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0, NULL, NULL };
 		f.file = hotspot_method_source(vm, pf->method, pf->cookie, t_ns);
 		if (pf->bci != 0xffff) {
 			int line = hotspot_method_line(vm, pf->method, pf->cookie, pf->bci);
@@ -877,10 +910,19 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 			name = hotspot_blob_name(vm, pf->method);
 			if (name)
 				f.name = name, f.kind = FRAME_VMCODE;
+		} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_vm_inline_supported(vm)) {
+			const char *lines = NULL;
+			enum hotspot_inline rc = hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines,
+								   &name, &lines);
+			if (name)
+				f.name = name, f.kind = FRAME_JAVA, f.inline_lines = lines;
+			inline_count(sy, p, rc);
 		} else {
 			name = hotspot_nmethod_name(vm, pf->method, pf->cookie, t_ns);
 			if (name)
 				f.name = name, f.kind = FRAME_JAVA;
+			if (name && pf->kind == PROFILE_FRAME_JIT)
+				sy->inl.unsupported++, sy->inl.unsupported_pid = pid;
 		}
 		return f;
 	default:

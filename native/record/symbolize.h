@@ -29,6 +29,10 @@ struct frame {
 	enum frame_kind kind;
 	int line;         /* source line (interpreted Java), 0 when not known */
 	const char *file; /* its source file (interpreted Java, even with no line), NULL when not known */
+	/* FRAME_JAVA named from the JVM's debug info, with lines wanted: each
+	 * inline chain member's "File.java:LINE" (line 0: not known), one per
+	 * line, interned; NULL otherwise */
+	const char *inline_lines;
 };
 
 struct symbolizer;
@@ -100,6 +104,19 @@ bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid);
 
 /* Root frames for a process in a container: "[Pod]<pod uid>" and "[Con]<short
  * container id>" from /proc/PID/cgroup, each NULL when not known. */
+/* Compiled frames named from the JVMs' own debug info (no agent). */
+struct symbolizer_inline {
+	uint64_t decoded;  /* named with their inline chain (or none at their pc) */
+	uint64_t bad;      /* debug info that did not decode: the method alone */
+	uint64_t unsupported; /* a JVM whose debug info this jflame cannot read: the method alone */
+	pid_t safepoint_only_pid;  /* a JVM without -XX:+DebugNonSafepoints (0 none): its
+				      chains are placed at the nearest safepoint */
+	pid_t unsupported_pid;
+};
+const struct symbolizer_inline *symbolizer_inline_stats(const struct symbolizer *sy);
+/* Whether frames named from the JVMs' memory carry source lines (inline_lines). */
+void symbolizer_lines(struct symbolizer *sy, bool on);
+
 void symbolizer_container(struct symbolizer *sy, pid_t pid, const char **pod, const char **con);
 
 /* Whether pid has JIT symbols (a jflame agent or another perf map). */

@@ -344,11 +344,14 @@ static void test_deep(void)
 static void test_lines(void)
 {
 	struct fold_buf b = { .lines = true }, plain = { 0 }, off = { 0 };
-	struct frame run = { 0x10, "Ljava/lang/Thread;::run", "[interpreted]", FRAME_JAVA_INTERP, 840, "Thread.java" };
-	struct frame spin = { 0x20, "Lp/W;::spin", "[interpreted]", FRAME_JAVA_INTERP, 0, "W.java" };
-	struct frame anon = { 0x28, "Lp/W;::anon", "[interpreted]", FRAME_JAVA_INTERP, 7, NULL };
-	struct frame jit = { 0x30, "Lp/W;::a->Lp/W;::b", "/tmp/perf-1.map", FRAME_JAVA, 12, "W.java" };
-	struct frame odd = { 0x40, "we\x1fird;x", "libc.so.6", FRAME_NATIVE, 0, NULL };
+	struct frame run = { 0x10, "Ljava/lang/Thread;::run", "[interpreted]", FRAME_JAVA_INTERP, 840, "Thread.java", NULL };
+	struct frame spin = { 0x20, "Lp/W;::spin", "[interpreted]", FRAME_JAVA_INTERP, 0, "W.java", NULL };
+	struct frame anon = { 0x28, "Lp/W;::anon", "[interpreted]", FRAME_JAVA_INTERP, 7, NULL, NULL };
+	struct frame jit = { 0x30, "Lp/W;::a->Lp/W;::b", "/tmp/perf-1.map", FRAME_JAVA, 12, "W.java", NULL };
+	struct frame odd = { 0x40, "we\x1fird;x", "libc.so.6", FRAME_NATIVE, 0, NULL, NULL };
+	/* named from the JVM's debug info: a line per inline chain member */
+	struct frame mem = { 0x50, "Lp/W;::a->Lp/X;::b->Lp/Y;::c", "[unknown]", FRAME_JAVA, 0, NULL,
+			     "W.java:10\n:0\nY.java:7" };
 
 	fold_add(&b, "[1] java");
 	fold_add_frame(&b, &run);
@@ -356,12 +359,15 @@ static void test_lines(void)
 	fold_add_frame(&b, &anon);
 	fold_add_frame(&b, &jit);
 	fold_add_frame(&b, &odd);
+	fold_add_frame(&b, &mem);
 	check_buf(&b, "lines");
 	CHECK_EQ_STR(b.p, "[1] java;java/lang/Thread.run_[0]\x1fThread.java:840;p/W.spin_[0]\x1fW.java:0;"
-		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird:x");
-	CHECK_EQ_U64(b.nlines, 3);
+		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird:x;p/W.a_[j]\x1fW.java:10;p/X.b_[i]\x1f?:0;"
+		       "p/Y.c_[i]\x1fY.java:7");
+	CHECK_EQ_U64(b.nlines, 6);
 	fold_strip_lines(&plain, b.p, b.len);
-	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird:x");
+	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird:x;"
+		       "p/W.a_[j];p/X.b_[i];p/Y.c_[i]");
 	CHECK_EQ_U64(plain.len, strlen(plain.p));
 	/* the plain fold is what a fold without lines gives */
 	fold_add(&off, "[1] java");
@@ -370,10 +376,15 @@ static void test_lines(void)
 	fold_add_frame(&off, &anon);
 	fold_add_frame(&off, &jit);
 	fold_add_frame(&off, &odd);
+	fold_add_frame(&off, &mem);
 	CHECK_EQ_STR(off.p, plain.p);
 	CHECK_EQ_U64(off.nlines, 0);
 	fold_reset(&b);
 	CHECK_EQ_U64(b.nlines, 0);
+	/* --no-inline: the compiled method and its own line */
+	b.no_inline = true;
+	fold_add_frame(&b, &mem);
+	CHECK_EQ_STR(b.p, "p/W.a_[j]\x1fW.java:10");
 	fold_free(&b);
 	fold_free(&plain);
 	fold_free(&off);
