@@ -103,7 +103,9 @@ struct record_opts {
 	uint64_t min_block_ns;     /* --min-block: shorter off-CPU blocks are counted, not recorded */
 	bool min_block_set;
 	bool include_idle, verbose;
-	bool no_attach;            /* do not load the agent into JVMs that lack it */
+	bool attach;               /* --attach: load the agent into the JVMs recorded */
+	bool no_attach;            /* --no-attach: never load it, not even for -e alloc/lock */
+	bool load_agent;           /* what the two and the events make of it */
 	bool no_inline;            /* compiled frames without their inlined callees */
 	bool no_walker;            /* JVMs' stacks by frame pointers only, as perf does */
 	const char *agent;         /* --agent, else found next to jflame */
@@ -222,13 +224,11 @@ static const char usage[] =
 	"       jflame record [-F HZ] [-d SECONDS] [-o FILE]... -- java ARGS...\n"
 	"\n"
 	"Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
-	"(JIT-compiled and inlined, through the JVM's jflame agent), JVM, native and kernel\n"
-	"frames in one stack per sample.\n"
+	"(interpreted, JIT-compiled and inlined, read from the JVM's own memory: nothing\n"
+	"is loaded into it), JVM, native and kernel frames in one stack per sample.\n"
 	"\n"
-	"  -p, --pid PID[,PID...]  record these processes; JVMs without the agent get\n"
-	"                          it through the attach mechanism first\n"
-	"  -a, --all-cpus          record every process on the host; every JVM seen\n"
-	"                          gets the agent (also JVMs started meanwhile)\n"
+	"  -p, --pid PID[,PID...]  record these processes (JVMs as they run)\n"
+	"  -a, --all-cpus          record every process on the host\n"
 	"  -- COMMAND...           launch COMMAND (java ... gets the agent,\n"
 	"                          -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints;\n"
 	"                          another command passes them in JAVA_TOOL_OPTIONS),\n"
@@ -278,7 +278,11 @@ static const char usage[] =
 	"                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
 	"                          shorter ones are counted in the subtitle\n"
 	"      --include-idle      also sample the idle task\n"
-	"      --no-attach         do not load the agent into JVMs\n"
+	"      --attach            load the jflame agent into the JVMs recorded (the\n"
+	"                          attach mechanism; -a: every JVM seen): compiled\n"
+	"                          code named by JVMTI; -e alloc and -e lock load it\n"
+	"                          themselves, nothing else needs it\n"
+	"      --no-attach         never load the agent, not even for -e alloc or lock\n"
 	"      --agent PATH        the agent library (default: next to jflame)\n"
 	"      --agent-options OPTS  options for the agents jflame loads (e.g. msig)\n"
 	"      --no-inline         compiled Java frames without their inlined callees\n"
@@ -316,9 +320,12 @@ static const char usage[] =
 	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
 	"\n"
 	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
-	"or without -XX:+PreserveFramePointer, interpreted methods named (_[0]);\n"
-	"compiled code is named by the JVM's agent (jflame loads it), inlined callees\n"
-	"as _[i].\n";
+	"or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
+	"inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
+	"debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
+	"else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
+	"agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
+	"(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n";
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -578,6 +585,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },   { "event", required_argument, NULL, 'e' },
 		{ "include-idle", no_argument, NULL, 'I' },   { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },           { "no-attach", no_argument, NULL, 'N' },
+		{ "attach", no_argument, NULL, 'Y' },
 		{ "agent", required_argument, NULL, 'A' },    { "agent-options", required_argument, NULL, 'O' },
 		{ "attach-timeout", required_argument, NULL, 'T' }, { "no-inline", no_argument, NULL, 'L' },
 		{ "no-walker", no_argument, NULL, 'W' },      { "window", required_argument, NULL, 'w' },
@@ -753,6 +761,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case 'N':
 			o->no_attach = true;
 			break;
+		case 'Y':
+			o->attach = true;
+			break;
 		case 'L':
 			o->no_inline = true;
 			break;
@@ -826,6 +837,12 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		return -1;
 	}
 
+	if (o->attach && o->no_attach) {
+		fprintf(stderr, "jflame: --attach loads the agent and --no-attach keeps it out: give one of them\n");
+		return -1;
+	}
+	/* agentless unless asked for, or needed by alloc and lock samples */
+	o->load_agent = !o->no_attach && (o->attach || o->alloc || o->lock);
 	if (o->all && o->npids > 0) {
 		fprintf(stderr, "jflame: give -p PID or -a, not both\n");
 		return -1;
@@ -1111,7 +1128,7 @@ static void report_attach(struct record *r, pid_t pid, enum attach_outcome outco
 	if (outcome == ATTACH_FAILED) {
 		if (!r->o.no_walker && symbolizer_can_walk(r->sy, pid))
 			fprintf(stderr, "jflame: warning: no agent in pid %d, so compiled Java frames are named from the "
-				"JVM's memory, without inlined callees: %s\n", (int)pid,
+				"JVM's memory, inlined callees from its debug info: %s\n", (int)pid,
 				strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
 		else
 			fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid,
@@ -1271,6 +1288,19 @@ static void describe(struct record *r, struct window *w, double seconds)
 		snprintf(fp, fplen, "frame pointers: on");
 	else
 		snprintf(fp, fplen, "frame pointers: n/a (no JVM)");
+	/* compiled frames named from the JVMs' own debug info (no agent) */
+	const struct symbolizer_inline *inl = symbolizer_inline_stats(r->sy);
+	size_t used = strlen(fp);
+	if (inl->unsupported_pid && !r->o.no_inline)
+		snprintf(fp + used, fplen - used, "; inlined frames not shown in pid %d (debug info of a layout this "
+			 "jflame does not read)", (int)inl->unsupported_pid);
+	else if (inl->safepoint_only_pid && !r->o.no_inline)
+		snprintf(fp + used, fplen - used, "; inlining placed at safepoints only in pid %d (no "
+			 "-XX:+DebugNonSafepoints)", (int)inl->safepoint_only_pid);
+	used = strlen(fp);
+	if (inl->bad)
+		snprintf(fp + used, fplen - used, "; %" PRIu64 " compiled frames without inlining (debug info did not "
+			 "decode)", inl->bad);
 	/* the agents' recordings: drops in the rings (shared by alloc and lock)
 	 * count in the window open when they are noticed */
 	const struct agent_samples_stats *ast = agent_samples_stats(r->agents);
@@ -2213,7 +2243,7 @@ int cmd_record(int argc, char **argv)
 		return p > 0 ? 0 : 2;
 	if (caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err)) != 0)
 		goto out;
-	if (!r.o.no_attach || r.o.command) {
+	if (r.o.load_agent || r.o.command) {
 		if (r.o.agent)
 			snprintf(r.agent, sizeof(r.agent), "%s", r.o.agent);
 		else if (attach_find_agent(r.agent, sizeof(r.agent), err, sizeof(err)) != 0)
@@ -2250,7 +2280,7 @@ int cmd_record(int argc, char **argv)
 		snprintf(err, sizeof(err), "jflame: out of memory");
 		goto out;
 	}
-	if (!r.o.no_attach && (r.o.all || r.o.npids)) {
+	if (r.o.load_agent && (r.o.all || r.o.npids)) {
 		r.aq = attach_queue_new(&r.attach, on_attached, &r);
 		r.considered = calloc(PID_LIMIT / 8, 1);
 		if (!r.aq || !r.considered) {
@@ -2285,6 +2315,11 @@ int cmd_record(int argc, char **argv)
 				cs.hits, cs.misses, cs.flushes);
 		cache_mismatches = cs.mismatches;
 	}
+	const struct sample_pipeline_check *chk = sample_pipeline_check_stats(r.pipe);
+	if (chk) /* JFLAME_AGENTLESS_CHECK=1: the tests' comparison of agentless names with the agent's */
+		fprintf(stderr, "jflame: agentless check: %" PRIu64 " of %" PRIu64 " samples of JVMs with the agent "
+			"named alike from their memory (%.1f%%)\n", chk->samples - chk->different, chk->samples,
+			chk->samples ? 100.0 * (double)(chk->samples - chk->different) / (double)chk->samples : 0.0);
 	if (r.o.window_ns) {
 		fprintf(stderr, "jflame: %" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r.closed,
 			r.closed == 1 ? "" : "s", r.total_samples, r.total_lost);

@@ -44,7 +44,7 @@ struct recording {
 	char event[48];
 	uint64_t samples, lost, truncated, stack_errors;
 	uint64_t unwind_failed; /* JVM stacks whose walk stopped at a frame it could not read */
-	char frame_pointers[256]; /* "frame pointers: on" or a warning */
+	char frame_pointers[512]; /* "frame pointers: on" or a warning, and the inlining notes */
 };
 
 int recording_init(struct recording *r);

@@ -11,6 +11,7 @@
 
 #include "elf_lookup.h"
 #include "elf_syms.h"
+#include "hotspot_stubs.h"
 #include "hsperf.h"
 #include "proc_info.h"
 #include "proc_maps.h"
@@ -40,6 +41,8 @@ struct hotspot_vm {
 	long method_const_method, cm_size;
 	int frame_complete_size;
 	bool blob_code_offsets;
+	uint64_t call_stub_ret_addr, call_stub_ret; /* StubRoutines::_call_stub_return_address, its value */
+	struct hotspot_stubs *stubs; /* the generated stubs' names (NULL: libjvm has no .symtab) */
 	/* the JVMFlag table (-XX flags) */
 	uint64_t flags_addr, nflags_addr;
 	long flag_name, flag_addr, flag_size;
@@ -106,7 +109,11 @@ static int pages_cstr(const struct hotspot_vm *vm, struct pages *pc, uint64_t ad
 
 /* ---- the tables ------------------------------------------------------------------ */
 
-static const char *const sym_names[HOTSPOT_NSYMS] = {
+/* ... and after them, in the same lookup, the symbols that may be missing
+ * (libjvm's .symtab, which a stripped build lacks). */
+enum { OPT_STUB_LIST = HOTSPOT_NSYMS, NSYMS_ALL };
+
+static const char *const sym_names[NSYMS_ALL] = {
 	"gHotSpotVMStructs",
 	"gHotSpotVMStructEntryArrayStride",
 	"gHotSpotVMStructEntryTypeNameOffset",
@@ -119,6 +126,7 @@ static const char *const sym_names[HOTSPOT_NSYMS] = {
 	"gHotSpotVMTypeEntryArrayStride",
 	"gHotSpotVMTypeEntryTypeNameOffset",
 	"gHotSpotVMTypeEntrySizeOffset",
+	"_ZN12StubCodeDesc5_listE", /* StubCodeDesc::_list: the generated stubs' names */
 };
 
 /* Reads one table (types: gHotSpotVMTypes) and calls fn for each entry. The
@@ -200,7 +208,7 @@ enum field {
 	F_PCDESC_SCOPE, F_FLAG_NAME, F_FLAG_ADDR, T_HEAPBLOCK, T_CONSTMETHOD, T_CONSTANTPOOL, T_PCDESC, T_JVMFLAG,
 	NFIELDS
 };
-enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, A_FLAGS, A_NFLAGS, NSTATICS };
+enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, A_FLAGS, A_NFLAGS, A_CALL_STUB_RET, NSTATICS };
 
 static const struct {
 	const char *type, *field;
@@ -272,6 +280,7 @@ static const struct {
 	{ "Abstract_VM_Version", "_vm_major_version", A_MAJOR },
 	{ "JVMFlag", "flags", A_FLAGS },
 	{ "JVMFlag", "numFlags", A_NFLAGS },
+	{ "StubRoutines", "_call_stub_return_address", A_CALL_STUB_RET },
 };
 
 static const struct {
@@ -371,6 +380,7 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t, struct ho
 		.pc_offset = t->f[F_PCDESC_PC],
 		.scope_offset = t->f[F_PCDESC_SCOPE],
 	};
+	vm->call_stub_ret_addr = t->a[A_CALL_STUB_RET];
 	vm->flags_addr = t->a[A_FLAGS];
 	vm->nflags_addr = t->a[A_NFLAGS];
 	vm->flag_name = t->f[F_FLAG_NAME];
@@ -475,7 +485,7 @@ static bool is_libjvm(const char *path)
 
 /* The addresses of the table variables in process pid: libjvm's .dynsym
  * with the load bias its mappings show. */
-static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], uint64_t text[2], char *err, size_t errlen)
+static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], char *err, size_t errlen)
 {
 	char path[64], file[4200];
 	struct proc_maps pm = { 0 };
@@ -513,15 +523,18 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[HOTSPOT_NSYMS], uint64_t text[
 	if (fd >= 0)
 		close(fd);
 	found = fd < 0 || st.st_ino != jvm->inode ? -1 :
-		elf_lookup_symbols(file, maps, n, sym_names, HOTSPOT_NSYMS, sym, err, errlen);
+		elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
 	if (found < 0) {
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)jvm->start,
 			 (unsigned long)jvm->end);
-		found = elf_lookup_symbols(file, maps, n, sym_names, HOTSPOT_NSYMS, sym, err, errlen);
+		found = elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
 	}
-	if (found >= 0 && found < HOTSPOT_NSYMS)
+	for (size_t i = 0; found >= 0 && i < HOTSPOT_NSYMS; i++)
+		if (!sym[i])
+			found = -2;
+	if (found == -2)
 		snprintf(err, errlen, "jflame: %s does not export HotSpot's gHotSpotVMStructs tables", jvm->path);
-	rc = found == HOTSPOT_NSYMS ? 0 : -1;
+	rc = found >= 0 ? 0 : -1;
 out:
 	free(maps);
 	proc_maps_free(&pm);
@@ -531,7 +544,7 @@ out:
 struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, size_t errlen)
 {
 	char path[64], who[32];
-	uint64_t sym[HOTSPOT_NSYMS], text[2] = { 0, 0 };
+	uint64_t sym[NSYMS_ALL], text[2] = { 0, 0 };
 	struct hotspot_vm *vm = NULL;
 
 	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
@@ -547,6 +560,11 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 	vm->nspid = proc_info_nspid(path, pid);
 	snprintf(who, sizeof(who), "pid %d", (int)pid);
 	if (vm_load(vm, sym, si, who, err, errlen) != 0) {
+		hotspot_vm_free(vm);
+		return NULL;
+	}
+	if (sym[OPT_STUB_LIST] && !(vm->stubs = hotspot_stubs_new(&vm->mem, sym[OPT_STUB_LIST], si))) {
+		snprintf(err, errlen, "jflame: out of memory");
 		hotspot_vm_free(vm);
 		return NULL;
 	}
@@ -574,6 +592,7 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 	if (!vm)
 		return;
 	hotspot_names_free(vm->names);
+	hotspot_stubs_free(vm->stubs);
 	hsperf_counter_close(&vm->counter);
 	free(vm);
 }
@@ -624,6 +643,17 @@ int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 }
 
 /* ---- inlining ----------------------------------------------------------------- */
+
+const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc)
+{
+	const char *name = vm->stubs ? hotspot_stubs_name(vm->stubs, pc, mono_ns()) : NULL;
+	if (name)
+		return name;
+	/* without the list: the call stub's return address, in the tables */
+	if (!vm->call_stub_ret && vm->call_stub_ret_addr) /* set once, as the JVM starts */
+		vm->call_stub_ret = remote_mem_u64(&vm->mem, vm->call_stub_ret_addr);
+	return pc && pc == vm->call_stub_ret ? "call_stub" : NULL;
+}
 
 bool hotspot_vm_inline_supported(const struct hotspot_vm *vm)
 {

@@ -91,6 +91,11 @@ const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32
  * hotspot_names_inline. */
 enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
 				      uint64_t t_ns, bool lines, const char **name, const char **line_text);
+/* The name of the generated stub that holds pc, as JVMTI gives it to agents
+ * ("call_stub", "jbyte_disjoint_arraycopy"): from the JVM's StubCodeDesc
+ * list when libjvm has a symbol table, else "call_stub" for the call stub's
+ * return address; NULL (a static string or interned). */
+const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc);
 /* True when the JVM's debug info has a layout hotspot_scopes.h decodes. */
 bool hotspot_vm_inline_supported(const struct hotspot_vm *vm);
 /* A boolean -XX flag's value now (JVMFlag table): 1 on, 0 off, -1 unknown. */

@@ -33,6 +33,11 @@ struct sample_pipeline {
 	struct fold_buf frag_text, scratch;
 	bool verify;               /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
 	uint64_t mismatches;
+	/* JFLAME_AGENTLESS_CHECK=1: samples of JVMs with the agent named from
+	 * their memory too, and compared (no caches then) */
+	bool check;
+	struct fold_buf check_agent, check_memory;
+	struct sample_pipeline_check check_stats;
 };
 
 struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o)
@@ -54,9 +59,11 @@ struct sample_pipeline *sample_pipeline_new(const struct sample_pipeline_opts *o
 	p->fold.no_inline = p->scratch.no_inline = o->no_inline;
 	p->fold.lines = p->scratch.lines = o->lines;
 	symbolizer_lines(o->sy, o->lines);
-	const char *env = getenv("JFLAME_STACK_CACHE");
+	const char *env = getenv("JFLAME_STACK_CACHE"), *check = getenv("JFLAME_AGENTLESS_CHECK");
 	p->verify = env && strcmp(env, "verify") == 0;
-	if (o->cache && !(env && strcmp(env, "off") == 0)) {
+	p->check = check && strcmp(check, "1") == 0;
+	p->check_agent.no_inline = p->check_memory.no_inline = o->no_inline;
+	if (o->cache && !(env && strcmp(env, "off") == 0) && !p->check) {
 		p->cache = stack_cache_new(CACHE_BYTES);
 		p->memo = frame_memo_new(MEMO_SLOTS);
 		if (!p->cache || !p->memo) {
@@ -82,6 +89,8 @@ void sample_pipeline_free(struct sample_pipeline *p)
 {
 	if (!p)
 		return;
+	fold_free(&p->check_agent);
+	fold_free(&p->check_memory);
 	sample_queue_free(&p->late);
 	sample_queue_free(&p->late_spare);
 	fold_free(&p->fold);
@@ -351,6 +360,39 @@ static void sample_emit(struct sample_pipeline *p, struct folded_sample *fs, boo
 	p->o.sink(p->o.ctx, fs);
 }
 
+/* JFLAME_AGENTLESS_CHECK: a walked sample of a JVM with the agent has its
+ * compiled and stub frames named from the JVM's memory as well; it counts as
+ * equal when every frame folds to the same text both ways. */
+static void agentless_check(struct sample_pipeline *p, const struct profile_sample *s, size_t nk, size_t nu)
+{
+	bool same = true;
+	if (s->walk != PROFILE_WALK_HOTSPOT || !symbolizer_has_agent(p->o.sy, (pid_t)s->pid))
+		return;
+	for (size_t i = 0; i < nu && same; i++) {
+		const struct profile_frame *pf = &s->user.frames[i];
+		if (pf->kind != PROFILE_FRAME_JIT && pf->kind != PROFILE_FRAME_NATIVE_WRAPPER &&
+		    pf->kind != PROFILE_FRAME_STUB)
+			continue;
+		struct frame m = symbolize_hotspot_memory(p->o.sy, (pid_t)s->pid, pf, s->ts_ns);
+		fold_reset(&p->check_agent);
+		fold_reset(&p->check_memory);
+		fold_add_frame(&p->check_agent, &p->frames[nk + i]);
+		fold_add_frame(&p->check_memory, &m);
+		same = p->check_agent.len == p->check_memory.len &&
+		       memcmp(p->check_agent.p, p->check_memory.p, p->check_agent.len) == 0;
+		if (!same && p->check_stats.different < 5)
+			fprintf(stderr, "jflame: agentless check: pid %u: the agent names %.300s, the JVM's memory %.300s\n",
+				s->pid, p->check_agent.p ? p->check_agent.p : "", p->check_memory.p ? p->check_memory.p : "");
+	}
+	p->check_stats.samples++;
+	p->check_stats.different += !same;
+}
+
+const struct sample_pipeline_check *sample_pipeline_check_stats(const struct sample_pipeline *p)
+{
+	return p->check ? &p->check_stats : NULL;
+}
+
 void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample *s, uint64_t now)
 {
 	char comm[PROFILE_COMM_LEN + 1];
@@ -427,6 +469,8 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	}
 	fs.frames = f;
 	fs.nframes = nk + nu;
+	if (p->check)
+		agentless_check(p, s, nk, nu);
 	if (hit) { /* verify: what was kept is what naming and folding it again gives */
 		if (hit->len != p->fold.len - roots || memcmp(hit->text, p->fold.p + roots, hit->len) != 0 ||
 		    hit->flags != fs.flags || hit->stack_errors != fs.stack_errors || (hit->plain != NULL) != stripped ||

@@ -90,4 +90,13 @@ struct sample_queue {
 bool sample_queue_push(struct sample_queue *q, size_t max, const struct profile_sample *s);
 void sample_queue_free(struct sample_queue *q);
 
+/* With JFLAME_AGENTLESS_CHECK=1 in the environment (a test's check): walked
+ * samples of JVMs with the agent, and those whose compiled or stub frames the
+ * JVM's memory names otherwise than the agent (the first few are printed).
+ * NULL without it. */
+struct sample_pipeline_check {
+	uint64_t samples, different;
+};
+const struct sample_pipeline_check *sample_pipeline_check_stats(const struct sample_pipeline *p);
+
 #endif

@@ -880,6 +880,44 @@ const struct symbolizer_inline *symbolizer_inline_stats(const struct symbolizer 
 	return &sy->inl;
 }
 
+/* A compiled or stub frame named from the JVM's memory into f (left as it is
+ * when nothing names it there). */
+static void memory_frame(struct symbolizer *sy, struct proc *p, struct hotspot_vm *vm, const struct profile_frame *pf,
+			 uint64_t t_ns, struct frame *f)
+{
+	const char *name;
+	if (pf->kind == PROFILE_FRAME_STUB) {
+		name = hotspot_vm_stub_name(vm, pf->pc);
+		name = name ? str_intern(sy->si, name) : hotspot_blob_name(vm, pf->method);
+		if (name)
+			f->name = name, f->kind = FRAME_VMCODE;
+	} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_vm_inline_supported(vm)) {
+		const char *lines = NULL;
+		enum hotspot_inline rc = hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines, &name,
+							   &lines);
+		if (name)
+			f->name = name, f->kind = FRAME_JAVA, f->inline_lines = lines;
+		inline_count(sy, p, rc);
+	} else {
+		name = hotspot_nmethod_name(vm, pf->method, pf->cookie, t_ns);
+		if (name)
+			f->name = name, f->kind = FRAME_JAVA;
+		if (name && pf->kind == PROFILE_FRAME_JIT)
+			sy->inl.unsupported++, sy->inl.unsupported_pid = p->pid;
+	}
+}
+
+struct frame symbolize_hotspot_memory(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns)
+{
+	struct proc *p = get_proc(sy, pid);
+	struct hotspot_vm *vm = p ? proc_hotspot(sy, p) : NULL;
+	struct frame f = { pf->pc, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0, NULL, NULL };
+	if (vm && (pf->kind == PROFILE_FRAME_JIT || pf->kind == PROFILE_FRAME_NATIVE_WRAPPER ||
+		   pf->kind == PROFILE_FRAME_STUB))
+		memory_frame(sy, p, vm, pf, t_ns, &f);
+	return f;
+}
+
 struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns,
 			       bool caller, bool wait)
 {
@@ -906,24 +944,7 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 		if (f.kind != FRAME_UNKNOWN || (wait && p && p->jit) || !vm)
 			return f;
 		/* no agent, or it has not logged this code: the JVM's own structures */
-		if (pf->kind == PROFILE_FRAME_STUB) {
-			name = hotspot_blob_name(vm, pf->method);
-			if (name)
-				f.name = name, f.kind = FRAME_VMCODE;
-		} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_vm_inline_supported(vm)) {
-			const char *lines = NULL;
-			enum hotspot_inline rc = hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines,
-								   &name, &lines);
-			if (name)
-				f.name = name, f.kind = FRAME_JAVA, f.inline_lines = lines;
-			inline_count(sy, p, rc);
-		} else {
-			name = hotspot_nmethod_name(vm, pf->method, pf->cookie, t_ns);
-			if (name)
-				f.name = name, f.kind = FRAME_JAVA;
-			if (name && pf->kind == PROFILE_FRAME_JIT)
-				sy->inl.unsupported++, sy->inl.unsupported_pid = pid;
-		}
+		memory_frame(sy, p, vm, pf, t_ns, &f);
 		return f;
 	default:
 		break;

@@ -104,6 +104,10 @@ bool symbolizer_is_jvm(struct symbolizer *sy, pid_t pid);
 
 /* Root frames for a process in a container: "[Pod]<pod uid>" and "[Con]<short
  * container id>" from /proc/PID/cgroup, each NULL when not known. */
+/* A compiled or stub frame of the HotSpot walker named from the JVM's memory
+ * only, as if it had no agent ([unknown] when that does not name it). */
+struct frame symbolize_hotspot_memory(struct symbolizer *sy, pid_t pid, const struct profile_frame *pf, uint64_t t_ns);
+
 /* Compiled frames named from the JVMs' own debug info (no agent). */
 struct symbolizer_inline {
 	uint64_t decoded;  /* named with their inline chain (or none at their pc) */

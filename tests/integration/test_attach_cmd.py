@@ -1,6 +1,6 @@
 # test_attach_cmd.py - `jflame attach` (HotSpot's attach protocol in C) and the
-# agent loading of `jflame record` (-p, -a, --no-attach), against real JVMs,
-# with Debian's jattach as the referee.
+# agent loading of `jflame record` (none by default; --attach with -p and -a,
+# --no-attach), against real JVMs, with Debian's jattach as the referee.
 import os
 import shutil
 import signal
@@ -19,12 +19,14 @@ HOT_THREAD = "jflame-hot-worker-thread-with-a-long-name"
 NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 
 
-def spin_samples(stacks, pid):
-    """Samples of the hot thread of pid whose leaf chain holds Workload.spin, named."""
+def spin_samples(stacks, pid, inlined=False):
+    """Samples of the hot thread of pid whose leaf chain holds Workload.spin,
+    named (inlined: with a callee inlined into it, _[i], as well)."""
     root = "[%d] java" % pid
     n = 0
     for frames, count in stacks:
-        if root in frames and HOT_THREAD in frames and any(f.startswith(SPIN_FOLDED) for f in frames):
+        if root in frames and HOT_THREAD in frames and any(f.startswith(SPIN_FOLDED) for f in frames) and \
+                (not inlined or frames[-1].endswith("_[i]")):
             n += count
     return n
 
@@ -211,10 +213,34 @@ class AttachErrorTest(AttachCase):
 
 
 class RecordAttachTest(AttachCase):
-    def test_record_p_loads_the_agent_and_warns_once(self):
+    def test_record_p_is_agentless(self):
+        jvm = self.warm_jvm()
+        folded, svg = os.path.join(self.tmp, "l.folded"), os.path.join(self.tmp, "l.svg")
+        r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded, "-o", svg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("agent", r.stderr)
+        self.assertFalse(os.path.exists(jvm.map_path))
+        self.assertFalse(os.path.exists(jvm.status_path))
+        self.assertFalse(os.path.exists("/tmp/.attach_pid%d" % jvm.pid))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, ".attach_pid%d" % jvm.pid)))
+        with open("/proc/%d/maps" % jvm.pid) as f:
+            self.assertNotIn("libjflame-agent", f.read())
+        # named from the JVM's memory: the hot method, its inlined callees, the thread
+        stacks = read_folded(folded)
+        self.assertGreater(spin_samples(stacks, jvm.pid), 50)
+        self.assertGreater(spin_samples(stacks, jvm.pid, inlined=True), 10)
+        with open(svg) as f:
+            text = f.read()
+        self.assertIn("Java stacks: HotSpot walker", text)
+        # both given: one line, exit 2, nothing recorded
+        r = self.jflame("record", "--attach", "--no-attach", "-p", str(jvm.pid), "-d", "1", "-o", folded)
+        self.assert_one_line_error(r, "--attach", "--no-attach")
+        self.assertEqual(r.returncode, 2)
+
+    def test_record_p_attach_loads_the_agent_and_warns_once(self):
         jvm = self.warm_jvm()
         folded, svg = os.path.join(self.tmp, "p.folded"), os.path.join(self.tmp, "p.svg")
-        r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded, "-o", svg)
+        r = self.jflame("record", "-p", str(jvm.pid), "--attach", "-d", "2", "-o", folded, "-o", svg)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
         # the HotSpot walker does not need frame pointers: no warning
@@ -239,7 +265,7 @@ class RecordAttachTest(AttachCase):
         old = time.time() - 3600
         os.utime(jvm.map_path, (old, old))
         folded = os.path.join(self.tmp, "s.folded")
-        r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded)
+        r = self.jflame("record", "-p", str(jvm.pid), "--attach", "-d", "2", "-o", folded)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
         self.assertGreater(spin_samples(read_folded(folded), jvm.pid), 50)
@@ -251,12 +277,17 @@ class RecordAttachTest(AttachCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(jvm.map_path))
         self.assertFalse(os.path.exists(jvm.status_path))
-        self.assertEqual(spin_samples(read_folded(folded), jvm.pid), 0)
+        # named from the JVM's memory all the same
+        self.assertGreater(spin_samples(read_folded(folded), jvm.pid), 30)
+        # alloc samples need the agent: --no-attach keeps it out, and says so
+        r = self.jflame("record", "--no-attach", "-e", "alloc", "-p", str(jvm.pid), "-d", "6", "-o", folded)
+        self.assertFalse(os.path.exists(jvm.map_path))
+        self.assertIn("has no jflame agent (--no-attach): alloc and lock samples need it", r.stderr)
 
-    def test_record_all_gives_jvms_started_meanwhile_the_agent(self):
+    def test_record_all_attach_gives_jvms_started_meanwhile_the_agent(self):
         folded = os.path.join(self.tmp, "a.folded")
         env = dict(os.environ, JFLAME_AGENT=jvmtest.AGENT)
-        rec = subprocess.Popen([JFLAME, "record", "-a", "-d", "7", "-o", folded], stdout=subprocess.PIPE,
+        rec = subprocess.Popen([JFLAME, "record", "-a", "--attach", "-d", "7", "-o", folded], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=env)
         try:
             time.sleep(1.5)

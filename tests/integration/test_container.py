@@ -146,7 +146,10 @@ class PseudoContainerTest(ContainerCase):
         folded = os.path.join(self.tmp, "k.folded")
         r = self.jflame("record", "-p", str(pid), "-d", "2.5", "-o", folded)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("loaded the agent into pid %d" % pid, r.stderr)  # copied in, loaded, as record -p does
+        # agentless: nothing copied into the container, nothing loaded
+        self.assertNotIn("agent", r.stderr)
+        self.assertFalse(glob.glob("/proc/%d/root/tmp/libjflame-agent-*.so" % pid))
+        self.assertFalse(os.path.exists("/proc/%d/root/tmp/perf-1.map" % pid))
         stacks = read_folded(folded)
         self.assertTrue(stacks)
         for frames, _ in stacks:

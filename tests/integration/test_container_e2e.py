@@ -17,8 +17,9 @@
 #
 # Each asserts: the output is in the volume; the JVM's stacks are rooted in
 # [Con]<the app container's id>; Java frames are named (_[j], _[0]), the hot
-# method among them; jflame's agent was loaded into the JVM (and names the
-# hot thread in full, not by its 15-character comm).
+# method among them, inlined callees too; nothing was copied into the app
+# container or loaded into its JVM (agentless), and the hot thread is named
+# in full from the JVM's memory, not by its 15-character comm.
 #
 # Podman on this kind of host (Debian 12, cgroup v1 with a cgroup v2 hierarchy
 # beside it, root without CAP_SYS_RESOURCE) needs flags, which scripts/image.sh
@@ -226,20 +227,14 @@ class ContainerCase:
         self.assertGreater(spin, total * 0.8, "the hot method %s is in %d of %d JVM samples%s"
                            % (SPIN, spin, total, self.context()))
 
-    def test_agent_loaded_into_the_jvm(self):
-        """The agent, copied into the app container's /tmp, loads there (and names the threads in full)."""
+    def test_nothing_loaded_into_the_jvm(self):
+        """Agentless: nothing copied into the app container or loaded into its JVM; its Java frames
+        and threads are named in full from the JVM's memory all the same."""
         jvm, _ = self.jvm_stacks(self.stacks())
-        why = ""
-        if "libcapstone.so.4: cannot open shared object file" in self.result.stderr:
-            why = (": libjflame-agent.so needs libcapstone.so.4 (ldd), which a Java service's image does not have; "
-                   "the agent must not depend on libraries outside the JVM's own (link capstone statically, or "
-                   "dlopen it and go without prologue checks when it is missing)")
-        # (on a shared host, --pid=host meets other JVMs too: the app's is the one that counts)
-        self.assertNotIn("pid %d could not load the agent" % self.jvm_pid, self.result.stderr,
-                         "jflame's agent did not load into the JVM of a plain JRE image%s%s" % (why, self.context()))
-        self.assertRegex(self.result.stderr, r"loaded the agent into pid %d \(java\)" % self.jvm_pid, self.context())
-        self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (the agent's names)%s"
+        self.assertNotRegex(self.result.stderr, r"loaded the agent|agent copied", self.context())
+        self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (its Java name)%s"
                         % (HOT_THREAD, self.context()))
+        self.assertTrue(any(x.endswith("_[i]") for f, _ in jvm for x in f), "no inlined frame%s" % self.context())
 
 
 class SidecarTest(ContainerCase, unittest.TestCase):
@@ -281,10 +276,9 @@ class UnshareSidecarTest(test_container.ContainerCase):
                            env=dict(os.environ, JFLAME_AGENT=jvmtest.AGENT))
         context = "\n$ %s\n(exit %d) %s" % (" ".join(argv), r.returncode, r.stderr.strip()[-3000:])
         self.assertEqual(r.returncode, 0, context)
-        # loaded by this jflame, or already by another one recording the whole host (a shared test machine)
-        self.assertNotIn("pid 1 could not load the agent", r.stderr, context)
-        st = jvmtest.read_status("/proc/%d/root/tmp/jflame-1.status" % pid)
-        self.assertEqual(st["pid"], "1", context)
+        # agentless: nothing copied into the JVM's /tmp, nothing loaded
+        self.assertNotIn("agent", r.stderr, context)
+        self.assertFalse(os.path.exists("/proc/%d/root/tmp/jflame-1.status" % pid), context)
         stacks = read_folded(folded)
         roots = sorted({";".join(f[:3]) for f, _ in stacks})
         # the JVM is pid 1 there; nothing of the host's (however busy) is recorded

@@ -314,9 +314,9 @@ class HostileRecordTest(HostileCase):
         time.sleep(0.3)
         before = self.snapshot_all()
 
-        # the whole host
+        # the whole host, attaching (the agent's files and hsperfdata are read then)
         outs = [self.out("all" + ext) for ext in (".folded", ".svg", ".stacks", ".pb.gz")]
-        args = ["-a", "-d", "3"]
+        args = ["-a", "--attach", "-d", "3"]
         for o in outs:
             args += ["-o", o]
         rc, err, secs = self.record(args)

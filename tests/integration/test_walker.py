@@ -141,7 +141,7 @@ class WalkerTest(unittest.TestCase):
         # jcmd's map is gone (else jflame would take it for an agent's and not attach)
         self.assertFalse(os.path.exists(jvm.map_path), "the JDK's perf map came back: %s" % jvm.map_path)
         folded = self.out("cpu.folded")
-        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", self.out("cpu.svg"))
+        r = self.record("-p", str(jvm.pid), "--attach", "-d", "4", "-o", folded, "-o", self.out("cpu.svg"))
         self.assertIn("loaded the agent", r.stderr)
         # the walker does not need the flag: no advice to restart with it
         self.assertNotIn("PreserveFramePointer", r.stderr)
@@ -161,14 +161,20 @@ class WalkerTest(unittest.TestCase):
         self.assertNotIn("restart it with -XX:+PreserveFramePointer", svg)
 
     def test_whole_named_stacks_without_any_agent(self):
-        # attach disabled: compiled frames are named from the JVM's own nmethods
+        # attach disabled, and not asked for: compiled frames are named from the
+        # JVM's own nmethods and their debug info, the thread from its Thread object
         jvm = self.jvm(["hot", "120000"], flags=["-XX:+DisableAttachMechanism"])
-        folded = self.out("noagent.folded")
-        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded)
+        folded, svg = self.out("noagent.folded"), self.out("noagent.svg")
+        r = self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", svg)
         self.assertFalse(os.path.exists(jvm.map_path), "an agent was loaded")
-        # the attach failed, and jflame says what that costs
+        self.assertNotIn("agent", r.stderr)
+        # no -XX:+DebugNonSafepoints: the graph says how inlined frames are placed
+        with open(svg) as f:
+            self.assertIn("inlining placed at safepoints only in pid %d" % jvm.pid, f.read())
+        # --attach: the attach fails, and jflame says what that costs
+        r = self.record("-p", str(jvm.pid), "--attach", "-d", "1", "-o", self.out("attach.folded"))
         self.assertIn("no agent in pid %d, so compiled Java frames are named from the JVM's memory" % jvm.pid, r.stderr)
-        stacks = thread_stacks(folded, jvm.pid, HOT[:15])  # no agent: the kernel's 15-character comm
+        stacks = thread_stacks(folded, jvm.pid, HOT)
         total = sum(c for _, c in stacks)
         self.assertGreater(total, 150)
         whole = sum(c for f, c in stacks if reaches_entry(f) and not any(x in UNNAMED for x in java_region(f)))

@@ -65,6 +65,39 @@ public final class Workload {
         t.join();
     }
 
+    /** The second thread of {@link #mixed}: a long name too. */
+    public static final String MIXED_WORK_THREAD = "jflame-mixed-work-thread-with-a-long-name";
+
+    /** The hot loop on {@link #HOT_THREAD} and units of {@link #workUnit} on
+     *  {@link #MIXED_WORK_THREAD} side by side until the deadline: inlined
+     *  callees, JDK code (sorting, hash tables), the GC, two long thread names. */
+    static void mixed(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        Thread work = new Thread(() -> {
+            long acc = 0;
+            for (long u = 0; System.nanoTime() < deadline; u++) {
+                acc += workUnit(u);
+            }
+            sink += acc;
+        }, MIXED_WORK_THREAD);
+        work.start();
+        // short rounds: the loop itself is compiled within a second, so the
+        // stacks are the same from then on (hot's long rounds reach that later)
+        Thread hot = new Thread(() -> {
+            long rounds = 0;
+            while (System.nanoTime() < deadline) {
+                sink += spin(2_000);
+                if (++rounds == 200_000) {
+                    System.out.println("jflame-workload: ready");
+                    System.out.flush();
+                }
+            }
+        }, HOT_THREAD);
+        hot.start();
+        hot.join();
+        work.join();
+    }
+
     /** Compiles code in classes of a throwaway loader, then drops it so the
      *  JVM unloads the classes and their compiled code. */
     static void unload(int generations) throws Throwable {
@@ -287,6 +320,7 @@ public final class Workload {
         long arg = args.length > 1 ? Long.parseLong(args[1]) : -1;
         switch (mode) {
             case "hot" -> hot(arg > 0 ? arg : 10_000);
+            case "mixed" -> mixed(arg > 0 ? arg : 10_000);
             case "unload" -> unload(arg > 0 ? (int) arg : 5);
             case "threads" -> threads(arg > 0 ? (int) arg : 50);
             case "startup" -> startup(arg > 0 ? (int) arg : 300);
@@ -299,7 +333,7 @@ public final class Workload {
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]\n"
+                System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]\n"
                         + "       Workload work [units [threads [exit-code]]]");
                 System.exit(2);
             }

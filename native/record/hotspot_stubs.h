@@ -1,0 +1,30 @@
+/* hotspot_stubs.h - names of the JVM's generated stubs (arraycopy, call_stub,
+ * crypto intrinsics...) from its StubCodeDesc list, as JVMTI reports them to agents. */
+#ifndef JFLAME_HOTSPOT_STUBS_H
+#define JFLAME_HOTSPOT_STUBS_H
+
+#include <stdint.h>
+
+#include "remote_mem.h"
+#include "str_intern.h"
+
+/* At most this many stubs are read (JDK 17 and 25 have about 300). */
+#define HOTSPOT_STUBS_MAX 8192
+
+struct hotspot_stubs;
+
+/* The stubs of a JVM whose StubCodeDesc::_list variable is at list_addr
+ * (libjvm's .symtab); names interned in si. NULL when out of memory. */
+struct hotspot_stubs *hotspot_stubs_new(const struct remote_mem *m, uint64_t list_addr, struct str_intern *si);
+void hotspot_stubs_free(struct hotspot_stubs *s);
+
+/* The name of the stub whose code holds pc ("jbyte_disjoint_arraycopy"),
+ * interned; NULL when none does. The list is read at the first call and
+ * again (at most once a second) when a pc is not in it: stubs are generated
+ * as the JVM starts, some later. */
+const char *hotspot_stubs_name(struct hotspot_stubs *s, uint64_t pc, uint64_t now_ns);
+
+/* How many stubs were read (tests). */
+size_t hotspot_stubs_count(const struct hotspot_stubs *s);
+
+#endif
