@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: profiles the bundled Kafka-style producer/broker (with the agent, frame
-# pointers on) with `jflame record` and writes a mixed-mode flame graph; prints where it is.
+# The main job: profiles the bundled Kafka-style producer/broker with `jflame record`
+# (agentless: nothing is loaded into the JVM, which runs without frame pointers) and
+# writes a mixed-mode flame graph; prints where it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +10,13 @@ cmake -S . -B build >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 
 java=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
-agent=$PWD/build/jvmagent/libjflame-agent.so
 out=${JFLAME_DEMO_DIR:-$PWD/out}
 format=${FORMAT:-string-format}   # the upgrade regression; FORMAT=string-builder for the fast path
 seconds=${SECONDS_TO_RECORD:-10}
 mkdir -p "$out"
 
-"$java" -XX:+PreserveFramePointer -agentpath:"$agent"=unfold -cp build/examples/jflame-examples.jar \
+# a plain JVM; -XX:+DebugNonSafepoints lets its debug info place inlined frames exactly
+"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp build/examples/jflame-examples.jar \
 	jflame.examples.KafkaStyle --seconds $((seconds + 40)) --format "$format" >"$out/kafka.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
