@@ -1,6 +1,6 @@
 # test_stop.py - every wait on a target is bounded: SIGINT/SIGTERM end `jflame
 # record` within 2 s with its outputs while an attach waits on a JVM that never
-# answers (-p, -a, --window); a second signal ends the wait at once; `jflame
+# answers (-p, -a, --window, with --attach); a second signal ends the wait at once; `jflame
 # attach` ends on Ctrl-C. ctest: first JDK only (the waits are jflame's own)
 import glob
 import os
@@ -120,7 +120,7 @@ class StopTest(unittest.TestCase):
 
     def test_sigint_ends_p_while_a_frozen_jvm_is_attached(self):
         folded, svg = self.out("p.folded"), self.out("p.svg")
-        p = self.start("record", "-p", "%d,%d" % (self.busy.pid, self.frozen.pid), "--attach-timeout", "30",
+        p = self.start("record", "--attach", "-p", "%d,%d" % (self.busy.pid, self.frozen.pid), "--attach-timeout", "30",
                        "-o", folded, "-o", svg)
         self.wait_for(p, lambda: self.trigger_sent(self.frozen.pid, self.tmp))
         time.sleep(1.0)
@@ -136,7 +136,7 @@ class StopTest(unittest.TestCase):
     def test_sigint_ends_a_while_an_attach_is_not_answered(self):
         folded = self.out("a.folded")
         fake_dir = os.path.join(self.tmp, "fake")
-        p = self.start("record", "-a", "--attach-timeout", "30", "-o", folded)
+        p = self.start("record", "--attach", "-a", "--attach-timeout", "30", "-o", folded)
         self.wait_for(p, lambda: self.trigger_sent(self.fake.pid, fake_dir))
         time.sleep(1.0)
         rc, err, took = self.stop(p, signal.SIGINT)
@@ -148,7 +148,7 @@ class StopTest(unittest.TestCase):
         self.assertIn("pid %d" % self.fake.pid, err)
 
     def test_sigterm_ends_window_mode_while_an_attach_waits(self):
-        p = self.start("record", "-p", "%d,%d" % (self.busy.pid, self.fake.pid), "--attach-timeout", "30",
+        p = self.start("record", "--attach", "-p", "%d,%d" % (self.busy.pid, self.fake.pid), "--attach-timeout", "30",
                        "--window", "60", "-o", self.out("w-%n.folded"))
         self.wait_for(p, lambda: self.trigger_sent(self.fake.pid, os.path.join(self.tmp, "fake")))
         time.sleep(1.0)
@@ -161,7 +161,7 @@ class StopTest(unittest.TestCase):
 
     def test_second_sigint_ends_the_attach_wait_at_once(self):
         folded = self.out("twice.folded")
-        p = self.start("record", "-p", "%d,%d" % (self.busy.pid, self.frozen.pid), "--attach-timeout", "30",
+        p = self.start("record", "--attach", "-p", "%d,%d" % (self.busy.pid, self.frozen.pid), "--attach-timeout", "30",
                        "-o", folded)
         self.wait_for(p, lambda: self.trigger_sent(self.frozen.pid, self.tmp))
         time.sleep(1.0)
@@ -193,7 +193,7 @@ class StopTest(unittest.TestCase):
         fifo = os.path.join(d, ".attach_pid%d" % fake.pid)
         os.mkfifo(fifo)
         folded = self.out("fifo.folded")
-        p = self.start("record", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
+        p = self.start("record", "--attach", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
         rc, err, took = self.stop(p)
         self.assertEqual(rc, 0, err)
         self.assertLess(took, 4, err)
@@ -208,7 +208,7 @@ class StopTest(unittest.TestCase):
         # recording (-d, no signal) ends with its outputs
         d, fake = self.start_fake("stuck")
         folded = self.out("stuck.folded")
-        p = self.start("record", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
+        p = self.start("record", "--attach", "-p", fake.pid, "--attach-timeout", "0.5", "-d", "1", "-o", folded)
         child = None
         deadline = time.monotonic() + 5
         while child is None and time.monotonic() < deadline:

@@ -183,7 +183,7 @@ def asan_without_quarantine():
 
 class SoakTest(WindowCase):
     """CI-sized form of the days-long run: 1 s windows over the whole host for
-    a minute while short JVMs start (jflame attaches) and exit. jflame's RSS
+    a minute while short JVMs start (jflame reads them, agentless) and exit. jflame's RSS
     and open files at the start and the end are printed and must stay flat."""
 
     def test_flat_memory_and_files_while_jvms_come_and_go(self):
@@ -203,7 +203,7 @@ class SoakTest(WindowCase):
         jvms, samples, start = [], [], time.monotonic()
         try:
             while time.monotonic() - start < seconds - 4:
-                # a JVM that runs 3 s, started every 5 s: attached to, sampled, gone
+                # a JVM that runs 3 s, started every 5 s: its tables read, sampled, gone
                 # (with the sanitizer build's runtime preloaded: its agent loads only so)
                 j = subprocess.Popen([java, "-cp", jar, "jflame.examples.Workload", "hot", "3000"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
