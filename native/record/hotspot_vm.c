@@ -12,6 +12,7 @@
 #include "elf_lookup.h"
 #include "elf_syms.h"
 #include "hotspot_stubs.h"
+#include "hotspot_threads.h"
 #include "hsperf.h"
 #include "proc_info.h"
 #include "proc_maps.h"
@@ -43,6 +44,7 @@ struct hotspot_vm {
 	bool blob_code_offsets;
 	uint64_t call_stub_ret_addr, call_stub_ret; /* StubRoutines::_call_stub_return_address, its value */
 	struct hotspot_stubs *stubs; /* the generated stubs' names (NULL: libjvm has no .symtab) */
+	struct hotspot_threads *threads; /* Java thread names (NULL: the tables lack what they need) */
 	/* the JVMFlag table (-XX flags) */
 	uint64_t flags_addr, nflags_addr;
 	long flag_name, flag_addr, flag_size;
@@ -433,6 +435,19 @@ static struct hotspot_vm *vm_alloc(hotspot_read_fn read, void *ctx)
 	return vm;
 }
 
+/* One pass over the tables feeds both the vm's layout and the thread names. */
+struct load_ctx {
+	struct tables *t;
+	struct hotspot_threads *threads;
+};
+
+static void load_take(void *ctx, const struct hotspot_entry *e)
+{
+	struct load_ctx *c = ctx;
+	tables_take(c->t, e);
+	hotspot_threads_take(c->threads, e);
+}
+
 /* Reads the tables through the variables at sym and sets the vm up from them;
  * who ("pid 123") begins a failure's line. */
 static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], struct str_intern *si, const char *who,
@@ -441,14 +456,25 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 	struct hotspot_layout l;
 	struct tables t = { .complete_size = 0 };
 	memcpy(vm->sym, sym, sizeof(vm->sym));
+	struct load_ctx ctx = { &t, hotspot_threads_new(&vm->mem, 0) };
 	for (size_t i = 0; i < NFIELDS; i++)
 		t.f[i] = -1;
-	if (hotspot_vm_entries(vm, tables_take, &t) != 0) {
+	if (!ctx.threads) {
+		snprintf(err, errlen, "jflame: out of memory");
+		return -1;
+	}
+	vm->threads = ctx.threads;
+	if (hotspot_vm_entries(vm, load_take, &ctx) != 0) {
 		snprintf(err, errlen,
 			 "jflame: %s: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)", who);
 		return -1;
 	}
 	layout_from(vm, &t, &l);
+	hotspot_threads_jdk(vm->threads, l.jdk);
+	if (hotspot_threads_ready(vm->threads) != 0) { /* names by the kernel's comm then */
+		hotspot_threads_free(vm->threads);
+		vm->threads = NULL;
+	}
 	if (l.method_const_method < 0 || l.cm_size <= 0 || l.cm_constants < 0 || l.cm_name_index < 0 ||
 	    l.cp_size <= 0 || l.cp_pool_holder < 0 || l.klass_name < 0 || l.symbol_length < 0 || l.symbol_body < 0) {
 		snprintf(err, errlen, "jflame: %s: HotSpot's tables lack the fields methods are named with", who);
@@ -593,6 +619,7 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 		return;
 	hotspot_names_free(vm->names);
 	hotspot_stubs_free(vm->stubs);
+	hotspot_threads_free(vm->threads);
 	hsperf_counter_close(&vm->counter);
 	free(vm);
 }
@@ -640,6 +667,13 @@ int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 	}
 	free(pc);
 	return rc;
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+int hotspot_vm_thread_name(struct hotspot_vm *vm, pid_t nstid, char *out, size_t len)
+{
+	return vm->threads ? hotspot_threads_name(vm->threads, nstid, out, len) : -1;
 }
 
 /* ---- inlining ----------------------------------------------------------------- */

@@ -96,6 +96,10 @@ enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, u
  * list when libjvm has a symbol table, else "call_stub" for the call stub's
  * return address; NULL (a static string or interned). */
 const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc);
+/* The java.lang.Thread name of thread nstid (as the JVM's pid namespace
+ * numbers it), UTF-8 into out: its length, or -1 (not a Java thread, not
+ * readable; see hotspot_threads.h). */
+int hotspot_vm_thread_name(struct hotspot_vm *vm, pid_t nstid, char *out, size_t len);
 /* True when the JVM's debug info has a layout hotspot_scopes.h decodes. */
 bool hotspot_vm_inline_supported(const struct hotspot_vm *vm);
 /* A boolean -XX flag's value now (JVMFlag table): 1 on, 0 off, -1 unknown. */

@@ -366,8 +366,19 @@ static void sample_emit(struct sample_pipeline *p, struct folded_sample *fs, boo
 static void agentless_check(struct sample_pipeline *p, const struct profile_sample *s, size_t nk, size_t nu)
 {
 	bool same = true;
+	char comm[PROFILE_COMM_LEN + 1];
 	if (s->walk != PROFILE_WALK_HOTSPOT || !symbolizer_has_agent(p->o.sy, (pid_t)s->pid))
 		return;
+	memcpy(comm, s->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = '\0';
+	const char *agent = symbolizer_thread_name(p->o.sy, (pid_t)s->pid, (pid_t)s->tid, comm);
+	const char *memory = symbolizer_thread_name_memory(p->o.sy, (pid_t)s->pid, (pid_t)s->tid, comm);
+	if (agent != memory) { /* both interned */
+		same = false;
+		if (p->check_stats.different < 5)
+			fprintf(stderr, "jflame: agentless check: pid %u: the agent names thread %d %.300s, the JVM's "
+				"memory %.300s\n", s->pid, (int)s->tid, agent, memory);
+	}
 	for (size_t i = 0; i < nu && same; i++) {
 		const struct profile_frame *pf = &s->user.frames[i];
 		if (pf->kind != PROFILE_FRAME_JIT && pf->kind != PROFILE_FRAME_NATIVE_WRAPPER &&

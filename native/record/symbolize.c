@@ -38,6 +38,17 @@ struct tid_map {
 	pid_t tid, nstid;
 };
 
+/* A thread's Java name read from the JVM's memory, for the comm it had then
+ * (a rename reads it again); name NULL: none (not a Java thread), asked again
+ * after retry_ns. */
+struct thread_name {
+	pid_t tid;
+	const char *comm, *name;
+	uint64_t retry_ns;
+};
+#define THREAD_NAMES_MAX 65536 /* kept per process at most (then started over) */
+#define THREAD_NAME_RETRY_NS 1000000000ULL
+
 struct proc {
 	pid_t pid, nspid;
 	const char *comm;
@@ -61,6 +72,8 @@ struct proc {
 	bool status_seen;      /* the agent's status file names this process */
 	struct tid_map *tids;
 	size_t ntids, tidcap;
+	struct thread_name *tnames; /* open addressing by tid */
+	size_t ntnames, tncap;
 	struct hotspot_vm *hs; /* the JVM's layout and names, read from its memory */
 	int hs_state;          /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
 	int hs_tries;          /* a starting JVM's tables may not be there yet */
@@ -138,6 +151,7 @@ static void proc_free(struct proc *p)
 	jit_syms_free(p->jit);
 	hotspot_vm_free(p->hs);
 	free(p->tids);
+	free(p->tnames);
 	free(p);
 }
 
@@ -337,6 +351,9 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	p->jit = NULL;
 	hotspot_vm_free(p->hs);
 	p->hs = NULL;
+	free(p->tnames); /* another program's threads */
+	p->tnames = NULL;
+	p->ntnames = p->tncap = 0;
 	p->hs_stale = p->hs_stale || p->hs_state == 2; /* the walker still has the old program's layout */
 	p->hs_state = 0;
 	p->hs_tries = 0;
@@ -514,11 +531,78 @@ static pid_t ns_tid(struct proc *p, pid_t tid)
 	return ns;
 }
 
+static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p);
+
+/* The slot of tid in p's thread names (grown, or started over when full);
+ * NULL when out of memory. */
+static struct thread_name *thread_slot(struct proc *p, pid_t tid)
+{
+	if (p->ntnames >= THREAD_NAMES_MAX || (p->ntnames + 1) * 2 > p->tncap) {
+		size_t cap = p->ntnames >= THREAD_NAMES_MAX ? p->tncap : p->tncap ? p->tncap * 2 : 64;
+		struct thread_name *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; p->ntnames < THREAD_NAMES_MAX && i < p->tncap; i++) {
+			size_t k = ((size_t)p->tnames[i].tid * 0x9e3779b1u) & (cap - 1);
+			if (!p->tnames[i].tid)
+				continue;
+			while (t[k].tid)
+				k = (k + 1) & (cap - 1);
+			t[k] = p->tnames[i];
+		}
+		if (p->ntnames >= THREAD_NAMES_MAX)
+			p->ntnames = 0;
+		free(p->tnames);
+		p->tnames = t;
+		p->tncap = cap;
+	}
+	size_t k = ((size_t)tid * 0x9e3779b1u) & (p->tncap - 1);
+	while (p->tnames[k].tid && p->tnames[k].tid != tid)
+		k = (k + 1) & (p->tncap - 1);
+	if (!p->tnames[k].tid) {
+		p->tnames[k].tid = tid;
+		p->ntnames++;
+	}
+	return &p->tnames[k];
+}
+
+/* A JVM thread's Java name from the JVM's memory, read once per thread (and
+ * again when its comm changes); NULL when it has none. */
+static const char *memory_thread_name(struct symbolizer *sy, struct proc *p, pid_t tid, const char *comm)
+{
+	char name[4 * 256 + 1];
+	struct hotspot_vm *vm = p->is_jvm ? proc_hotspot(sy, p) : NULL;
+	struct thread_name *t;
+	uint64_t now;
+	if (!vm || !(t = thread_slot(p, tid)))
+		return NULL;
+	now = mono_ns();
+	if (t->comm == comm && (t->name || now < t->retry_ns))
+		return t->name;
+	int n = hotspot_vm_thread_name(vm, ns_tid(p, tid), name, sizeof(name));
+	t->comm = comm;
+	t->name = n > 0 ? text_intern(sy->si, name, (size_t)n) : NULL;
+	t->retry_ns = now + THREAD_NAME_RETRY_NS;
+	return t->name;
+}
+
 const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm)
 {
 	struct proc *p = get_proc(sy, pid);
+	const char *c = text_intern(sy->si, comm, strlen(comm));
 	const char *name = p && p->jit ? jit_syms_thread_name(p->jit, ns_tid(p, tid)) : NULL;
-	return name && *name ? name : text_intern(sy->si, comm, strlen(comm));
+	if (name && *name)
+		return name;
+	name = p ? memory_thread_name(sy, p, tid, c) : NULL;
+	return name ? name : c;
+}
+
+const char *symbolizer_thread_name_memory(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm)
+{
+	struct proc *p = get_proc(sy, pid);
+	const char *c = text_intern(sy->si, comm, strlen(comm));
+	const char *name = p ? memory_thread_name(sy, p, tid, c) : NULL;
+	return name ? name : c;
 }
 
 /* The host's tid of a thread known by its id in the process's namespace: the

@@ -77,8 +77,12 @@ bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid);
 const char *symbolizer_process_name(struct symbolizer *sy, pid_t pid);
 /* The process's root frame: "[pid] name" (interned); NULL when out of memory. */
 const char *symbolizer_process_root(struct symbolizer *sy, pid_t pid);
-/* The full Java thread name where the JVM's agent recorded it, else comm. */
+/* The full Java thread name of a thread (comm: the kernel's name for it):
+ * the JVM's agent's, else read from the JVM's memory (its java.lang.Thread;
+ * once per thread and again when comm changes), else comm. */
 const char *symbolizer_thread_name(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm);
+/* The same from the JVM's memory only, as if it had no agent. */
+const char *symbolizer_thread_name_memory(struct symbolizer *sy, pid_t pid, pid_t tid, const char *comm);
 /* The same for a thread known by its id in the process's pid namespace (the
  * agent's samples): the agent's name, else the comm of the host's thread,
  * else "[tid N]". */

@@ -1,11 +1,13 @@
 /* hotspot_probe.c - prints what hotspot_vm reads from a live JVM (walker layout, every
- * nmethod of the code heaps and its name, line numbers) for test_hotspot_vm.py. */
+ * nmethod of the code heaps and its name, line numbers; or its threads' names) for tests. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "hotspot_threads.h"
 #include "hotspot_vm.h"
 #include "remote_mem.h"
 
@@ -110,6 +112,55 @@ static void method_lines(struct hotspot_vm *vm, const struct wanted *w)
 		printf("line %s %d %d\n", w->name, bci, hotspot_method_line(vm, w->method, 0, bci));
 }
 
+static long reads; /* process_vm_readv calls of the thread names */
+
+static int counted_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	reads++;
+	return remote_mem_pid_read(ctx, addr, buf, len);
+}
+
+/* "thread TID NAME" (NAME "-" when not a Java thread) for every thread of
+ * /proc/PID/task, then what reading the names cost. */
+static int threads_print(struct hotspot_vm *vm)
+{
+	struct remote_mem mem = { counted_read, (void *)(intptr_t)pid };
+	struct hotspot_threads *t = hotspot_threads_new(&mem, hotspot_vm_layout(vm)->jdk);
+	char path[64], name[4 * HOTSPOT_THREAD_NAME_MAX + 1];
+	long first = -1, named = 0, tids = 0;
+	struct dirent *d;
+	DIR *dir = NULL;
+	int rc = 1;
+	if (!t || hotspot_vm_entries(vm, hotspot_threads_take, t) != 0 || hotspot_threads_ready(t) != 0) {
+		fprintf(stderr, "hotspot_probe: the tables lack what thread names are read with\n");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path))) {
+		perror(path);
+		goto out;
+	}
+	reads = 0;
+	while ((d = readdir(dir)) != NULL) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		if (tid <= 0)
+			continue;
+		int n = hotspot_threads_name(t, tid, name, sizeof(name));
+		printf("thread %d %s\n", (int)tid, n >= 0 ? name : "-");
+		named += n >= 0;
+		tids++;
+		if (first < 0 && n >= 0) /* the layout found, the list read, the first name */
+			first = reads;
+	}
+	printf("threads %ld named %ld reads %ld first %ld\n", tids, named, reads, first);
+	rc = 0;
+out:
+	if (dir)
+		closedir(dir);
+	hotspot_threads_free(t);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	char err[512];
@@ -118,18 +169,21 @@ int main(int argc, char **argv)
 	struct hotspot_proc hp;
 	int nwant = 0, rc = 1;
 	long found = 0, named = 0;
-	bool usage = argc < 2;
+	bool usage = argc < 2, threads = false;
 
 	for (int i = 2; i < argc && !usage; i++) {
 		if (strcmp(argv[i], "--method") == 0 && i + 1 < argc && nwant < MAX_METHODS)
 			want[nwant++] = (struct wanted){ argv[++i], 0 };
 		else if (strcmp(argv[i], "--tables") == 0)
 			b.print = true;
+		else if (strcmp(argv[i], "--threads") == 0)
+			threads = true;
 		else
 			usage = true;
 	}
 	if (usage) {
-		fprintf(stderr, "usage: hotspot_probe PID [--method Lpkg/Class;::name]... [--tables]\n");
+		fprintf(stderr, "usage: hotspot_probe PID [--method Lpkg/Class;::name]... [--tables] [--threads]\n"
+				"  --threads: the java.lang.Thread name of every thread of PID instead\n");
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[1]);
@@ -145,6 +199,10 @@ int main(int argc, char **argv)
 	}
 	const struct hotspot_layout *l = hotspot_vm_layout(vm);
 	printf("jdk %d\n", l->jdk);
+	if (threads) {
+		rc = threads_print(vm);
+		goto out;
+	}
 	printf("frame_complete_size %d\n", hotspot_vm_frame_complete_size(vm));
 	int w = hotspot_vm_walker_info(vm, &hp);
 	printf("walker %d\n", w);
