@@ -556,13 +556,9 @@ static bool utf8_put(char *out, size_t len, size_t *pos, uint32_t c)
 	return true;
 }
 
-static bool char_is_control(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7f && c <= 0x9f);
-}
-
 /* A String's bytes b[0..n) (coder 0 Latin-1, 1 UTF-16LE; cut says they are
- * the first n of more) as UTF-8 into out: its length, or -1 when not text. */
+ * the first n of more) as UTF-8 into out: its length, or -1 when not UTF-16
+ * (a lone surrogate). */
 static int text_utf8(const uint8_t *b, size_t n, int coder, bool cut, char *out, size_t len)
 {
 	size_t pos = 0;
@@ -589,8 +585,7 @@ static int text_utf8(const uint8_t *b, size_t n, int coder, bool cut, char *out,
 				return -1;
 			}
 		}
-		if (char_is_control(c))
-			return -1;
+		/* control characters are text too: whoever shows it escapes it (text_escape) */
 		if (!utf8_put(out, len, &pos, c))
 			break; /* out is full: cut at a character */
 	}

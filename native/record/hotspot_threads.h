@@ -29,7 +29,8 @@ int hotspot_threads_ready(struct hotspot_threads *t);
  * namespace numbers it: OSThread::_thread_id), written to out (UTF-8,
  * NUL-terminated; cut at a character to fit len): its length in bytes, or -1
  * when tid is not a Java thread or its name cannot be read (a JVM still
- * starting, a name with control characters, compact object headers). The
+ * starting, a lone UTF-16 surrogate, compact object headers); control
+ * characters are kept (callers escape them as target text). The
  * heap's layout and the fields' offsets are found at the first call, the
  * thread list read again only when the JVM replaced it (a thread started or
  * ended): then a name costs five reads of the JVM's memory, a tid that is no

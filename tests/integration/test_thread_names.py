@@ -1,6 +1,7 @@
 # test_thread_names.py - java.lang.Thread names read from a live JVM's memory without an
 # agent (hotspot_probe --threads) against Thread.getName() and each thread's kernel comm.
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -102,18 +103,28 @@ public class ThreadNames {
 '''
 
 
+def escaped(text):
+    """Target text as jflame shows it (text_escape): a control character's
+    bytes as \\xHH (the test's names hold no backslash)."""
+    return "".join("".join("\\x%02x" % b for b in c.encode()) if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f else c
+                   for c in text)
+
+
+def unescaped(text):
+    """escaped's inverse."""
+    return re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), text.encode()).decode()
+
+
 def expected(name):
-    """What the probe prints for a Java thread's name: None when it is not
-    text (control characters), else its first NAME_MAX characters."""
-    if any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in name):
-        return None
+    """What the probe prints for a Java thread's name: its first NAME_MAX
+    characters, escaped."""
     cut, count = [], 0
     for c in name:  # characters as Java counts them: UTF-16 units, a pair not split
         count += 2 if ord(c) > 0xffff else 1
         if count > NAME_MAX:
             break
         cut.append(c)
-    return "".join(cut)
+    return escaped("".join(cut))
 
 
 def jvm_utf8(name):
@@ -195,8 +206,8 @@ class ThreadNamesTest(unittest.TestCase):
             self.assertIn(k, classes)
         if self.jdk >= 21:
             self.assertIn("jdk.internal.misc.CarrierThread", classes)
-        # every thread Java lists is read with its name (the one with a
-        # control character with none); a name may be there twice
+        # every thread Java lists is read with its name (a control character
+        # escaped); a name may be there twice
         named = sorted(n for n in probe.values() if n is not None)
         for name, klass in java:
             want = expected(name)
@@ -210,12 +221,13 @@ class ThreadNamesTest(unittest.TestCase):
             c = comms[tid]
             if name is None or c is None:
                 continue
+            name = unescaped(name)
             ok = (c == jvm_utf8(name)[:COMM_MAX] or (name == "main" and c == b"java") or
                   (name == RENAMED and c == b"before-rename"))
             self.assertTrue(ok, "thread %d read as %r, its comm is %r" % (tid, name, c))
         by_comm = {c: tid for tid, c in comms.items()}
         self.assertIn(b"ctl-\tname", by_comm)
-        self.assertIsNone(probe[by_comm[b"ctl-\tname"]], "a name with a control character is no name")
+        self.assertEqual(probe[by_comm[b"ctl-\tname"]], "ctl-\\x09name", "a control character is escaped")
         self.assertEqual(probe[by_comm[b"before-rename"]], RENAMED)
         self.assertEqual(probe[by_comm[b"kafka-producer-"]], "kafka-producer-network-thread-1")
         self.assertIsNone(probe[pid], "the launcher's thread runs no Java")

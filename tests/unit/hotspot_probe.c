@@ -10,6 +10,7 @@
 #include "hotspot_threads.h"
 #include "hotspot_vm.h"
 #include "remote_mem.h"
+#include "text_escape.h"
 
 #define MAX_METHODS 16
 #define MAX_BLOCKS 10000000 /* blocks of one heap walked at most */
@@ -120,7 +121,7 @@ static int counted_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return remote_mem_pid_read(ctx, addr, buf, len);
 }
 
-/* "thread TID NAME" (NAME "-" when not a Java thread) for every thread of
+/* "thread TID NAME" (NAME escaped as target text; "-" when not a Java thread) for every thread of
  * /proc/PID/task, then what reading the names cost. */
 static int threads_print(struct hotspot_vm *vm)
 {
@@ -145,8 +146,11 @@ static int threads_print(struct hotspot_vm *vm)
 		pid_t tid = (pid_t)atoi(d->d_name);
 		if (tid <= 0)
 			continue;
+		char shown[4 * sizeof(name)];
 		int n = hotspot_threads_name(t, tid, name, sizeof(name));
-		printf("thread %d %s\n", (int)tid, n >= 0 ? name : "-");
+		if (n >= 0) /* target text, escaped as every output of jflame does */
+			text_escape(shown, sizeof(shown), name, (size_t)n);
+		printf("thread %d %s\n", (int)tid, n >= 0 ? shown : "-");
 		named += n >= 0;
 		tids++;
 		if (first < 0 && n >= 0) /* the layout found, the list read, the first name */
