@@ -154,6 +154,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_name(hotspot_nmethod_name(vm, nmethod, compile_id, 4), true);
 	check_name(hotspot_blob_name(vm, blob), false);
+	size_t before_extra = im.reads;
+	if (tables) { /* inline chains, the flag table, thread names: over garbage too */
+		const char *chain = NULL, *lines = NULL;
+		char tname[1100];
+		enum hotspot_inline rc = hotspot_vm_inline(vm, nmethod, compile_id, nmethod + le16(h + 22), 4, true,
+							   &chain, &lines);
+		if ((int)rc < HOTSPOT_INLINE_NONE || rc > HOTSPOT_INLINE_GONE || (rc == HOTSPOT_INLINE_GONE && chain) ||
+		    (rc == HOTSPOT_INLINE_CHAIN && (!chain || !lines)))
+			abort();
+		check_name(chain, true);
+		int on = hotspot_vm_flag_bool(vm, "DebugNonSafepoints");
+		if (on < -1 || on > 1)
+			abort();
+		int n = hotspot_vm_thread_name(vm, (pid_t)le16(h + 30), tname, sizeof(tname));
+		if (n < -1 || (n >= 0 && ((size_t)n >= sizeof(tname) || tname[n] != '\0')))
+			abort();
+	}
+	before += im.reads - before_extra; /* the bound below is the names' */
 	hotspot_vm_refresh(vm);
 	hotspot_vm_classes_unloaded(vm, 6, 7);
 	check_name(hotspot_method_name(vm, method, 0, 5), true); /* around the unloading */
