@@ -41,11 +41,11 @@ def wait_jflame(p, t0, script):
 
 
 def example_start(script, java, agent, jar, main, args, jvm_flags=("-XX:+PreserveFramePointer",)):
-    """Starts the example class main with the agent (quiet) and waits for its ready line.
+    """Starts the example class main with the agent (quiet; agent None: without) and waits for its ready line.
     Returns (the process, its log file: stdout and stderr). Exits naming script when it
     does not get ready within 60 s."""
     log = tempfile.NamedTemporaryFile(mode="w+", prefix="jflame-bench-", suffix=".log")
-    cmd = [java] + list(jvm_flags) + [f"-agentpath:{agent}=quiet", "-cp", jar, main] + list(args)
+    cmd = [java] + list(jvm_flags) + ([f"-agentpath:{agent}=quiet"] if agent else []) + ["-cp", jar, main] + list(args)
     p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while "jflame-example: ready" not in open(log.name).read():

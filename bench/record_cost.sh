@@ -4,7 +4,8 @@
 # then the HotSpot walker's BPF time per sample of a JVM whose stack is 20, 200 and 1000 frames deep,
 # with and without -XX:+PreserveFramePointer (PART=host or PART=jvm runs one part only).
 # PART=pid (only when asked): `jflame record -p PID -F 99` on a busy two-thread JVM (Workload work;
-# PID_WORKLOAD=kafka: KafkaStyle; agent loaded at its start), ROUNDS (3) runs of PID_SECONDS (60):
+# PID_WORKLOAD=kafka: KafkaStyle; the agent loaded at its start, or with PID_AGENT=0 none: a plain JVM
+# with -XX:+DebugNonSafepoints, named from its memory), ROUNDS (3) runs of PID_SECONDS (60):
 # jflame's user+sys CPU until the first sample is taken, its peak RSS (VmHWM), and its steady-state
 # CPU from STEADY_FROM (20) s to the end; then per round a 16-s `-F 5000` run: jflame's user time per
 # sample from 5 s to 15 s; medians.
@@ -141,20 +142,25 @@ def ticks(pid):
 
 
 what = os.environ.get("PID_WORKLOAD", "busy")
+with_agent = os.environ.get("PID_AGENT", "1") != "0"
 if what == "kafka":
     name = "KafkaStyle"
 else:
     name = "a busy two-thread JVM (Workload work, 2 threads)"
+name += ", the agent in the JVM" if with_agent else ", no agent (agentless)"
+plain = ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"]
 host_line("record_cost", f"jflame record -p PID -F {freq} -d {seconds} on {name}, {rounds} rounds")
 STATS = "/proc/sys/kernel/bpf_stats_enabled"
 old = open(STATS).read().strip()
 out = tempfile.mkdtemp(prefix="jflame-bench-")
 if what == "kafka":
-    jvm, log = example_start("record_cost", java, agent, jar, "jflame.examples.KafkaStyle",
-                             ["--seconds", str((seconds + 25) * rounds + 60)])
+    jvm, log = example_start("record_cost", java, agent if with_agent else None, jar, "jflame.examples.KafkaStyle",
+                             ["--seconds", str((seconds + 25) * rounds + 60)],
+                             jvm_flags=("-XX:+PreserveFramePointer",) if with_agent else plain)
 else:
-    jvm = subprocess.Popen([java, f"-agentpath:{agent}=quiet", "-cp", jar, "jflame.examples.Workload", "work",
-                            "1000000000", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    jvm = subprocess.Popen([java] + ([f"-agentpath:{agent}=quiet"] if with_agent else plain) +
+                           ["-cp", jar, "jflame.examples.Workload", "work", "1000000000", "2"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(5)  # the JIT settles
 res, fast = [], []
 try:
