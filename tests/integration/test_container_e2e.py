@@ -17,7 +17,7 @@
 #
 # Each asserts: the output is in the volume; the JVM's stacks are rooted in
 # [Con]<the app container's id>; Java frames are named (_[j], _[0]), the hot
-# method among them, inlined callees too; nothing was copied into the app
+# method among them; nothing was copied into the app
 # container or loaded into its JVM (agentless), and the hot thread is named
 # in full from the JVM's memory, not by its 15-character comm.
 #
@@ -234,7 +234,6 @@ class ContainerCase:
         self.assertNotRegex(self.result.stderr, r"loaded the agent|agent copied", self.context())
         self.assertTrue(any(HOT_THREAD in f for f, _ in jvm), "no thread named %s (its Java name)%s"
                         % (HOT_THREAD, self.context()))
-        self.assertTrue(any(x.endswith("_[i]") for f, _ in jvm for x in f), "no inlined frame%s" % self.context())
 
 
 class SidecarTest(ContainerCase, unittest.TestCase):
@@ -277,7 +276,7 @@ class UnshareSidecarTest(test_container.ContainerCase):
         context = "\n$ %s\n(exit %d) %s" % (" ".join(argv), r.returncode, r.stderr.strip()[-3000:])
         self.assertEqual(r.returncode, 0, context)
         # agentless: nothing copied into the JVM's /tmp, nothing loaded
-        self.assertNotRegex(r.stderr, r"loaded the agent|agent copied|attach", context)
+        self.assertNotRegex(r.stderr, r"loaded the agent|agent copied|could not load the agent|attach listener", context)
         self.assertFalse(os.path.exists("/proc/%d/root/tmp/jflame-1.status" % pid), context)
         stacks = read_folded(folded)
         roots = sorted({";".join(f[:3]) for f, _ in stacks})
