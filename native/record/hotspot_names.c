@@ -482,7 +482,7 @@ static bool chain_add(char *out, size_t cap, size_t *pos, const char *text, size
 static enum hotspot_inline chain_text(struct hotspot_names *n, const struct hotspot_scope *sc, int count, uint64_t t_ns,
 				      bool lines, const char **name, const char **line_text)
 {
-	char text[MAX_CHAIN], where[MAX_CHAIN], num[16];
+	char text[MAX_CHAIN] = "", where[MAX_CHAIN] = "", num[16];
 	size_t pos = 0, wpos = 0;
 	for (int i = 0; i < count; i++) {
 		const char *m = hotspot_names_method(n, sc[i].method, 0, t_ns);
@@ -499,8 +499,9 @@ static enum hotspot_inline chain_text(struct hotspot_names *n, const struct hots
 		    !chain_add(where, sizeof(where), &wpos, num, (size_t)w))
 			return HOTSPOT_INLINE_BAD;
 	}
-	*name = text_intern(n->si, text, pos);
-	*line_text = lines ? text_intern(n->si, where, wpos) : NULL;
+	/* the members' names and files are target text escaped already (text_intern): joined as they are */
+	*name = str_intern(n->si, text);
+	*line_text = lines ? str_intern(n->si, where) : NULL;
 	return *name && (!lines || *line_text) ? HOTSPOT_INLINE_CHAIN : HOTSPOT_INLINE_BAD;
 }
 

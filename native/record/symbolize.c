@@ -576,9 +576,11 @@ static const char *memory_thread_name(struct symbolizer *sy, struct proc *p, pid
 	uint64_t now;
 	if (!vm || !(t = thread_slot(p, tid)))
 		return NULL;
-	now = mono_ns();
-	if (t->comm == comm && (t->name || now < t->retry_ns))
+	if (t->comm == comm && t->name) /* the common case: named before, not renamed since */
 		return t->name;
+	now = mono_ns();
+	if (t->comm == comm && now < t->retry_ns)
+		return NULL;
 	int n = hotspot_vm_thread_name(vm, ns_tid(p, tid), name, sizeof(name));
 	t->comm = comm;
 	t->name = n > 0 ? text_intern(sy->si, name, (size_t)n) : NULL;

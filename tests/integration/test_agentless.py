@@ -42,6 +42,19 @@ def touched(pid):
     return tmp, libs
 
 
+def pprof_lines(p, name):
+    """{(file, line)} of the locations of function name in a decoded pprof."""
+    strs = p["string_table"]
+    funs = {f["id"][0]: f for f in p["function"]}
+    out = set()
+    for loc in p["location"]:
+        for ln in loc.get("line", []):
+            f = funs[ln["function_id"][0]]
+            if strs[f["system_name"][0]] == name and ln.get("line", [0])[0]:
+                out.add((strs[f.get("filename", [0])[0]], ln["line"][0]))
+    return out
+
+
 def shared(a, b):
     """The share of a's samples whose stack (frame for frame) b has too."""
     total = sum(a.values())
@@ -68,7 +81,8 @@ class AgentlessTest(unittest.TestCase):
         self.assertFalse(any("libjflame-agent" in l for l in before[1]))
 
         agentless, agent = self.out("agentless.folded"), self.out("agent.folded")
-        r = jvmtest.record(["-p", jvm.pid, "-F", FREQ, "-d", SECONDS, "-o", agentless, "-o", self.out("a.svg")])
+        r = jvmtest.record(["-p", jvm.pid, "-F", FREQ, "-d", SECONDS, "-o", agentless, "-o", self.out("a.svg"),
+                            "-o", self.out("a.pb.gz")])
         self.assertNotIn("loaded the agent", r.stderr)
         self.assertEqual(touched(jvm.pid), before, "the agentless recording changed the JVM's /tmp files or libraries")
         with open(self.out("a.svg")) as f:
@@ -78,6 +92,17 @@ class AgentlessTest(unittest.TestCase):
 
         # with the agent, each sample's compiled and stub frames are named
         # from the JVM's memory as well and compared (JFLAME_AGENTLESS_CHECK)
+        # inlined frames carry their own source lines (their scope's bci): mix's
+        # lines are inside mix, in Workload.java
+        with open(os.path.join(jvmtest.SOURCE_DIR, "examples/src/jflame/examples/Workload.java")) as f:
+            src = f.read().splitlines()
+        first = next(i for i, l in enumerate(src, 1) if "static int mix(int x)" in l)
+        last = next(i for i, l in enumerate(src, 1) if i > first and l == "    }")
+        lines = pprof_lines(jvmtest.protoc_pprof(self.out("a.pb.gz")), "jflame/examples/Workload.mix_[i]")
+        self.assertTrue(lines, "no line for an inlined mix")
+        self.assertEqual({f for f, _ in lines}, {"Workload.java"}, lines)
+        self.assertTrue(all(first < n < last for _, n in lines), (first, last, sorted(lines)))
+
         r = jvmtest.record(["-p", jvm.pid, "--attach", "-F", FREQ, "-d", SECONDS, "-o", agent],
                            env={"JFLAME_AGENTLESS_CHECK": "1"})
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
