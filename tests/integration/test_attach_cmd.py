@@ -214,7 +214,8 @@ class AttachErrorTest(AttachCase):
 
 class RecordAttachTest(AttachCase):
     def test_record_p_is_agentless(self):
-        jvm = self.warm_jvm()
+        # -XX:+DebugNonSafepoints: inlined callees placed exactly, in the hot loop too
+        jvm = self.warm_jvm(flags=["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"])
         folded, svg = os.path.join(self.tmp, "l.folded"), os.path.join(self.tmp, "l.svg")
         r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded, "-o", svg)
         self.assertEqual(r.returncode, 0, r.stderr)
