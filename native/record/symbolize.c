@@ -710,6 +710,7 @@ void symbolizer_kernel_names(struct symbolizer *sy, kernel_names_fn fn, void *ct
 	sy->kname_ctx = ctx;
 }
 
+/* addr's slot in the table of kernel names (which must exist: ksym_room). */
 static struct ksym_slot *ksym_slot(struct symbolizer *sy, uint64_t addr)
 {
 	size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 20) & (sy->ksym_cap - 1);
@@ -768,24 +769,24 @@ void symbolizer_kernel_prefetch(struct symbolizer *sy, const uint64_t *pcs, size
 			dup = want[j] == pcs[i];
 		if (!dup)
 			want[m++] = pcs[i];
-		if (m == PROFILE_KSYM_BATCH || (i + 1 == n && m)) {
+		if (m == PROFILE_KSYM_BATCH || (i + 1 == n && m)) { /* a full batch, or the last */
 			if (!ksym_ask(sy, want, m))
 				return;
 			m = 0;
 		}
 	}
-	if (m && sy->kname)
-		ksym_ask(sy, want, m);
 }
 
 /* The kernel's name for addr, asked once per address. false: ask /proc/kallsyms. */
 static bool kernel_name(struct symbolizer *sy, uint64_t addr, const char **name)
 {
-	if (!sy->kname || !addr)
+	/* the table may not exist yet: a first stack with a single kernel frame
+	 * is not prefetched */
+	if (!sy->kname || !addr || !ksym_room(sy))
 		return false;
 	struct ksym_slot *k = ksym_slot(sy, addr);
 	if (!k->addr) {
-		if (!ksym_room(sy) || !ksym_ask(sy, &addr, 1))
+		if (!ksym_ask(sy, &addr, 1))
 			return false;
 		k = ksym_slot(sy, addr);
 	}

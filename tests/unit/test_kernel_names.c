@@ -1,9 +1,11 @@
 /* test_kernel_names.c - kernel frames named by the kernel itself (the sampler's
  * ksym_names program, %pS), refereed by /proc/kallsyms: every 40th text symbol
  * of the core kernel and its modules gets its own name or an alias's; a batch
- * names as single calls do. */
+ * names as single calls do; the symbolizer's table of them, with a stand-in
+ * for the kernel (its first kernel frame alone in its stack, batches, growth). */
 #include "check.h"
 #include "sampler.h"
+#include "symbolize.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -60,8 +62,50 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* The kernel as the symbolizer sees it: "fake_<addr>"; counts its calls. */
+static int fake_calls;
+
+static int fake_names(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN])
+{
+	(void)ctx;
+	fake_calls++;
+	for (size_t i = 0; i < n; i++)
+		snprintf(out[i], PROFILE_KSYM_LEN, "fake_%llx", (unsigned long long)addr[i]);
+	return 0;
+}
+
+static void test_symbolizer_table(void)
+{
+	char err[256] = "", want[64];
+	struct str_intern *si = str_intern_new();
+	struct symbolizer *sy = si ? symbolizer_new(si, err, sizeof(err)) : NULL;
+	CHECK(sy != NULL);
+	if (!sy)
+		return;
+	symbolizer_kernel_names(sy, fake_names, NULL);
+	/* the very first kernel frame asked for alone (no prefetch made the table) */
+	struct frame f = symbolize_kernel(sy, 0xffffffff81000010ULL);
+	CHECK_EQ_STR(f.name, "fake_ffffffff81000010");
+	CHECK_EQ_INT(fake_calls, 1);
+	/* a stack's new frames in batches; known ones not asked again; the table grows */
+	uint64_t pcs[3000];
+	for (size_t i = 0; i < 3000; i++)
+		pcs[i] = 0xffffffff82000000ULL + 16 * i;
+	symbolizer_kernel_prefetch(sy, pcs, 3000);
+	CHECK_EQ_INT(fake_calls, 1 + (3000 + PROFILE_KSYM_BATCH - 1) / PROFILE_KSYM_BATCH);
+	for (size_t i = 0; i < 3000; i += 7) {
+		snprintf(want, sizeof(want), "fake_%llx", (unsigned long long)pcs[i]);
+		CHECK_EQ_STR(symbolize_kernel(sy, pcs[i]).name, want);
+	}
+	CHECK_EQ_STR(symbolize_kernel(sy, 0xffffffff81000010ULL).name, "fake_ffffffff81000010");
+	CHECK_EQ_INT(fake_calls, 1 + (3000 + PROFILE_KSYM_BATCH - 1) / PROFILE_KSYM_BATCH);
+	symbolizer_free(sy);
+	str_intern_free(si);
+}
+
 int main(void)
 {
+	test_symbolizer_table();
 	const char *ci = getenv("CI");
 	int must = ci && strcmp(ci, "true") == 0;
 	char err[512] = "", name[PROFILE_KSYM_LEN];
