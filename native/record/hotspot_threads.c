@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotspot_flags.h"
 #include "hotspot_scopes.h" /* hotspot_stream_int */
 
 #define MAX_OFFSET 0xffff     /* a field offset past this is no offset this code uses */
@@ -18,13 +19,9 @@
 #define MAX_FIELDS 4096        /* Java fields of a class */
 #define MAX_STREAM 65536       /* bytes of a field info stream */
 #define MAX_POOL 65536         /* constant pool entries */
-#define MAX_FLAGS 8192         /* -XX flags (JDK 17 has about 1,300) */
-#define MAX_FLAG_STRIDE 256
 #define MAX_SYMBOL 64          /* length of a symbol compared at most */
 #define MAX_ATTEMPTS 64        /* layout searches before giving up */
 #define MAX_LIST_TRIES 3       /* thread list reads when it changes under the reader */
-#define FLAG_PAGES 4           /* page cache of the flag names (read in address order) */
-#define PAGE 4096
 #define OPTIMISTIC 64          /* bytes of a name read with its array's header */
 #define ACC_STATIC 0x0008
 #define FIELDINFO_TAG_OFFSET 1 /* JDK 17 FieldInfo: the packed field holds the offset */
@@ -229,83 +226,13 @@ static uint64_t at(uint64_t addr, long off)
 	return addr && off >= 0 ? addr + (uint64_t)off : 0;
 }
 
-/* Pages of libjvm's read-only data the flag names are in, read once each. */
-struct pages {
-	uint64_t addr[FLAG_PAGES]; /* page address + 1 when loaded */
-	unsigned char data[FLAG_PAGES][PAGE];
-};
-
-/* True when the C string at addr is s. */
-static bool cstr_is(const struct hotspot_threads *t, struct pages *pc, uint64_t addr, const char *s)
-{
-	size_t n = strlen(s) + 1; /* its NUL too */
-	char buf[64];
-	for (size_t i = 0; i < n; i++) {
-		uint64_t a = addr + i, page = a & ~(uint64_t)(PAGE - 1);
-		size_t slot = (size_t)(page / PAGE) % FLAG_PAGES;
-		if (a < addr)
-			return false;
-		if (pc->addr[slot] != page + 1) {
-			if (mem_read(t, page, pc->data[slot], PAGE) != 0) { /* a partly mapped page: read as asked */
-				pc->addr[slot] = 0;
-				return n <= sizeof(buf) && mem_read(t, addr, buf, n) == 0 && memcmp(buf, s, n) == 0;
-			}
-			pc->addr[slot] = page + 1;
-		}
-		if (pc->data[slot][a - page] != (unsigned char)s[i])
-			return false;
-	}
-	return true;
-}
-
-struct flag_entry {
-	uint64_t name, addr; /* JVMFlag::_name, _addr */
-};
-
-static int flag_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct flag_entry *)a)->name, y = ((const struct flag_entry *)b)->name;
-	return (x > y) - (x < y);
-}
-
 /* The values of boolean -XX flags names[0..n) into values (-1: no such flag):
  * 0, or -1 when the flag table cannot be read. */
 static int flags_read(const struct hotspot_threads *t, const char *const *names, int *values, size_t n)
 {
-	uint64_t table = mem_u64(t, t->a[A_FLAGS]), count = 0;
-	long stride = t->f[T_JVMFLAG];
-	unsigned char *e = NULL;
-	struct flag_entry *flags = NULL;
-	struct pages *pc = NULL;
-	int rc = -1;
-	for (size_t k = 0; k < n; k++)
-		values[k] = -1;
-	if (!table || mem_read(t, t->a[A_NFLAGS], &count, 8) != 0 || count == 0 || count > MAX_FLAGS ||
-	    stride < 16 || stride > MAX_FLAG_STRIDE || t->f[F_FLAG_NAME] > stride - 8 ||
-	    t->f[F_FLAG_ADDR] > stride - 8)
-		return -1;
-	if (!(e = malloc((size_t)count * (size_t)stride)) || !(flags = malloc((size_t)count * sizeof(*flags))) ||
-	    !(pc = calloc(1, sizeof(*pc))) || mem_read(t, table, e, (size_t)count * (size_t)stride) != 0)
-		goto out;
-	/* in the order of their names' addresses: each page of names read once */
-	for (uint64_t i = 0; i < count; i++) {
-		memcpy(&flags[i].name, e + i * (uint64_t)stride + (uint64_t)t->f[F_FLAG_NAME], 8);
-		memcpy(&flags[i].addr, e + i * (uint64_t)stride + (uint64_t)t->f[F_FLAG_ADDR], 8);
-	}
-	qsort(flags, (size_t)count, sizeof(*flags), flag_cmp);
-	for (uint64_t i = 0; i < count; i++) {
-		uint8_t v;
-		for (size_t k = 0; flags[i].name && k < n; k++)
-			if (values[k] < 0 && cstr_is(t, pc, flags[i].name, names[k]) &&
-			    mem_read(t, flags[i].addr, &v, 1) == 0)
-				values[k] = v != 0;
-	}
-	rc = 0;
-out:
-	free(pc);
-	free(flags);
-	free(e);
-	return rc;
+	struct hotspot_flag_table ft = { t->a[A_FLAGS], t->a[A_NFLAGS], t->f[T_JVMFLAG], t->f[F_FLAG_NAME],
+					 t->f[F_FLAG_ADDR] };
+	return hotspot_flags_read(&t->mem, &ft, names, values, n);
 }
 
 /* ---- classes ------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #include "elf_lookup.h"
 #include "elf_syms.h"
+#include "hotspot_flags.h"
 #include "hotspot_stubs.h"
 #include "hotspot_threads.h"
 #include "hsperf.h"
@@ -636,37 +637,12 @@ int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm)
 
 /* ---- flags -------------------------------------------------------------------- */
 
-#define MAX_FLAGS 8192 /* JDK 17 has about 1,300 */
-
 int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 {
-	struct pages *pc;
-	uint64_t table, count = 0;
-	char got[MAX_NAME];
-	int rc = -1;
-	if (!vm->flags_addr || !vm->nflags_addr || vm->flag_size < 16 || vm->flag_size > MAX_STRIDE ||
-	    vm->flag_name < 0 || vm->flag_name > vm->flag_size - 8 || vm->flag_addr < 0 ||
-	    vm->flag_addr > vm->flag_size - 8 || !(pc = calloc(1, sizeof(*pc))))
-		return -1;
-	table = remote_mem_u64(&vm->mem, vm->flags_addr);
-	if (remote_mem_read(&vm->mem, vm->nflags_addr, &count, 8) != 0 || count > MAX_FLAGS)
-		count = 0;
-	for (uint64_t i = 0; table && i < count && rc < 0; i++) {
-		unsigned char e[MAX_STRIDE];
-		uint64_t np, ap;
-		uint8_t value;
-		if (pages_read(vm, pc, table + i * (uint64_t)vm->flag_size, e, (size_t)vm->flag_size) != 0)
-			break;
-		memcpy(&np, e + vm->flag_name, 8);
-		memcpy(&ap, e + vm->flag_addr, 8);
-		if (!np || pages_cstr(vm, pc, np, got, sizeof(got)) != 0 || strcmp(got, name) != 0)
-			continue;
-		if (ap && remote_mem_read(&vm->mem, ap, &value, 1) == 0)
-			rc = value != 0;
-		break;
-	}
-	free(pc);
-	return rc;
+	const struct hotspot_flag_table ft = { vm->flags_addr, vm->nflags_addr, vm->flag_size, vm->flag_name,
+					       vm->flag_addr };
+	int value = -1;
+	return hotspot_flags_read(&vm->mem, &ft, &name, &value, 1) == 0 ? value : -1;
 }
 
 /* ---- threads ------------------------------------------------------------------ */
