@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "proc_info.h"
 #include "sample_pipeline.h"
 #include "stack_cache.h"
 
@@ -174,6 +175,13 @@ static void frag_keep(struct sample_pipeline *p, size_t j, const char *text, siz
 	p->frag[j] = (struct frag){ p->frag_text.len - len, (ssize_t)len, lines };
 }
 
+/* verify: a sample of a process that has exited since, named now from its
+ * memory (agentless), can no longer be: what was kept is what it was. */
+static bool named_after_exit(bool kernel, pid_t pid, const struct frame *f)
+{
+	return !kernel && pid && f->kind == FRAME_UNKNOWN && !proc_info_alive(pid);
+}
+
 /* One frame named (into p->frames[j]), and its folded text kept where it can
  * be: from the memo when its process's names generation (gen, 0: none) has
  * it, else looked up (and kept in the memo when final). */
@@ -216,7 +224,7 @@ static void frame_named(struct sample_pipeline *p, const struct profile_sample *
 		if ((!same_frame(&kept->f, &f) || (kept->fold && (kept->fold_len != p->scratch.len ||
 								    memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
 								    kept->fold_lines != p->scratch.nlines))) &&
-		    p->mismatches++ < 3)
+		    !named_after_exit(kernel, pid, &f) && p->mismatches++ < 3)
 			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
 	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
 		   (kernel || symbolizer_names_gen(p->o.sy, pid, s->ts_ns) == gen)) {
@@ -487,7 +495,9 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 		    hit->flags != fs.flags || hit->stack_errors != fs.stack_errors || (hit->plain != NULL) != stripped ||
 		    (stripped && (hit->plain_len != p->plain.len - roots ||
 				  memcmp(hit->plain, p->plain.p + roots, hit->plain_len) != 0))) {
-			if (p->mismatches++ < 3)
+			if (s->pid && !proc_info_alive((pid_t)s->pid))
+				; /* named after it exited: see named_after_exit */
+			else if (p->mismatches++ < 3)
 				fprintf(stderr, "jflame: stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
 					p->fold.p + roots);
 		}
