@@ -175,11 +175,12 @@ static void frag_keep(struct sample_pipeline *p, size_t j, const char *text, siz
 	p->frag[j] = (struct frag){ p->frag_text.len - len, (ssize_t)len, lines };
 }
 
-/* verify: a sample of a process that has exited since, named now from its
- * memory (agentless), can no longer be: what was kept is what it was. */
-static bool named_after_exit(bool kernel, pid_t pid, const struct frame *f)
+/* verify: a sample of a process that has exited since cannot be named again
+ * from its memory (agentless: gone, or going: an inline chain may no longer
+ * decode): what was kept is what it was, and the check is not made. */
+static bool named_after_exit(bool kernel, pid_t pid)
 {
-	return !kernel && pid && f->kind == FRAME_UNKNOWN && !proc_info_alive(pid);
+	return !kernel && pid && !proc_info_alive(pid);
 }
 
 /* One frame named (into p->frames[j]), and its folded text kept where it can
@@ -224,7 +225,7 @@ static void frame_named(struct sample_pipeline *p, const struct profile_sample *
 		if ((!same_frame(&kept->f, &f) || (kept->fold && (kept->fold_len != p->scratch.len ||
 								    memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
 								    kept->fold_lines != p->scratch.nlines))) &&
-		    !named_after_exit(kernel, pid, &f) && p->mismatches++ < 3)
+		    !named_after_exit(kernel, pid) && p->mismatches++ < 3)
 			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
 	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
 		   (kernel || symbolizer_names_gen(p->o.sy, pid, s->ts_ns) == gen)) {
