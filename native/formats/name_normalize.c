@@ -44,6 +44,12 @@ size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, 
 	size_t k = 0;
 	if (!len)
 		return 0;
+	/* how a method ran (interpreted _[0], compiled _[j], inlined _[i]) is
+	 * the JIT's choice of the moment, not the program's: a method is itself
+	 * in any of them */
+	if (!thread && n >= 4 && frame[n - 4] == '_' && frame[n - 3] == '[' && frame[n - 1] == ']' &&
+	    (frame[n - 2] == 'j' || frame[n - 2] == 'i' || frame[n - 2] == '0'))
+		n -= 4;
 	for (size_t i = 0; i < n && k + 1 < len;) {
 		size_t skip;
 		/* Foo$$Lambda$8 -> Foo$$Lambda (the number a run gave it) */

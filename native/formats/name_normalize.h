@@ -14,6 +14,8 @@
  *   LambdaForm$MH.0x00000008000c4400.invoke -> LambdaForm$MH.invoke (any hidden class)
  *   GeneratedMethodAccessor123.invoke     -> GeneratedMethodAccessor.invoke (and the
  *     Constructor and SerializationConstructor accessors)
+ * A Java frame's mark of how it ran goes (_[0], _[j], _[i]: the JIT's choice
+ * of the moment), so Foo.bar_[j] and Foo.bar_[0] are one method.
  * With thread set (the thread frame of a stack), numbers after '-' or '#'
  * become N: pool-3-thread-7 -> pool-N-thread-N, GC Thread#1 -> GC Thread#N. */
 size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, size_t len);

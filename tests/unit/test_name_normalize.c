@@ -10,16 +10,16 @@ static const struct {
 	const char *in, *want;
 	int thread;
 } frames[] = {
-	{ "jflame/examples/KafkaStyle$$Lambda$8.0x00007f77c4006228.run_[0]", "jflame/examples/KafkaStyle$$Lambda.run_[0]", 0 },
-	{ "jflame/examples/Workload$$Lambda.0x0000000044041000.run_[0]", "jflame/examples/Workload$$Lambda.run_[0]", 0 },
-	{ "Foo$$Lambda/0x0000000800c01234.apply_[j]", "Foo$$Lambda.apply_[j]", 0 },
+	{ "jflame/examples/KafkaStyle$$Lambda$8.0x00007f77c4006228.run_[0]", "jflame/examples/KafkaStyle$$Lambda.run", 0 },
+	{ "jflame/examples/Workload$$Lambda.0x0000000044041000.run_[0]", "jflame/examples/Workload$$Lambda.run", 0 },
+	{ "Foo$$Lambda/0x0000000800c01234.apply_[j]", "Foo$$Lambda.apply", 0 },
 	{ "Foo$$Lambda+0x0000000800c01234.apply", "Foo$$Lambda.apply", 0 },
-	{ "java/lang/invoke/LambdaForm$MH.0x00000008000c4400.invoke_[i]", "java/lang/invoke/LambdaForm$MH.invoke_[i]", 0 },
-	{ "jdk/internal/reflect/GeneratedMethodAccessor123.invoke_[j]", "jdk/internal/reflect/GeneratedMethodAccessor.invoke_[j]", 0 },
+	{ "java/lang/invoke/LambdaForm$MH.0x00000008000c4400.invoke_[i]", "java/lang/invoke/LambdaForm$MH.invoke", 0 },
+	{ "jdk/internal/reflect/GeneratedMethodAccessor123.invoke_[j]", "jdk/internal/reflect/GeneratedMethodAccessor.invoke", 0 },
 	{ "jdk/internal/reflect/GeneratedConstructorAccessor7.newInstance", "jdk/internal/reflect/GeneratedConstructorAccessor.newInstance", 0 },
 	{ "sun/reflect/GeneratedSerializationConstructorAccessor42.newInstance", "sun/reflect/GeneratedSerializationConstructorAccessor.newInstance", 0 },
 	/* left alone: addresses that are data, numbers that are names */
-	{ "java/lang/Long.toHexString_[j]", "java/lang/Long.toHexString_[j]", 0 },
+	{ "java/lang/Long.toHexString_[j]", "java/lang/Long.toHexString", 0 },
 	{ "memcpy@0x1234", "memcpy@0x1234", 0 },
 	{ "[unknown]", "[unknown]", 0 },
 	{ "C2 CompilerThread0", "C2 CompilerThread0", 1 },
@@ -39,7 +39,7 @@ static const struct {
 	const char *in, *want;
 } stacks[] = {
 	{ "[4242] java;pool-3-thread-7;java/lang/Thread.run_[0];Foo$$Lambda$8.0x00007f87c4006228.run_[j]",
-	  "[*] java;pool-N-thread-N;java/lang/Thread.run_[0];Foo$$Lambda.run_[j]" },
+	  "[*] java;pool-N-thread-N;java/lang/Thread.run;Foo$$Lambda.run" },
 	{ "[Pod]1234-abcd;[Con]0123456789ab;[1] java;GC Thread#0;G1ParTask::work",
 	  "[Pod]*;[Con]*;[*] java;GC Thread#N;G1ParTask::work" },
 	{ "main;foo;GeneratedMethodAccessor9.invoke", "main;foo;GeneratedMethodAccessor.invoke" },
