@@ -1,24 +1,42 @@
 /* builtin-diff.c - `jflame diff`: two folded profiles (BEFORE, AFTER) to a
  * differential flame graph, a side-by-side compare page, or difffolded.pl's text. */
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "cli_io.h"
+#include "cli_num.h"
+#include "cli_profile.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "folded_diff.h"
 #include "html_compare.h"
+#include "name_normalize.h"
 #include "out_file.h"
+#include "profile_format.h"
+#include "stack_table.h"
+#include "regress.h"
+#include "regress_report.h"
+#include "window_regress.h"
 
 #define MAX_OUTPUTS 8
+#define MAX_WINDOWS 100000 /* files in a side's folder */
+#define DEFAULT_TOP 20
+#define DEFAULT_ALPHA 0.01
+#define EXIT_REGRESSED 3
 
 static const char usage[] =
 	"usage: jflame diff [options] BEFORE AFTER [-o OUT.svg|OUT.html|OUT.folded]...\n"
+	"       jflame diff --report[=json] [--top N] [--fail-above PTS] BEFORE AFTER\n"
+	"       jflame diff --baseline first|previous:N|FILE DIR\n"
 	"\n"
 	"Compares two folded profiles (one 'frame;frame;... count' line per stack, plain\n"
 	"or gzip; '-' for standard input), as difffolded.pl and flamegraph.pl do:\n"
@@ -32,6 +50,26 @@ static const char usage[] =
 	"           hover shows both counts and highlights the twin, click zooms both\n"
 	"  .folded  difffolded.pl's text: 'stack BEFORE AFTER' per stack (also .collapsed)\n"
 	"\n"
+	"Report: which frames' shares of the samples changed beyond sampling noise.\n"
+	"BEFORE and AFTER may be any profile convert reads (folded, .stacks, pprof,\n"
+	"speedscope) or a folder of them: each file one window (record --window's\n"
+	"outputs), the windows of a side its replicates.\n"
+	"\n"
+	"      --report[=FMT]  a table of frames ranked by the change of their total share\n"
+	"                      (with self share), each tested: 'significant' or 'noise'\n"
+	"                      (text, the default; json for machines) on standard output\n"
+	"      --top N         rows at most (default 20; 0: every frame)\n"
+	"      --alpha A       family-wise error rate over all frames (default 0.01)\n"
+	"      --fail-above PTS  exit with status 3 when a significant frame grew by PTS\n"
+	"                      points of the samples or more (0 otherwise; implies --report)\n"
+	"      --baseline SPEC replay a folder of windows (one positional: DIR) as record\n"
+	"                      --window --baseline SPEC would judge them: first,\n"
+	"                      previous:N or a saved profile; regression lines and a count\n"
+	"      --no-normalize  compare names as recorded (default: lambda and hidden-class\n"
+	"                      addresses, GeneratedMethodAccessor numbers, pids and pool\n"
+	"                      thread numbers taken out, so two JVM runs line up)\n"
+	"\n"
+	"Graphs:\n"
 	"  -n, --normalize     scale BEFORE's counts to AFTER's total (difffolded.pl -n);\n"
 	"                      the graphs compare shares of all samples anyway\n"
 	"  -s, --strip-hex     write every 0x<hex> as 0x... before merging (difffolded.pl -s)\n"
@@ -58,13 +96,25 @@ static const char usage[] =
 	"Examples:\n"
 	"  jflame diff before.folded after.folded -o diff.svg\n"
 	"  jflame diff before.folded after.folded -o compare.html -o diff.svg\n"
-	"  jflame diff -n before.folded.gz after.folded > diff.svg\n";
+	"  jflame diff -n before.folded.gz after.folded > diff.svg\n"
+	"  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
+	"  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
 
 enum out_kind { OUT_SVG, OUT_HTML, OUT_FOLDED };
+
+enum report_kind { REPORT_NONE, REPORT_TEXT, REPORT_JSON };
 
 struct diff_cmd {
 	struct fg_options o;
 	bool normalize, strip_hex, no_legend, keep_ids;
+	enum report_kind report;
+	long top;
+	double alpha, fail_above; /* fail_above < 0: not asked */
+	bool no_normalize;
+	bool top_given, alpha_given;
+	const char *baseline;     /* --baseline: replay a folder of windows */
+	struct baseline_opts bo;
+	const char *baseline_file;
 	const char *before, *after;
 	const char *outputs[MAX_OUTPUTS];
 	enum out_kind kinds[MAX_OUTPUTS];
@@ -92,7 +142,7 @@ static int output_kind(const char *path, enum out_kind *k)
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS };
+	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS, O_REPORT, O_TOP, O_ALPHA, O_FAILABOVE, O_NONORMALIZE, O_BASELINE };
 	static const struct option longopts[] = {
 		{ "normalize", no_argument, NULL, 'n' },                  { "strip-hex", no_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },               { "title", required_argument, NULL, FG_CLI_TITLE },
@@ -100,10 +150,17 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
 		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
 		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "help", no_argument, NULL, 'h' },
-		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { NULL, 0, NULL, 0 },
+		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { "report", optional_argument, NULL, O_REPORT },
+		{ "top", required_argument, NULL, O_TOP },                { "alpha", required_argument, NULL, O_ALPHA },
+		{ "fail-above", required_argument, NULL, O_FAILABOVE },   { "no-normalize", no_argument, NULL, O_NONORMALIZE },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(c, 0, sizeof(*c));
+	c->top = DEFAULT_TOP;
+	c->alpha = DEFAULT_ALPHA;
+	c->fail_above = -1;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
@@ -130,14 +187,67 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		case O_KEEPIDS:
 			c->keep_ids = true;
 			break;
+		case O_REPORT:
+			if (!optarg || strcmp(optarg, "text") == 0) {
+				c->report = REPORT_TEXT;
+			} else if (strcmp(optarg, "json") == 0) {
+				c->report = REPORT_JSON;
+			} else {
+				fprintf(stderr, "jflame: --report=%s: unknown report format; give --report (text) or --report=json\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case O_TOP:
+			if (cli_parse_long(optarg, 0, 1000000000L, &c->top) != 0) {
+				fprintf(stderr, "jflame: --top %s: give a number of rows, 0 for every frame\n", optarg);
+				return -1;
+			}
+			c->top_given = true;
+			break;
+		case O_ALPHA:
+			if (cli_parse_seconds(optarg, 1e-12, 0.5, &c->alpha) != 0) {
+				fprintf(stderr, "jflame: --alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n", optarg);
+				return -1;
+			}
+			c->alpha_given = true;
+			break;
+		case O_FAILABOVE:
+			if (cli_parse_seconds(optarg, 0, 100, &c->fail_above) != 0) {
+				fprintf(stderr, "jflame: --fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case O_NONORMALIZE:
+			c->no_normalize = true;
+			break;
+		case O_BASELINE: {
+			char e[256];
+			if (baseline_parse(optarg, &c->bo, &c->baseline_file, e, sizeof(e)) != 0) {
+				fprintf(stderr, "jflame: %s\n", e);
+				return -1;
+			}
+			c->baseline = optarg;
+			break;
+		}
 		case O_NOLEGEND:
 			c->no_legend = true;
 			break;
 		default:
 			return cli_option_other("diff", usage, ch, argv[optind - 1],
-						optopt == 'o' ||
+						optopt == 'o' || optopt == O_TOP || optopt == O_ALPHA || optopt == O_FAILABOVE ||
 						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}
+	}
+	if (c->baseline) {
+		if (argc - optind != 1 || c->report != REPORT_NONE || c->noutputs) {
+			fprintf(stderr, "jflame: jflame diff --baseline SPEC takes one folder of windows (and no --report or "
+				"-o); see jflame diff --help\n");
+			return -1;
+		}
+		c->after = argv[optind];
+		return 0;
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "jflame: jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
@@ -150,8 +260,15 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		fprintf(stderr, "jflame: only one of BEFORE and AFTER can be standard input\n");
 		return -1;
 	}
-	if (c->noutputs == 0)
+	if ((c->fail_above >= 0 || c->top_given || c->alpha_given) && c->report == REPORT_NONE && !c->baseline)
+		c->report = REPORT_TEXT; /* they are the report's */
+	if (c->noutputs == 0 && c->report == REPORT_NONE)
 		c->outputs[c->noutputs++] = "-"; /* the SVG on standard output */
+	for (size_t i = 0; i < c->noutputs; i++)
+		if (c->report != REPORT_NONE && strcmp(c->outputs[i], "-") == 0) {
+			fprintf(stderr, "jflame: -o - and --report both write to standard output; name the graph's file\n");
+			return -1;
+		}
 	return 0;
 }
 
@@ -177,6 +294,260 @@ static int read_side(struct folded *f, const char *path, const char *which, char
 	return 0;
 }
 
+/* ---- the report ------------------------------------------------------------------- */
+
+/* One side: a profile file, or a folder whose profile files are its windows. */
+struct diff_side {
+	const char *path;
+	struct stack_table *wins;
+	char **names; /* each window's file */
+	size_t nwins, empty;
+	bool folder;
+};
+
+static void side_free(struct diff_side *d)
+{
+	for (size_t i = 0; i < d->nwins; i++) {
+		stack_table_free(&d->wins[i]);
+		free(d->names[i]);
+	}
+	free(d->wins);
+	free(d->names);
+	memset(d, 0, sizeof(*d));
+}
+
+static bool is_profile_name(const char *name)
+{
+	bool raw;
+	if (name[0] == '.')
+		return false; /* hidden, and record's files being written */
+	switch (profile_format_of_name(name, &raw)) {
+	case PFMT_FOLDED:
+	case PFMT_STACKS:
+	case PFMT_PPROF:
+	case PFMT_SPEEDSCOPE:
+	case PFMT_TEXT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int add_window(struct diff_side *d, const char *path, char *err, size_t errlen)
+{
+	struct stack_table *w = realloc(d->wins, (d->nwins + 1) * sizeof(*w));
+	if (w)
+		d->wins = w;
+	char **names = realloc(d->names, (d->nwins + 1) * sizeof(*names));
+	if (names)
+		d->names = names;
+	char *name = strdup(path);
+	if (!w || !names || !name) {
+		free(name);
+		snprintf(err, errlen, "jflame: out of memory reading %s", path);
+		return -1;
+	}
+	d->names[d->nwins] = name;
+	stack_table_init(&w[d->nwins]);
+	int rc = cli_profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, "diff", err, errlen);
+	d->nwins++; /* freed with the side, read or not */
+	return rc;
+}
+
+/* Reads a side: a file is one window, a folder's profile files (by name
+ * order, which is time order for record's -o NAME-%t) are its windows. */
+static int side_read(struct diff_side *d, const char *path, const char *which, char *err, size_t errlen)
+{
+	struct dirent **names = NULL;
+	struct stat st;
+	int n = 0, rc = -1;
+	memset(d, 0, sizeof(*d));
+	d->path = path;
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return add_window(d, path, err, errlen);
+	d->folder = true;
+	n = scandir(path, &names, NULL, versionsort); /* cpu-2 before cpu-10 */
+	if (n < 0) {
+		snprintf(err, errlen, "jflame: failed to read the folder %s (%s): %s", path, which, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char file[4096];
+		if (!is_profile_name(names[i]->d_name))
+			continue;
+		if (d->nwins >= MAX_WINDOWS) {
+			snprintf(err, errlen, "jflame: %s (%s) holds more than %d profiles; give a folder of at most that many "
+				 "windows", path, which, MAX_WINDOWS);
+			goto out;
+		}
+		snprintf(file, sizeof(file), "%s/%s", path, names[i]->d_name);
+		if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_size == 0) { /* a window with nothing in it (an idle time) */
+			d->empty++;
+			continue;
+		}
+		if (add_window(d, file, err, errlen) != 0)
+			goto out;
+	}
+	if (d->empty && d->nwins)
+		fprintf(stderr, "jflame: %s: skipped %zu empty window file%s\n", path, d->empty, d->empty == 1 ? "" : "s");
+	if (d->nwins == 0) {
+		snprintf(err, errlen, "jflame: no profiles in the folder %s (%s); give a file, or a folder of window "
+			 "files (.folded, .stacks, .pb.gz, .json)", path, which);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* The report to standard output; *regressed when --fail-above trips. */
+static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_side side[2], bool *regressed,
+			char *err, size_t errlen)
+{
+	struct regress r;
+	struct str_intern *si = NULL;
+	int rc = -1;
+	regress_init(&r);
+	if (!c->no_normalize && !(si = str_intern_new()))
+		goto oom;
+	for (int k = 0; k < 2; k++) {
+		for (size_t w = 0; w < side[k].nwins; w++) {
+			const struct stack_table *t = &side[k].wins[w];
+			regress_window_begin(&r, k == 0 ? REGRESS_BEFORE : REGRESS_AFTER);
+			for (size_t i = 0; i < t->stacks.n; i++) {
+				const char *stack = t->stacks.strs[i];
+				size_t len = t->stacks.lens[i];
+				if (si) {
+					stack = name_normalize_stack(si, stack);
+					if (!stack)
+						goto oom;
+					len = strlen(stack);
+				}
+				if (regress_window_stack(&r, stack, len, t->counts[i]) != 0)
+					goto oom;
+			}
+			regress_window_end(&r);
+		}
+	}
+	if (r.samples[REGRESS_BEFORE] == 0 || r.samples[REGRESS_AFTER] == 0) {
+		const char *which = r.samples[REGRESS_BEFORE] == 0 ? "BEFORE" : "AFTER";
+		snprintf(err, errlen, "jflame: no samples in %s (%s): every stack has a count of 0; give profiles with samples",
+			 cli_input_name(r.samples[REGRESS_BEFORE] == 0 ? side[0].path : side[1].path), which);
+		goto out;
+	}
+	if (regress_test(&r, c->alpha) != 0)
+		goto oom;
+	struct regress_report_opts o = { cli_input_name(side[0].path), cli_input_name(side[1].path), (size_t)c->top,
+					 c->fail_above, !c->no_normalize };
+	int w = c->report == REPORT_JSON ? regress_report_json(out, &r, &o) : regress_report_text(out, &r, &o);
+	if (w != 0 || fflush(out) != 0) {
+		snprintf(err, errlen, "jflame: out of memory writing the report");
+		goto out;
+	}
+	*regressed = c->fail_above >= 0 && regress_report_grew(&r, c->fail_above) > 0;
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "jflame: out of memory comparing the profiles");
+out:
+	str_intern_free(si);
+	regress_free(&r);
+	return rc;
+}
+
+/* --baseline: the folder's windows in order, each compared with the baseline
+ * as record --baseline does; its lines on standard output. */
+static int replay(const struct diff_cmd *c, char *err, size_t errlen)
+{
+	struct diff_side d;
+	struct window_regress *wr = NULL;
+	int rc = -1;
+	if (side_read(&d, c->after, "windows", err, errlen) != 0)
+		goto out;
+	if (!d.folder) {
+		snprintf(err, errlen, "jflame: %s is not a folder; --baseline replays a folder of windows (record --window "
+			 "-o DIR/cpu-%%n.folded)", c->after);
+		goto out;
+	}
+	struct window_regress_opts o = { .b = c->bo, .file = c->baseline_file, .out = stdout };
+	o.b.alpha = c->alpha;
+	o.b.no_normalize = c->no_normalize;
+	if (!(wr = window_regress_new(&o, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < d.nwins; i++) {
+		struct recording rec;
+		const struct stack_table *t = &d.wins[i];
+		if (recording_init(&rec) != 0)
+			goto oom;
+		for (size_t k = 0; k < t->stacks.n; k++)
+			if (recording_add(&rec, t->stacks.strs[k], t->stacks.lens[k], t->counts[k]) != 0) {
+				recording_free(&rec);
+				goto oom;
+			}
+		const char *base = strrchr(d.names[i], '/');
+		struct window_regress_window w = { i + 1, 0, base ? base + 1 : d.names[i], "", getpid() };
+		int r = window_regress_check(wr, &rec, &w);
+		recording_free(&rec);
+		if (r < 0)
+			goto oom;
+	}
+	uint64_t judged, regressed;
+	window_regress_counts(wr, &judged, &regressed);
+	printf("jflame: %zu windows; %" PRIu64 " compared with the baseline (from window %zu on), %" PRIu64
+	       " with a regression (%.1f%%)\n", d.nwins, judged, baseline_history_min() + 1, regressed, judged ? 100.0 * (double)regressed / (double)judged : 0.0);
+	if (fflush(stdout) != 0) {
+		snprintf(err, errlen, "jflame: failed to write to standard output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "jflame: out of memory replaying %s", c->after);
+out:
+	window_regress_free(wr);
+	side_free(&d);
+	return rc;
+}
+
+/* A side's windows summed as folded stacks, for the graphs. */
+static int side_folded(struct folded *f, struct stack_table *sum, const struct diff_side *d, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t w = 0; w < d->nwins; w++)
+		for (size_t i = 0; i < d->wins[w].stacks.n; i++)
+			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i], d->wins[w].counts[i], 0) < 0)
+				goto oom;
+	f->stacks = calloc(sum->stacks.n ? sum->stacks.n : 1, sizeof(*f->stacks));
+	if (!f->stacks)
+		goto oom;
+	for (size_t i = 0; i < sum->stacks.n; i++) {
+		f->stacks[i] = (struct fg_stack){ sum->stacks.strs[i], sum->counts[i], 0 };
+		f->total += sum->counts[i];
+	}
+	f->n = f->cap = sum->stacks.n;
+	return 0;
+oom:
+	snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(d->path));
+	return -1;
+}
+
+/* The graphs read folded files as they always have (their messages, their
+ * checks); folders and other formats through their windows. */
+static bool graph_reads_folded(const char *path)
+{
+	bool raw;
+	struct stat st;
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return false;
+	enum profile_format f = profile_format_of_name(path, &raw);
+	return f == PFMT_FOLDED || f == PFMT_TEXT || f == PFMT_UNKNOWN;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_cmd cmd;
@@ -185,15 +556,58 @@ int cmd_diff(int argc, char **argv)
 	struct out_file of[MAX_OUTPUTS];
 	size_t opened = 0, committed = 0;
 	char err[1024] = "", subtitle[1100], page_sub[1024];
+	struct diff_side sides[2] = { { 0 }, { 0 } };
+	FILE *report = NULL;
+	char *report_text = NULL;
+	size_t report_len = 0;
+	struct stack_table sums[2];
+	bool regressed = false;
 	int rc = 1;
+
+	stack_table_init(&sums[0]);
+	stack_table_init(&sums[1]);
 
 	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
-	if (read_side(&before, cmd.before, "BEFORE", err, sizeof(err)) != 0 ||
-	    read_side(&after, cmd.after, "AFTER", err, sizeof(err)) != 0)
+	if (cmd.baseline) {
+		rc = replay(&cmd, err, sizeof(err)) == 0 ? 0 : 1;
 		goto out;
+	}
+	if (cmd.report != REPORT_NONE) {
+		/* the report is printed once the graphs are written too */
+		if (!(report = open_memstream(&report_text, &report_len))) {
+			snprintf(err, sizeof(err), "jflame: out of memory");
+			goto out;
+		}
+		if (side_read(&sides[0], cmd.before, "BEFORE", err, sizeof(err)) != 0 ||
+		    side_read(&sides[1], cmd.after, "AFTER", err, sizeof(err)) != 0 ||
+		    write_report(report, &cmd, sides, &regressed, err, sizeof(err)) != 0)
+			goto out;
+		if (cmd.noutputs == 0) {
+			rc = regressed ? EXIT_REGRESSED : 0;
+			goto out;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *path = k ? cmd.after : cmd.before, *which = k ? "AFTER" : "BEFORE";
+		struct folded *f = k ? &after : &before;
+		/* standard input is read once: the report's windows draw the graph too */
+		if (graph_reads_folded(path) && !(sides[k].nwins && strcmp(path, "-") == 0)) {
+			if (read_side(f, path, which, err, sizeof(err)) != 0)
+				goto out;
+			continue;
+		}
+		if (!sides[k].nwins && side_read(&sides[k], path, which, err, sizeof(err)) != 0)
+			goto out;
+		if (side_folded(f, &sums[k], &sides[k], err, sizeof(err)) != 0)
+			goto out;
+		if (f->total == 0) {
+			snprintf(err, sizeof(err), "jflame: no samples in %s (%s)", cli_input_name(path), which);
+			goto out;
+		}
+	}
 	struct folded_diff_opts as_read = { .strip_hex = cmd.strip_hex, .merge_ids = !cmd.keep_ids };
 	struct folded_diff_opts scaled = as_read;
 	scaled.normalize = true;
@@ -247,15 +661,27 @@ int cmd_diff(int argc, char **argv)
 			committed++; /* a failed commit removes its own temporary file */
 			goto out;
 		}
-	rc = 0;
+	rc = regressed ? EXIT_REGRESSED : 0;
 out:
 	for (size_t i = committed; i < opened; i++)
 		out_file_abort(&of[i]);
-	if (rc != 0 && err[0])
+	if (report)
+		fclose(report);
+	if ((rc == 0 || rc == EXIT_REGRESSED) && report_text &&
+	    (fwrite(report_text, 1, report_len, stdout) != report_len || fflush(stdout) != 0)) {
+		snprintf(err, sizeof(err), "jflame: failed to write the report to standard output: %s", strerror(errno));
+		rc = 1;
+	}
+	free(report_text);
+	if (rc != 0 && rc != EXIT_REGRESSED && err[0])
 		fprintf(stderr, "%s\n", err);
 	folded_diff_free(&raw);
 	folded_diff_free(&norm);
 	folded_free(&before);
 	folded_free(&after);
+	for (int k = 0; k < 2; k++) {
+		side_free(&sides[k]);
+		stack_table_free(&sums[k]);
+	}
 	return rc;
 }

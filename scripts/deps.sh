@@ -12,6 +12,8 @@ packages=(
   libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
   # the recorder's cache of folded stacks hashes raw stacks with xxHash
   libxxhash-dev
+  # diff --report and record --baseline: the t and normal distributions (GSL)
+  libgsl-dev
   # convert: pprof (protobuf-c) and speedscope JSON (json-c)
   libprotobuf-c-dev protobuf-c-compiler libjson-c-dev
   # record --push: Pyroscope over HTTP(S)

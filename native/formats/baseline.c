@@ -1,0 +1,229 @@
+/* baseline.c - record --baseline: each window compared with a baseline (the first
+ * window, the previous N, or a saved profile) by the regress test. */
+#include "baseline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_num.h"
+#include "name_normalize.h"
+
+#define PREVIOUS_MAX 1000
+#define HISTORY 20     /* recent windows that show how much shares move */
+#define HISTORY_MIN 3  /* ... needed before a window is judged */
+
+struct baseline {
+	struct baseline_opts o;
+	struct str_intern *si;     /* normalized names */
+	struct recording *wins;    /* the baseline's windows (a ring for previous:N) */
+	size_t nwins, cap, next;
+	struct recording hist[HISTORY]; /* the windows before this one (a ring) */
+	size_t nhist, hist_next;
+	struct recording before, after; /* what the last comparison compared */
+	struct regress r;
+};
+
+struct baseline *baseline_new(const struct baseline_opts *o)
+{
+	struct baseline *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->o = *o;
+	b->cap = o->kind == BASELINE_PREVIOUS ? o->previous : 1;
+	b->wins = calloc(b->cap, sizeof(*b->wins));
+	b->si = str_intern_new();
+	regress_init(&b->r);
+	if (!b->wins || !b->si || recording_init(&b->before) != 0 || recording_init(&b->after) != 0) {
+		baseline_free(b);
+		return NULL;
+	}
+	if (o->kind == BASELINE_PROFILE) {
+		if (recording_init(&b->wins[0]) != 0) {
+			baseline_free(b);
+			return NULL;
+		}
+		b->nwins = 1;
+	}
+	return b;
+}
+
+void baseline_free(struct baseline *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->cap && b->wins; i++)
+		if (i < b->nwins)
+			recording_free(&b->wins[i]);
+	free(b->wins);
+	for (size_t i = 0; i < b->nhist; i++)
+		recording_free(&b->hist[i]);
+	recording_free(&b->before);
+	recording_free(&b->after);
+	regress_free(&b->r);
+	str_intern_free(b->si);
+	free(b);
+}
+
+/* A stack as it is compared: its names normalized unless asked not to. */
+static const char *compared(struct baseline *b, const char *stack, size_t *len)
+{
+	if (b->o.no_normalize)
+		return stack;
+	const char *s = name_normalize_stack(b->si, stack);
+	if (s)
+		*len = strlen(s);
+	return s;
+}
+
+int baseline_add_profile_stack(struct baseline *b, const char *stack, size_t len, uint64_t count)
+{
+	const char *s = compared(b, stack, &len);
+	return s && b->o.kind == BASELINE_PROFILE ? recording_add(&b->wins[0], s, len, count) : -1;
+}
+
+/* dst (initialized, emptied first) = src with its names as compared. */
+static int copy_compared(struct baseline *b, struct recording *dst, const struct recording *src)
+{
+	recording_free(dst);
+	if (recording_init(dst) != 0)
+		return -1;
+	for (size_t i = 0; i < src->cap; i++) {
+		if (!src->keys[i].hash)
+			continue;
+		size_t len = src->keys[i].len;
+		const char *s = compared(b, src->slots[i].stack, &len);
+		if (!s || recording_add(dst, s, len, src->slots[i].count) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool regress_grew(const struct regress *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].significant && r->rows[i].change > 0)
+			return true;
+	return false;
+}
+
+static int add_window(struct regress *r, enum regress_side side, const struct recording *w)
+{
+	regress_window_begin(r, side);
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->keys[i].hash && regress_window_stack(r, w->slots[i].stack, w->keys[i].len, w->slots[i].count) != 0)
+			return -1;
+	regress_window_end(r);
+	return 0;
+}
+
+static int sum_into(struct recording *dst, const struct recording *w)
+{
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->keys[i].hash && recording_add(dst, w->slots[i].stack, w->keys[i].len, w->slots[i].count) != 0)
+			return -1;
+	return 0;
+}
+
+int baseline_window(struct baseline *b, const struct recording *window, const struct regress **out)
+{
+	int compared_now = 0;
+	*out = NULL;
+	if (copy_compared(b, &b->after, window) != 0)
+		return -1;
+	if (b->nwins > 0 && b->after.total > 0 && b->nhist >= HISTORY_MIN) {
+		regress_free(&b->r);
+		regress_init(&b->r);
+		recording_free(&b->before);
+		if (recording_init(&b->before) != 0)
+			return -1;
+		for (size_t i = 0; i < b->nwins; i++)
+			if (add_window(&b->r, REGRESS_BEFORE, &b->wins[i]) != 0 || sum_into(&b->before, &b->wins[i]) != 0)
+				return -1;
+		if (add_window(&b->r, REGRESS_AFTER, &b->after) != 0)
+			return -1;
+		for (size_t i = 0; i < b->nhist; i++)
+			if (add_window(&b->r, REGRESS_SPREAD, &b->hist[i]) != 0)
+				return -1;
+		if (b->r.samples[REGRESS_BEFORE] > 0) {
+			if (regress_test(&b->r, b->o.alpha) != 0)
+				return -1;
+			*out = &b->r;
+			compared_now = 1;
+		}
+	}
+	/* the window into the baseline: the first one (while it has no samples,
+	 * the next), or the newest N */
+	if (b->after.total == 0)
+		return compared_now;
+	/* the window into the history of how shares move, unless something in
+	 * it grew beyond that: a regression is not noise (else it would hide
+	 * itself in the windows after it) */
+	if (compared_now && regress_grew(&b->r))
+		goto baseline;
+	size_t h = b->hist_next;
+	if (b->nhist < HISTORY) {
+		if (recording_init(&b->hist[h]) != 0)
+			return -1;
+		b->nhist++;
+	}
+	b->hist_next = (b->hist_next + 1) % HISTORY;
+	if (copy_compared(b, &b->hist[h], window) != 0)
+		return -1;
+baseline:
+	if (b->o.kind == BASELINE_FIRST && (b->nwins == 0 || b->wins[0].total == 0)) {
+		if (b->nwins == 0 && recording_init(&b->wins[0]) != 0)
+			return -1;
+		b->nwins = 1;
+		return copy_compared(b, &b->wins[0], window) != 0 ? -1 : compared_now;
+	}
+	if (b->o.kind == BASELINE_PREVIOUS) {
+		size_t slot = b->next;
+		if (b->nwins < b->cap) {
+			if (recording_init(&b->wins[slot]) != 0)
+				return -1;
+			b->nwins++;
+		}
+		b->next = (b->next + 1) % b->cap;
+		return copy_compared(b, &b->wins[slot], window) != 0 ? -1 : compared_now;
+	}
+	return compared_now;
+}
+
+size_t baseline_history_min(void)
+{
+	return HISTORY_MIN;
+}
+
+const struct recording *baseline_before(const struct baseline *b)
+{
+	return &b->before;
+}
+
+const struct recording *baseline_after(const struct baseline *b)
+{
+	return &b->after;
+}
+
+int baseline_parse(const char *arg, struct baseline_opts *o, const char **file, char *err, size_t errlen)
+{
+	*file = NULL;
+	if (strcmp(arg, "first") == 0) {
+		o->kind = BASELINE_FIRST;
+		return 0;
+	}
+	if (strncmp(arg, "previous", 8) == 0 && (arg[8] == ':' || arg[8] == '\0')) {
+		long n = 0;
+		if (arg[8] != ':' || cli_parse_long(arg + 9, 1, PREVIOUS_MAX, &n) != 0) {
+			snprintf(err, errlen, "--baseline %s: give previous:N with N the windows to average, 1 to %d "
+				 "(e.g. previous:5)", arg, PREVIOUS_MAX);
+			return -1;
+		}
+		o->kind = BASELINE_PREVIOUS;
+		o->previous = (size_t)n;
+		return 0;
+	}
+	o->kind = BASELINE_PROFILE;
+	*file = arg;
+	return 0;
+}

@@ -1,0 +1,300 @@
+/* window_regress.c - record --baseline: after each window, its regressions against
+ * the baseline said in one line each, drawn as a differential graph, handed to a command. */
+#include "window_regress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_profile.h"
+#include "flamegraph.h"
+#include "folded.h"
+#include "folded_diff.h"
+#include "html_compare.h"
+#include "out_file.h"
+#include "out_name.h"
+#include "regress_report.h"
+#include "stack_table.h"
+
+#define LINES_MAX 5   /* regression lines a window */
+#define HOOKS_MAX 16  /* commands running at once; more are skipped (said) */
+#define HOOK_WAIT_MS 5000
+
+struct window_regress {
+	struct window_regress_opts o;
+	struct baseline *b;
+	pid_t hooks[HOOKS_MAX];
+	size_t nhooks;
+	uint64_t judged, regressed; /* windows compared, and with a regression */
+};
+
+static int read_profile(struct window_regress *w, char *err, size_t errlen)
+{
+	struct stack_table t;
+	int rc = -1;
+	stack_table_init(&t);
+	if (cli_profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, "record --baseline", err, errlen) != 0)
+		goto out;
+	for (size_t i = 0; i < t.stacks.n; i++)
+		if (baseline_add_profile_stack(w->b, t.stacks.strs[i], t.stacks.lens[i], t.counts[i]) != 0) {
+			snprintf(err, errlen, "jflame: out of memory reading %s", w->o.file);
+			goto out;
+		}
+	if (t.total_count == 0) {
+		snprintf(err, errlen, "jflame: --baseline %s has no samples; give a profile with samples (record's "
+			 ".folded or .pb.gz)", w->o.file);
+		goto out;
+	}
+	rc = 0;
+out:
+	stack_table_free(&t);
+	return rc;
+}
+
+struct window_regress *window_regress_new(const struct window_regress_opts *o, char *err, size_t errlen)
+{
+	struct window_regress *w = calloc(1, sizeof(*w));
+	if (!w || !(w->b = baseline_new(&o->b))) {
+		snprintf(err, errlen, "jflame: out of memory for --baseline");
+		free(w);
+		return NULL;
+	}
+	w->o = *o;
+	if (o->b.kind == BASELINE_PROFILE && read_profile(w, err, errlen) != 0) {
+		window_regress_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void reap(struct window_regress *w, bool wait_all)
+{
+	for (int waited = 0;; waited += 50) {
+		size_t k = 0;
+		for (size_t i = 0; i < w->nhooks; i++)
+			if (waitpid(w->hooks[i], NULL, WNOHANG) == 0)
+				w->hooks[k++] = w->hooks[i]; /* still running */
+		w->nhooks = k;
+		if (!wait_all || !k || waited >= HOOK_WAIT_MS)
+			break;
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void window_regress_free(struct window_regress *w)
+{
+	if (!w)
+		return;
+	reap(w, true);
+	if (w->nhooks)
+		fprintf(stderr, "jflame: %zu --on-regression command%s still running; not waiting for %s\n", w->nhooks,
+			w->nhooks == 1 ? "" : "s", w->nhooks == 1 ? "it" : "them");
+	baseline_free(w->b);
+	free(w);
+}
+
+/* A recording's stacks as a folded profile (pointing into it). */
+static int as_folded(struct folded *f, const struct recording *r)
+{
+	size_t n = 0;
+	struct stack_count *sc = recording_sorted(r, &n);
+	memset(f, 0, sizeof(*f));
+	if (!sc && r->nstacks)
+		return -1;
+	f->stacks = calloc(n ? n : 1, sizeof(*f->stacks));
+	if (!f->stacks) {
+		free(sc);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		f->stacks[i] = (struct fg_stack){ sc[i].stack, sc[i].count, 0 };
+		f->total += sc[i].count;
+	}
+	f->n = f->cap = n;
+	free(sc);
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The differential graph of the last comparison into path. 0, or -1 with err. */
+static int write_diff(struct window_regress *w, const char *path, const struct window_regress_window *win, char *err,
+		      size_t errlen)
+{
+	struct folded before, after;
+	struct folded_diff d = { 0 };
+	struct out_file of;
+	bool opened = false;
+	char subtitle[512];
+	int rc = -1;
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (as_folded(&before, baseline_before(w->b)) != 0 || as_folded(&after, baseline_after(w->b)) != 0) {
+		snprintf(err, errlen, "out of memory drawing %s", path);
+		goto out;
+	}
+	struct folded_diff_opts fo = { 0 };
+	if (folded_diff_build(&d, &before, &after, &fo) != 0) {
+		snprintf(err, errlen, "out of memory drawing %s", path);
+		goto out;
+	}
+	if (out_file_open(&of, path, err, errlen) != 0)
+		goto out;
+	opened = true;
+	snprintf(subtitle, sizeof(subtitle), "window %llu from %s (%llu samples) against the baseline (%llu samples). "
+		 "Widths: the window; red grew, blue shrank", (unsigned long long)win->seq, win->when,
+		 (unsigned long long)d.total_after, (unsigned long long)d.total_before);
+	int wr;
+	if (ends_with(path, ".html")) {
+		struct compare_options co = { "Regression: baseline vs window", subtitle, "baseline", "window" };
+		wr = compare_write_html(of.f, d.stacks, d.n, &co, err, errlen);
+	} else if (ends_with(path, ".folded") || ends_with(path, ".collapsed")) {
+		wr = folded_diff_write(of.f, &d);
+		if (wr)
+			snprintf(err, errlen, "failed to write %s", path);
+	} else {
+		struct fg_options go = { 0 };
+		go.title = "Regression: Differential Flame Graph";
+		go.subtitle = subtitle;
+		go.differential = true;
+		go.legend = true;
+		wr = flamegraph_write(of.f, d.stacks, d.n, &go, err, errlen);
+	}
+	if (wr != 0)
+		goto out;
+	opened = false;
+	if (out_file_commit(&of, err, errlen) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (opened)
+		out_file_abort(&of);
+	folded_diff_free(&d);
+	folded_free(&before);
+	folded_free(&after);
+	return rc;
+}
+
+static void set_env(const char *k, const char *v)
+{
+	setenv(k, v ? v : "", 1);
+}
+
+/* The command, with the facts in its environment; not waited for. */
+static void run_hook(struct window_regress *w, const struct regress_row *top, size_t grew,
+		     const struct window_regress_window *win, const char *diff)
+{
+	char num[64];
+	reap(w, false);
+	if (w->nhooks >= HOOKS_MAX) {
+		fprintf(stderr, "jflame: warning: window %llu: --on-regression not run: %d commands still running\n",
+			(unsigned long long)win->seq, HOOKS_MAX);
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "jflame: warning: window %llu: --on-regression not run: fork: %s\n",
+			(unsigned long long)win->seq, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)win->seq);
+		set_env("JFLAME_WINDOW", num);
+		set_env("JFLAME_WINDOW_START", win->when);
+		set_env("JFLAME_FRAME", top->frame);
+		snprintf(num, sizeof(num), "%.1f", top->before * 100);
+		set_env("JFLAME_BEFORE", num);
+		snprintf(num, sizeof(num), "%.1f", top->after * 100);
+		set_env("JFLAME_AFTER", num);
+		snprintf(num, sizeof(num), "%+.1f", top->change * 100);
+		set_env("JFLAME_CHANGE", num);
+		snprintf(num, sizeof(num), "%zu", grew);
+		set_env("JFLAME_REGRESSIONS", num);
+		set_env("JFLAME_FILES", win->wrote);
+		set_env("JFLAME_DIFF", diff);
+		execl("/bin/sh", "sh", "-c", w->o.on_regression, (char *)NULL);
+		_exit(127);
+	}
+	w->hooks[w->nhooks++] = pid;
+}
+
+void window_regress_counts(const struct window_regress *w, uint64_t *judged, uint64_t *regressed)
+{
+	*judged = w->judged;
+	*regressed = w->regressed;
+}
+
+int window_regress_check(struct window_regress *w, const struct recording *rec, const struct window_regress_window *win)
+{
+	const struct regress *r;
+	char diff[4096] = "", err[1024] = "";
+	FILE *out = w->o.out ? w->o.out : stderr;
+	int c = baseline_window(w->b, rec, &r);
+	if (c < 0) {
+		fprintf(stderr, "jflame: warning: window %llu: out of memory comparing it with the baseline\n",
+			(unsigned long long)win->seq);
+		return -1;
+	}
+	reap(w, false);
+	if (c == 0)
+		return 0;
+	w->judged++;
+	size_t grew = regress_report_grew(r, -1), said = 0;
+	if (!grew)
+		return 0;
+	w->regressed++;
+	const struct regress_row *top = NULL;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct regress_row *x = &r->rows[i];
+		if (!x->significant || x->change <= 0)
+			continue;
+		if (!top)
+			top = x;
+		if (said++ < LINES_MAX)
+			fprintf(out, "jflame: regression in window %llu (%s): %s %.1f%% \u2192 %.1f%% (%+.1f pts)\n",
+				(unsigned long long)win->seq, win->when, x->frame, x->before * 100, x->after * 100,
+				x->change * 100);
+	}
+	if (grew > LINES_MAX)
+		fprintf(out, "jflame: regression in window %llu (%s): and %zu more frames grew\n",
+			(unsigned long long)win->seq, win->when, grew - LINES_MAX);
+	if (w->o.diff_out) {
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		struct out_name_vars v = { .time_ns = win->start_real_ns, .pid = win->pid, .host = host, .seq = win->seq };
+		if (out_name_expand(w->o.diff_out, &v, diff, sizeof(diff)) != 0) {
+			fprintf(stderr, "jflame: warning: window %llu: --diff-out '%s' is too long once expanded\n",
+				(unsigned long long)win->seq, w->o.diff_out);
+			diff[0] = '\0';
+		} else if (write_diff(w, diff, win, err, sizeof(err)) != 0) {
+			fprintf(stderr, "jflame: warning: window %llu: %s\n", (unsigned long long)win->seq,
+				strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+			diff[0] = '\0';
+		} else {
+			fprintf(out, "jflame: regression in window %llu (%s): differential graph %s\n",
+				(unsigned long long)win->seq, win->when, diff);
+		}
+	}
+	if (w->o.on_regression)
+		run_hook(w, top, grew, win, diff);
+	return (int)(grew > INT32_MAX ? INT32_MAX : grew);
+}
