@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "cli_io.h"
 #include "cli_num.h"
+#include "window_regress.h"
 #include "flamegraph.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
@@ -122,6 +123,8 @@ struct record_opts {
 	size_t nlabels;
 	const char *push_token, *push_basic_auth, *push_tenant, *push_ca; /* options, else environment */
 	int push_timeout_ms;
+	const char *baseline;      /* --baseline: first, previous:N or a profile file */
+	struct window_regress_opts regress;
 };
 
 static const struct record_opts defaults = {
@@ -136,6 +139,7 @@ static const struct record_opts defaults = {
 	.bpf_word = "cpu",
 	.agent_options = "",
 	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS,
+	.regress = { .b = { .alpha = 0.01 } },
 };
 
 /* One window of a recording (the whole recording without --window): the
@@ -171,6 +175,7 @@ struct record {
 	uint64_t total_samples, total_lost; /* over the windows closed */
 	uint64_t no_window;         /* samples dropped: no memory for a window */
 	struct pusher *pusher;      /* --push */
+	struct window_regress *regress; /* --baseline */
 	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
 	/* the agents' rings */
@@ -291,6 +296,20 @@ static const char usage[] =
 	"      --window DURATION   continuous mode: cut the recording into windows this\n"
 	"                          long (30, 30s, 5m); each window's outputs are written\n"
 	"                          when it closes; SIGHUP closes one early\n"
+	"      --baseline first|previous:N|FILE  with --window: compare each window with\n"
+	"                          the first window, the previous N (as replicates) or\n"
+	"                          a saved profile; a frame that grew beyond sampling\n"
+	"                          noise is said in a 'regression in window' line (the\n"
+	"                          test of jflame diff --report; names normalized)\n"
+	"      --diff-out FILE     with --baseline: a differential graph (.svg, .html\n"
+	"                          or .folded; %t %n as in -o) for each window with a\n"
+	"                          regression\n"
+	"      --on-regression CMD with --baseline: run CMD (sh -c) for such a window,\n"
+	"                          with JFLAME_WINDOW, JFLAME_WINDOW_START, JFLAME_FRAME,\n"
+	"                          JFLAME_BEFORE, JFLAME_AFTER, JFLAME_CHANGE (points),\n"
+	"                          JFLAME_REGRESSIONS, JFLAME_FILES, JFLAME_DIFF set\n"
+	"      --alpha A           --baseline's error rate over all frames (default 0.01)\n"
+	"      --no-normalize      --baseline: compare names as recorded\n"
 	"      --keep N            keep the newest N files of each -o (with --window)\n"
 	"      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
 	"      --push URL          send each window to a Pyroscope server (pprof), one\n"
@@ -318,6 +337,7 @@ static const char usage[] =
 	"  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
 	"  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
 	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
+	"  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n"
 	"\n"
 	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
 	"or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
@@ -577,6 +597,8 @@ static int expand_outputs(struct record_opts *o)
 	return 0;
 }
 
+enum { O_BASELINE = 1000, O_DIFF_OUT, O_ON_REGRESSION, O_ALPHA, O_NO_NORMALIZE };
+
 static int parse_options(struct record_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -597,6 +619,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		{ "min-block", required_argument, NULL, 'Q' },
 		{ "alloc-interval", required_argument, NULL, 'G' }, { "lock-min", required_argument, NULL, 'H' },
 		{ "count", no_argument, NULL, 'U' },
+		{ "baseline", required_argument, NULL, O_BASELINE }, { "diff-out", required_argument, NULL, O_DIFF_OUT },
+		{ "on-regression", required_argument, NULL, O_ON_REGRESSION }, { "alpha", required_argument, NULL, O_ALPHA },
+		{ "no-normalize", no_argument, NULL, O_NO_NORMALIZE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -693,6 +718,55 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 				return -1;
 			}
 			o->push_ca = optarg;
+			break;
+		case O_BASELINE: {
+			char e[256];
+			if (baseline_parse(optarg, &o->regress.b, &o->regress.file, e, sizeof(e)) != 0) {
+				fprintf(stderr, "jflame: %s\n", e);
+				return -1;
+			}
+			if (o->regress.file && access(o->regress.file, R_OK) != 0) {
+				fprintf(stderr, "jflame: --baseline %s: %s; give first, previous:N or a saved profile "
+					"(.folded, .pb.gz)\n", optarg, strerror(errno));
+				return -1;
+			}
+			o->baseline = optarg;
+			break;
+		}
+		case O_DIFF_OUT: {
+			char e[512];
+			if (out_name_check(optarg, e, sizeof(e)) != 0) {
+				fprintf(stderr, "jflame: --diff-out: %s\n", strncmp(e, "jflame: ", 8) == 0 ? e + 8 : e);
+				return -1;
+			}
+			size_t n = strlen(optarg);
+			if (!((n > 4 && strcmp(optarg + n - 4, ".svg") == 0) || (n > 5 && strcmp(optarg + n - 5, ".html") == 0) ||
+			      (n > 7 && strcmp(optarg + n - 7, ".folded") == 0))) {
+				fprintf(stderr, "jflame: --diff-out %s: name it .svg (a differential flame graph), .html (the "
+					"compare page) or .folded\n", optarg);
+				return -1;
+			}
+			o->regress.diff_out = optarg;
+			break;
+		}
+		case O_ON_REGRESSION:
+			if (!optarg[0]) {
+				fprintf(stderr, "jflame: --on-regression takes a shell command; it is empty\n");
+				return -1;
+			}
+			o->regress.on_regression = optarg;
+			break;
+		case O_ALPHA: {
+			double a;
+			if (cli_parse_seconds(optarg, 1e-12, 0.5, &a) != 0) {
+				fprintf(stderr, "jflame: --alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n", optarg);
+				return -1;
+			}
+			o->regress.b.alpha = a;
+			break;
+		}
+		case O_NO_NORMALIZE:
+			o->regress.b.no_normalize = true;
 			break;
 		case 'K':
 			if (cli_parse_long(optarg, 1, 1000000, &v) != 0) {
@@ -927,6 +1001,20 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			fprintf(stderr, "jflame: JFLAME_PUSH_BASIC_AUTH takes USER:PASSWORD\n");
 			return -1;
 		}
+	}
+	if (o->baseline && !o->window_ns) {
+		fprintf(stderr, "jflame: --baseline compares each window with it; add --window 30s\n");
+		return -1;
+	}
+	if (o->baseline && !o->bpf_on) {
+		fprintf(stderr, "jflame: --baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
+			"(-e cpu,alloc)\n");
+		return -1;
+	}
+	if (!o->baseline && (o->regress.diff_out || o->regress.on_regression)) {
+		fprintf(stderr, "jflame: --diff-out and --on-regression act on regressions against a baseline; add "
+			"--baseline first (or previous:N, or a saved profile)\n");
+		return -1;
 	}
 	if ((o->keep || o->keep_bytes) && !o->window_ns) {
 		fprintf(stderr, "jflame: --keep and --keep-bytes rotate the files of --window; add --window 30s\n");
@@ -1748,6 +1836,11 @@ static int window_close(struct record *r, struct window *w, uint64_t end_ns)
 		if (rc != 0)
 			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq,
 				strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+		if (r->regress) {
+			struct window_regress_window rw = { w->seq, w->start_real_ns, when, wrote[0] == ' ' ? wrote + 1 : wrote,
+							    r->o.npids ? r->o.pids[0] : getpid() };
+			window_regress_check(r->regress, rec, &rw);
+		}
 	}
 	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {
 		const struct recording *j = &w->jrec[ev == EV_ALLOC ? J_ALLOC : J_LOCK];
@@ -2304,6 +2397,8 @@ int cmd_record(int argc, char **argv)
 		if (!(r.pusher = push_start(&po, err, sizeof(err))))
 			goto out;
 	}
+	if (r.o.baseline && !(r.regress = window_regress_new(&r.o.regress, err, sizeof(err))))
+		goto out;
 	if (r.o.command && launch(&r, err, sizeof(err)) != 0)
 		goto out;
 	if (record_run(&r, err, sizeof(err)) != 0)
@@ -2433,6 +2528,7 @@ out:
 			rc = 128 + WTERMSIG(r.child_status);
 	}
 	push_stop(r.pusher, 0, NULL); /* an error before the pushes were finished */
+	window_regress_free(r.regress);
 	targets_unwatch(&r);
 	agent_samples_free(r.agents);
 	attach_queue_free(r.aq);

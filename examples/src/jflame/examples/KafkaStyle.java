@@ -24,7 +24,7 @@ import java.util.zip.CRC32C;
 
 public final class KafkaStyle {
     static final String USAGE = "KafkaStyle [--seconds N] [--format string-format|string-builder]"
-            + " [--producers K] [--batch RECORDS] [--record-size BYTES] [--port P]";
+            + " [--switch-after SECONDS] [--producers K] [--batch RECORDS] [--record-size BYTES] [--port P]";
     static final String LISTENER = "ListenerName(PLAINTEXT)-PLAINTEXT";
     /** Kafka's max.in.flight.requests.per.connection default. */
     static final int MAX_IN_FLIGHT = 5;
@@ -33,9 +33,13 @@ public final class KafkaStyle {
     static final long BASE_TIMESTAMP = 1_700_000_000_000L;
 
     public static void main(String[] args) {
-        Example ex = new Example(USAGE, args, "seconds", "format", "producers", "batch", "record-size", "port");
+        Example ex = new Example(USAGE, args, "seconds", "format", "switch-after", "producers", "batch", "record-size",
+                "port");
         int seconds = ex.intOption("seconds", 30, 1, 86_400);
         String format = ex.choice("format", "string-builder", "string-format", "string-builder");
+        // the upgrade regression as it happens: after this many seconds every
+        // producer changes to the other way of building records (0: never)
+        int switchAfter = ex.intOption("switch-after", 0, 0, 86_400);
         int producers = ex.intOption("producers", 1, 1, 64);
         int batch = ex.intOption("batch", 500, 1, 100_000);
         int recordSize = ex.intOption("record-size", 100, 0, 1 << 20);
@@ -58,6 +62,20 @@ public final class KafkaStyle {
                 + " batch " + batch + " record-size " + recordSize);
         for (Producer p : all) {
             producerThreads.add(ex.start("kafka-producer-network-thread | producer-" + p.id, p::run));
+        }
+        if (switchAfter > 0) {
+            String other = format.equals("string-format") ? "string-builder" : "string-format";
+            ex.start("format-switch", () -> {
+                try {
+                    Thread.sleep(switchAfter * 1000L);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (Producer p : all) {
+                    p.useFormat = other.equals("string-format");
+                }
+                Example.say("switched to format " + other + " after " + switchAfter + " s");
+            });
         }
 
         List<Long> rates = new CopyOnWriteArrayList<>(); // read by the shutdown hook
@@ -98,7 +116,7 @@ public final class KafkaStyle {
     static final class Producer {
         final Example ex;
         final int id;
-        final boolean useFormat;
+        volatile boolean useFormat; // flipped once by --switch-after
         final int batchRecords;
         final String clientId;
         final String[] values;
