@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: profiles the bundled Kafka-style producer/broker with `jflame record`
 # (agentless: nothing is loaded into the JVM, which runs without frame pointers) and
-# writes a mixed-mode flame graph; prints where it is.
+# writes a mixed-mode flame graph; prints where it is. `demo.sh regression`: the
+# same example changes to String.format mid-run and record --baseline finds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,42 @@ out=${JFLAME_DEMO_DIR:-$PWD/out}
 format=${FORMAT:-string-format}   # the upgrade regression; FORMAT=string-builder for the fast path
 seconds=${SECONDS_TO_RECORD:-10}
 mkdir -p "$out"
+
+if [[ ${1:-} == regression ]]; then
+	# The upgrade regression as it happens: KafkaStyle starts on the StringBuilder
+	# path and changes to String.format() after SWITCH_AFTER seconds; jflame
+	# records 5-s windows, compares each with the first and says what grew.
+	switch=${SWITCH_AFTER:-30}
+	warm=8
+	"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp build/examples/jflame-examples.jar \
+		jflame.examples.KafkaStyle --seconds $((switch + 30)) --switch-after "$switch" >"$out/kafka.log" 2>&1 &
+	pid=$!
+	trap 'kill $pid 2>/dev/null || true' EXIT
+	echo "demo: KafkaStyle is pid $pid: StringBuilder now, String.format after ${switch} s; warming up ${warm} s"
+	sleep "$warm"
+	rm -f "$out"/window-*.folded "$out"/regression-*.svg
+	# windows are judged from the 4th on (the first three teach jflame the noise)
+	build/native/jflame record -p $pid --window 5 -d $((switch - warm + 15)) --baseline first \
+		-o "$out/window-%n.folded" --diff-out "$out/regression-%n.svg" 2>"$out/record.log" || {
+		cat "$out/record.log" >&2
+		exit 1
+	}
+	kill -TERM $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
+	trap - EXIT
+	grep -E 'regression in window|^jflame: [0-9]+ windows' "$out/record.log" | grep -v 'differential graph' || true
+	grep -E 'switched' "$out/kafka.log" | sed 's/^jflame-example: /demo: /' || true
+	first=$(grep -E 'regression in window [0-9]+ .*: java/lang/String\.format ' "$out/record.log" | head -1 |
+		sed -E 's/.*regression in window ([0-9]+) .*/\1/')
+	echo
+	echo "windows:            $out/window-N.folded"
+	if [[ -n $first ]]; then
+		echo "differential graph: $out/regression-$first.svg (window $first, the first to name String.format)"
+	else
+		echo "differential graph: none (String.format was not named)"
+	fi
+	exit 0
+fi
 
 # a plain JVM; -XX:+DebugNonSafepoints lets its debug info place inlined frames exactly
 "$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp build/examples/jflame-examples.jar \
