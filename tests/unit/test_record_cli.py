@@ -34,6 +34,20 @@ class RecordOptions(CliCase):
         self.bad(["-e", "alloc", "--min-block", "1ms"], "--min-block goes with -e offcpu or -e wall")
         self.bad(["-e", "cpu,lock", "--push", "http://localhost:4040"], "--push sends CPU")
 
+    def test_baseline_options(self):
+        self.bad(["--baseline", "first"], "--baseline compares each window with it; add --window")
+        self.bad(["--window", "5", "--baseline", "previous:0"], "previous:N", "1 to 1000")
+        self.bad(["--window", "5", "--baseline", "previous:x"], "previous:N")
+        self.bad(["--window", "5", "--baseline", "/nonexistent/base.folded"], "--baseline /nonexistent/base.folded",
+                 "No such file")
+        self.bad(["--window", "5", "--baseline", "first", "--diff-out", "d.png"], "--diff-out d.png", ".svg")
+        self.bad(["--window", "5", "--baseline", "first", "--diff-out", "d-%q.svg"], "--diff-out")
+        self.bad(["--window", "5", "--on-regression", "true"], "add --baseline first")
+        self.bad(["--window", "5", "--diff-out", "d.svg"], "add --baseline first")
+        self.bad(["--window", "5", "--baseline", "first", "--on-regression", ""], "--on-regression takes a shell command")
+        self.bad(["--window", "5", "--baseline", "first", "--alpha", "0"], "--alpha 0", "between 0 and 0.5")
+        self.bad(["--window", "5", "-e", "alloc", "--baseline", "first"], "--baseline compares the sampled event")
+
     def test_naming_rule_refusals(self):
         self.bad(["-e", "cpu,alloc", "-o", "lock.svg"], "'lock.svg' is named for lock, which is not recorded")
         self.bad(["-e", "cpu,alloc", "-o", "wall.svg"], "'wall.svg' is named for wall")
