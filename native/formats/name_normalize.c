@@ -39,7 +39,8 @@ static size_t hidden_address(const char *p, size_t n, bool *whole)
 	return i;
 }
 
-size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, size_t len)
+/* One pass; a pass can uncover what another takes out (Foo_[j]/0x1 -> Foo_[j]). */
+static size_t normalize_once(const char *frame, size_t n, int thread, char *out, size_t len)
 {
 	size_t k = 0;
 	if (!len)
@@ -47,9 +48,9 @@ size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, 
 	/* how a method ran (interpreted _[0], compiled _[j], inlined _[i]) is
 	 * the JIT's choice of the moment, not the program's: a method is itself
 	 * in any of them */
-	if (!thread && n >= 4 && frame[n - 4] == '_' && frame[n - 3] == '[' && frame[n - 1] == ']' &&
-	    (frame[n - 2] == 'j' || frame[n - 2] == 'i' || frame[n - 2] == '0'))
-		n -= 4;
+	while (!thread && n >= 4 && frame[n - 4] == '_' && frame[n - 3] == '[' && frame[n - 1] == ']' &&
+	       (frame[n - 2] == 'j' || frame[n - 2] == 'i' || frame[n - 2] == '0'))
+		n -= 4; /* all of them: what is left must be left alone the next time (idempotent) */
 	for (size_t i = 0; i < n && k + 1 < len;) {
 		size_t skip;
 		/* Foo$$Lambda$8 -> Foo$$Lambda (the number a run gave it) */
@@ -102,6 +103,23 @@ size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, 
 		out[k++] = frame[i++];
 	}
 	out[k] = '\0';
+	return k;
+}
+
+size_t name_normalize_frame(const char *frame, size_t n, int thread, char *out, size_t len)
+{
+	size_t k = normalize_once(frame, n, thread, out, len);
+	char *prev = len ? malloc(len) : NULL;
+	/* again until nothing changes (a pass never lengthens a name): the same
+	 * name normalized twice is the name normalized once */
+	for (int pass = 0; prev && pass < 16; pass++) {
+		memcpy(prev, out, k + 1);
+		size_t k2 = normalize_once(prev, k, thread, out, len);
+		if (k2 == k && memcmp(prev, out, k) == 0)
+			break;
+		k = k2;
+	}
+	free(prev);
 	return k;
 }
 

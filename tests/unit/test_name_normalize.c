@@ -20,6 +20,8 @@ static const struct {
 	{ "sun/reflect/GeneratedSerializationConstructorAccessor42.newInstance", "sun/reflect/GeneratedSerializationConstructorAccessor.newInstance", 0 },
 	/* left alone: addresses that are data, numbers that are names */
 	{ "java/lang/Long.toHexString_[j]", "java/lang/Long.toHexString", 0 },
+	{ "Foo.bar_[j]_[i]_[0]", "Foo.bar", 0 },
+	{ "Foo.invoke_[j]/0x0000000800c01234", "Foo.invoke", 0 }, /* a pass uncovers a mark */
 	{ "memcpy@0x1234", "memcpy@0x1234", 0 },
 	{ "[unknown]", "[unknown]", 0 },
 	{ "C2 CompilerThread0", "C2 CompilerThread0", 1 },
