@@ -8,6 +8,7 @@
 
 #include "cli_num.h"
 #include "name_normalize.h"
+#include "regress_report.h"
 
 #define PREVIOUS_MAX 1000
 #define HISTORY 20     /* recent windows that show how much shares move */
@@ -99,14 +100,6 @@ static int copy_compared(struct baseline *b, struct recording *dst, const struct
 	return 0;
 }
 
-static bool regress_grew(const struct regress *r)
-{
-	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].significant && r->rows[i].change > 0)
-			return true;
-	return false;
-}
-
 static int add_window(struct regress *r, enum regress_side side, const struct recording *w)
 {
 	regress_window_begin(r, side);
@@ -159,7 +152,7 @@ int baseline_window(struct baseline *b, const struct recording *window, const st
 	/* the window into the history of how shares move, unless something in
 	 * it grew beyond that: a regression is not noise (else it would hide
 	 * itself in the windows after it) */
-	if (compared_now && regress_grew(&b->r))
+	if (compared_now && regress_report_grew(&b->r, -1) > 0)
 		goto baseline;
 	size_t h = b->hist_next;
 	if (b->nhist < HISTORY) {

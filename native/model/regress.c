@@ -172,14 +172,20 @@ static int by_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The frame's own spread: its chi-square over the sides with more than one
- * window, *mean the samples it has a window there. */
+/* Whether side k's windows measure the spread: the SPREAD windows when there
+ * are two or more, else every side with more than one window. */
+static bool measures_spread(const struct regress *r, int k)
+{
+	return r->windows[k] > 1 && (r->windows[REGRESS_SPREAD] < 2 || k == REGRESS_SPREAD);
+}
+
+/* The frame's own spread: its chi-square over the sides that measure it,
+ * *mean the samples it has a window there. */
 static double frame_spread(const struct regress *r, size_t i, double *mean)
 {
 	double chi = 0, samples = 0, windows = 0;
-	bool spread_side = r->windows[REGRESS_SPREAD] >= 2;
 	for (int k = 0; k < REGRESS_SIDES; k++) {
-		if (r->windows[k] < 2 || (spread_side && k != REGRESS_SPREAD))
+		if (!measures_spread(r, k))
 			continue;
 		chi += spread(&r->counts[k][i], r->samples[k]);
 		samples += (double)r->counts[k][i].total;
@@ -192,7 +198,7 @@ static double frame_spread(const struct regress *r, size_t i, double *mean)
 int regress_test(struct regress *r, double alpha)
 {
 	struct regress_row **order = NULL;
-	double *phis = NULL;
+	double *phis = NULL, *own = NULL;
 	size_t n = r->frames.n, nphis = 0;
 	int rc = -1;
 	if (r->in_window)
@@ -205,22 +211,24 @@ int regress_test(struct regress *r, double alpha)
 	r->rows = calloc(n ? n : 1, sizeof(*r->rows));
 	order = malloc((n ? n : 1) * sizeof(*order));
 	phis = malloc((n ? n : 1) * sizeof(*phis));
-	if (!r->rows || !order || !phis)
+	own = calloc(n ? n : 1, sizeof(*own)); /* each frame's own spread (0: none measured) */
+	if (!r->rows || !order || !phis || !own)
 		goto out;
 	r->alpha = alpha;
 	/* windows beyond the first on each side measure the spread */
 	double df = 0;
 	for (int k = 0; k < REGRESS_SIDES; k++)
-		if (r->windows[k] > 1 && (r->windows[REGRESS_SPREAD] < 2 || k == REGRESS_SPREAD))
+		if (measures_spread(r, k))
 			df += (double)r->windows[k] - 1;
 	r->phi_df = df;
 	/* the pooled spread: the median over frames sampled well enough to show it */
 	r->phi_pooled = 1.0;
 	if (df > 0) {
 		for (size_t i = 0; i < n; i++) {
-			double mean, chi = frame_spread(r, i, &mean);
+			double mean;
+			own[i] = frame_spread(r, i, &mean) / df;
 			if (mean >= 5.0)
-				phis[nphis++] = chi / df;
+				phis[nphis++] = own[i];
 		}
 		if (nphis >= 5) {
 			qsort(phis, nphis, sizeof(*phis), by_double);
@@ -240,13 +248,10 @@ int regress_test(struct regress *r, double alpha)
 		w->change = w->after - w->before;
 		/* sampling alone (1), the pooled spread, or the frame's own, whichever
 		 * is largest; its own is an estimate: Student's t with its df */
-		double phi = r->phi_pooled, tdf = 0.0, mean;
-		if (df > 0) {
-			double own = frame_spread(r, i, &mean) / df;
-			if (own > phi) {
-				phi = own;
-				tdf = df;
-			}
+		double phi = r->phi_pooled, tdf = 0.0;
+		if (own[i] > phi) {
+			phi = own[i];
+			tdf = df;
 		}
 		w->p = regress_p_value(a->total, na, b->total, nb, phi, tdf);
 		order[i] = w;
@@ -270,5 +275,6 @@ int regress_test(struct regress *r, double alpha)
 out:
 	free(order);
 	free(phis);
+	free(own);
 	return rc;
 }
