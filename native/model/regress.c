@@ -3,14 +3,20 @@
 #include "regress.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define WELL_SAMPLED 5.0 /* samples a window from which a frame's own spread is trusted */
+#define FEW 10.0         /* expected samples (over phi) below which the normal is not trusted alone */
 
 void regress_init(struct regress *r)
 {
 	memset(r, 0, sizeof(*r));
 	str_index_init(&r->frames);
+	gsl_set_error_handler_off(); /* GSL's default handler aborts; its errors come back as statuses */
 }
 
 void regress_free(struct regress *r)
@@ -124,6 +130,28 @@ void regress_window_end(struct regress *r)
 	r->ntouched = 0;
 }
 
+/* The conditional test's two-sided p-value: given the t = x + y samples of the
+ * frame on both sides, x is binomial(t, n / (n + m)) when nothing changed;
+ * with the spread phi, x / phi of t / phi (a continuous binomial, through the
+ * incomplete beta function). Exact where the normal is not: a frame seen a
+ * few times. -1 when it cannot be computed. */
+static double exact_p(uint64_t x, uint64_t n, uint64_t y, uint64_t m, double phi)
+{
+	double t = ((double)x + (double)y) / phi, k = (double)x / phi;
+	double share = (double)n / ((double)n + (double)m);
+	gsl_sf_result res;
+	int st;
+	if ((double)x * (double)m >= (double)y * (double)n) /* more on x's side than expected: P(X >= k) */
+		st = k > 0 ? gsl_sf_beta_inc_e(k, t - k + 1.0, share, &res) : (res.val = 1.0, GSL_SUCCESS);
+	else /* P(X <= k) = I_{1-share}(t - k, k + 1) */
+		st = gsl_sf_beta_inc_e(t - k, k + 1.0, 1.0 - share, &res);
+	if (st == GSL_EUNDRFLW)
+		return 0.0;
+	if (st != GSL_SUCCESS || !isfinite(res.val))
+		return -1.0;
+	return res.val * 2.0 > 1.0 ? 1.0 : res.val * 2.0;
+}
+
 double regress_p_value(uint64_t x, uint64_t n, uint64_t y, uint64_t m, double phi, double df)
 {
 	if (n == 0 || m == 0)
@@ -134,7 +162,14 @@ double regress_p_value(uint64_t x, uint64_t n, uint64_t y, uint64_t m, double ph
 	double se = sqrt(phi * p * (1.0 - p) * (1.0 / (double)n + 1.0 / (double)m));
 	double z = fabs((double)x / (double)n - (double)y / (double)m) / se;
 	double q = df > 0 ? gsl_cdf_tdist_Q(z, df) : gsl_cdf_ugaussian_Q(z);
-	return q * 2.0 > 1.0 ? 1.0 : q * 2.0;
+	double pv = q * 2.0 > 1.0 ? 1.0 : q * 2.0;
+	/* a frame expected a few times on a side: the normal understates the
+	 * chance of it turning up in a short window; the exact test then too,
+	 * and the larger of the two */
+	if ((double)(n < m ? n : m) * p / phi >= FEW)
+		return pv;
+	double e = exact_p(x, n, y, m, phi);
+	return e > pv ? e : pv;
 }
 
 /* Pearson's chi-square of one side's windows about the side's own share. */
@@ -227,7 +262,7 @@ int regress_test(struct regress *r, double alpha)
 		for (size_t i = 0; i < n; i++) {
 			double mean;
 			own[i] = frame_spread(r, i, &mean) / df;
-			if (mean >= 5.0)
+			if (mean >= WELL_SAMPLED)
 				phis[nphis++] = own[i];
 		}
 		if (nphis >= 5) {
@@ -247,7 +282,8 @@ int regress_test(struct regress *r, double alpha)
 		w->self_after = (double)a->self / (double)na;
 		w->change = w->after - w->before;
 		/* sampling alone (1), the pooled spread, or the frame's own, whichever
-		 * is largest; its own is an estimate: Student's t with its df */
+		 * is largest; its own is an estimate from few windows: Student's t
+		 * with their df (the pooled one, a median over many frames, is not) */
 		double phi = r->phi_pooled, tdf = 0.0;
 		if (own[i] > phi) {
 			phi = own[i];

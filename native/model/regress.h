@@ -32,6 +32,8 @@ struct regress_row {
 	double change;                  /* after - before, in share (x100: points) */
 	double p, p_adj;                /* two-sided p-value; Holm-adjusted over the frames tested */
 	bool significant;               /* p_adj < alpha */
+	unsigned streak;                /* record --baseline: windows in a row, this one the last, in which
+					 * it grew significantly (0 elsewhere) */
 };
 
 struct regress {
@@ -68,19 +70,23 @@ void regress_window_end(struct regress *r);
 
 /* Tests every frame seen: a quasi-binomial two-proportion test of its total
  * share, Holm's step-down correction over all frames at family-wise error
- * alpha. The binomial variance is scaled by phi, the larger of the frame's
- * own spread (Pearson's chi-square of its share over the SPREAD windows
- * when there are two or more, else over the windows of each side with more
- * than one, each about its own mean, over their degrees of freedom;
- * Student's t with them when it is the larger) and the pooled spread (the median of that over frames with at
+ * alpha. The binomial variance is scaled by phi, the largest of 1 (sampling
+ * alone), the frame's own spread (Pearson's chi-square of its share over the
+ * SPREAD windows when there are two or more, else over the windows of each
+ * side with more than one, each about its own mean, over their degrees of
+ * freedom) and the pooled spread (the median of that over frames with at
  * least 5 samples a window: moves every frame makes, such as a thread mix
- * shifting on a busy host); never below 1 (sampling alone). Fills rows. 0,
- * or -1 when out of memory or BEFORE or AFTER has no samples. */
+ * shifting on a busy host). See regress_p_value for the p-value. Fills rows.
+ * 0, or -1 when out of memory or BEFORE or AFTER has no samples. */
 int regress_test(struct regress *r, double alpha);
 
 /* The two-sided p-value of one frame's change: x samples of n on one side,
- * y of m on the other, phi the spread factor (>= 1) and df its degrees of
- * freedom (0: the normal). Public for tests. */
+ * y of m on the other, phi the spread factor (>= 1) and df the degrees of
+ * freedom it was estimated with (0: none, known). The larger of two: the
+ * normal approximation (Student's t with df when df > 0) and the exact
+ * conditional test (x / phi of the (x + y) / phi samples, binomial with the
+ * share n / (n + m)), which the normal understates for a frame seen a few
+ * times. Public for tests. */
 double regress_p_value(uint64_t x, uint64_t n, uint64_t y, uint64_t m, double phi, double df);
 
 #endif

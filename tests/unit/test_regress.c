@@ -1,6 +1,7 @@
 /* test_regress.c - which frames' shares changed beyond sampling noise
  * (native/model/regress.c): the p-value against values worked out here (the
- * normal through erfc, Student's t from its table), Holm's correction done by
+ * normal through erfc, Student's t from its table, the exact binomial tail by
+ * summing its terms for a frame seen a few times), Holm's correction done by
  * hand, how stacks are counted (a recursive frame once, self at the leaf,
  * empty windows not windows), windows as replicates (spread beyond sampling
  * makes a change noise, agreeing windows keep it significant), row order. */
@@ -62,17 +63,35 @@ static double two_sided_normal(double z)
 	return 0.5 * erfc(z / sqrt(2.0)) * 2.0;
 }
 
+/* Two-sided binomial tail of k of t at share q, the way exact_p doubles it:
+ * the terms summed (lgamma for the binomial coefficients). */
+static double two_sided_binomial(unsigned k, unsigned t, double q, bool upper)
+{
+	double sum = 0;
+	for (unsigned i = upper ? k : 0; upper ? i <= t : i <= k; i++)
+		sum += exp(lgamma(t + 1.0) - lgamma(i + 1.0) - lgamma(t - i + 1.0) + i * log(q) + (t - i) * log1p(-q));
+	return fmin(1.0, 2 * sum);
+}
+
+/* The frame's expected samples on the smaller side, over phi: under 10, the
+ * exact test is asked too. */
+static bool few(double x, double n, double y, double m, double phi)
+{
+	return fmin(n, m) * (x + y) / (n + m) / phi < 10;
+}
+
 static void test_p_value_normal(void)
 {
 	static const struct {
 		uint64_t x, n, y, m;
 	} cases[] = {
-		{ 15, 100, 0, 100 },         { 30, 1000, 10, 1000 },     { 500, 1000, 450, 1000 },
-		{ 90, 1000, 0, 1000 },       { 1234, 50000, 1100, 40000 }, { 1, 3, 2, 7 },
-		{ 999, 1000, 990, 1000 },    { 5, 20000, 7, 30000 },
+		{ 160, 1000, 100, 1000 },      { 300, 10000, 200, 10000 }, { 500, 1000, 450, 1000 },
+		{ 90, 1000, 0, 2000 },         { 1234, 50000, 1100, 40000 }, { 30, 60, 10, 140 },
+		{ 999, 1000, 990, 1000 },      { 52, 20000, 70, 30000 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t x = cases[i].x, n = cases[i].n, y = cases[i].y, m = cases[i].m;
+		CHECK(!few(x, n, y, m, 1.0)); /* counts where the normal alone is trusted */
 		double z = z_pooled((double)x, (double)n, (double)y, (double)m);
 		double want = two_sided_normal(z);
 		double got = regress_p_value(x, n, y, m, 1.0, 0);
@@ -81,16 +100,66 @@ static void test_p_value_normal(void)
 		/* which side is which does not matter */
 		CHECK_NEAR(regress_p_value(y, m, x, n, 1.0, 0), got, 1e-15);
 		/* phi scales the variance: the statistic shrinks by sqrt(phi) */
-		CHECK_REL(regress_p_value(x, n, y, m, 4.0, 0), two_sided_normal(z / 2), 1e-9);
+		if (!few(x, n, y, m, 4.0))
+			CHECK_REL(regress_p_value(x, n, y, m, 4.0, 0), two_sided_normal(z / 2), 1e-9);
 	}
-	/* 15% of 100 against 0 of 100: z = 0.15 / sqrt(0.075 * 0.925 * 0.02) = 4.0269 */
-	CHECK_NEAR(regress_p_value(15, 100, 0, 100, 1.0, 0), 5.6508e-5, 1e-8);
+	/* 16% of 1000 against 10%: z = 0.06 / sqrt(0.13 * 0.87 * 0.002) = 3.9894 */
+	CHECK_NEAR(regress_p_value(160, 1000, 100, 1000, 1.0, 0), 6.6247e-5, 1e-8);
 	/* the textbook quantile: z = 1.959964 is p = 0.05 (phi chosen to give that z) */
-	double z0 = z_pooled(300, 1000, 100, 1000);
-	CHECK_NEAR(regress_p_value(300, 1000, 100, 1000, pow(z0 / 1.959964, 2), 0), 0.05, 1e-6);
-	CHECK_NEAR(regress_p_value(300, 1000, 100, 1000, pow(z0 / 2.575829, 2), 0), 0.01, 1e-6);
+	double z0 = z_pooled(600, 1000, 400, 1000);
+	CHECK_NEAR(regress_p_value(600, 1000, 400, 1000, pow(z0 / 1.959964, 2), 0), 0.05, 1e-6);
+	CHECK_NEAR(regress_p_value(600, 1000, 400, 1000, pow(z0 / 2.575829, 2), 0), 0.01, 1e-6);
 	/* equal shares: no change at all */
 	CHECK_NEAR(regress_p_value(10, 100, 20, 200, 1.0, 0), 1.0, 1e-12);
+}
+
+/* A frame expected a few times on a side (under 10 samples over phi): the
+ * larger of the normal's p-value and the exact conditional binomial's. */
+static void test_p_value_exact(void)
+{
+	/* 15 of 100 against none of 100: all 15 on one side, a fair coin: 2 / 2^15,
+	 * above the normal's 5.65e-5 */
+	CHECK(few(15, 100, 0, 100, 1));
+	CHECK_NEAR(regress_p_value(15, 100, 0, 100, 1.0, 0), 2 * pow(0.5, 15), 1e-15);
+	CHECK(regress_p_value(15, 100, 0, 100, 1.0, 0) > two_sided_normal(z_pooled(15, 100, 0, 100)));
+	/* a frame new in a window of 1000 samples, absent from 5000 before: 8
+	 * samples are (1/6)^8 x 2 = 1.2e-6, not the normal's 2.5e-10 */
+	double p8 = regress_p_value(8, 1000, 0, 5000, 1.0, 0);
+	CHECK_REL(p8, two_sided_binomial(8, 8, 1000.0 / 6000, true), 1e-9);
+	CHECK_REL(p8, 2 * pow(1.0 / 6, 8), 1e-9);
+	CHECK(p8 > 10 * two_sided_normal(z_pooled(8, 1000, 0, 5000)));
+	/* phi 2: 16 samples count as 8 */
+	CHECK_REL(regress_p_value(16, 1000, 0, 5000, 2.0, 0), p8, 1e-9);
+	/* phi between: continuous, between the two */
+	double p16 = regress_p_value(16, 1000, 0, 5000, 1.0, 0), p15 = regress_p_value(16, 1000, 0, 5000, 1.5, 0);
+	CHECK(p16 < p15 && p15 < p8);
+	/* one of a 5-sample window in a frame of 3 in 3000: 1 - (1 - 5/3005)^4,
+	 * doubled (the normal would call it 1e-23) */
+	double p1 = regress_p_value(1, 5, 3, 3000, 1.0, 0);
+	CHECK_REL(p1, 2 * (1 - pow(1 - 5.0 / 3005, 4)), 1e-9);
+	CHECK_REL(p1, two_sided_binomial(1, 4, 5.0 / 3005, true), 1e-9);
+	CHECK(p1 > 0.01);
+	/* shrank: none of 100 against 12 of 1000, (10/11)^12 doubled; sides swapped alike */
+	double p0 = regress_p_value(0, 100, 12, 1000, 1.0, 0);
+	CHECK_REL(p0, 2 * pow(10.0 / 11, 12), 1e-9);
+	CHECK_REL(p0, two_sided_binomial(0, 12, 100.0 / 1100, false), 1e-9);
+	CHECK_REL(regress_p_value(12, 1000, 0, 100, 1.0, 0), p0, 1e-9);
+	/* a few counts both sides, against the summed tail: 9 of 2000 vs 3 of 4000 */
+	CHECK(few(9, 2000, 3, 4000, 1));
+	CHECK_REL(regress_p_value(9, 2000, 3, 4000, 1.0, 0),
+		  fmax(two_sided_binomial(9, 12, 2000.0 / 6000, true), two_sided_normal(z_pooled(9, 2000, 3, 4000))), 1e-9);
+	/* and with Student's t: still the larger of the two */
+	CHECK(regress_p_value(9, 2000, 3, 4000, 1.0, 3) >= regress_p_value(9, 2000, 3, 4000, 1.0, 0));
+	/* never NaN, never outside [0, 1], even where the tail underflows */
+	double big = regress_p_value(4000, 4000, 0, 1000000, 1.0, 0);
+	CHECK(big >= 0 && big < 1e-300);
+	for (uint64_t x = 0; x <= 12; x++)
+		for (uint64_t y = 0; y <= 12; y++)
+			for (double phi = 1; phi <= 4; phi += 0.75) {
+				double p = regress_p_value(x, 7, y, 1000, phi, x % 3);
+				CHECK_MSG(p >= 0 && p <= 1, "%llu/7 vs %llu/1000 phi %g: p %g", (unsigned long long)x,
+					  (unsigned long long)y, phi, p);
+			}
 }
 
 static void test_p_value_student(void)
@@ -102,19 +171,20 @@ static void test_p_value_student(void)
 		{ 2.776, 4, 0.05 },  { 4.604, 4, 0.01 },  { 2.228, 10, 0.05 }, { 3.169, 10, 0.01 },
 		{ 12.706, 1, 0.05 }, { 2.571, 5, 0.05 },  { 2.042, 30, 0.05 }, { 1.812, 10, 0.10 },
 	};
-	double z0 = z_pooled(300, 1000, 100, 1000);
+	double z0 = z_pooled(600, 1000, 400, 1000);
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		/* phi that makes the statistic t */
 		double phi = pow(z0 / table[i].t, 2);
-		double p = regress_p_value(300, 1000, 100, 1000, phi, table[i].df);
+		CHECK(!few(600, 1000, 400, 1000, phi));
+		double p = regress_p_value(600, 1000, 400, 1000, phi, table[i].df);
 		CHECK_MSG(fabs(p - table[i].p) < 5e-4, "t %g df %g: p %.6f, want %.3f", table[i].t, table[i].df, p,
 			  table[i].p);
 		/* heavier tails than the normal: a larger p for the same statistic */
-		CHECK(p > regress_p_value(300, 1000, 100, 1000, phi, 0));
+		CHECK(p > regress_p_value(600, 1000, 400, 1000, phi, 0));
 	}
 	/* very many df: the normal */
 	double phi = pow(z0 / 1.959964, 2);
-	CHECK_NEAR(regress_p_value(300, 1000, 100, 1000, phi, 1e7), 0.05, 1e-5);
+	CHECK_NEAR(regress_p_value(600, 1000, 400, 1000, phi, 1e7), 0.05, 1e-5);
 }
 
 static void test_p_value_degenerate(void)
@@ -460,8 +530,9 @@ static void test_replicates(void)
 		CHECK_REL(z_p, two_sided_normal(z), 1e-9);
 		/* Student's t with 6 df of the statistic scaled by sqrt(phi) */
 		CHECK_REL(w->p, regress_p_value(680, 4000, 400, 4000, phi, 6), 1e-9);
-		/* t = z / sqrt(phi) ~ 1.2 with 6 df: p ~ 0.27 */
-		CHECK(w->p > 0.1 && w->p < 0.5);
+		/* t = z / sqrt(phi) ~ 1.2 with 6 df: p ~ 0.27; few samples once scaled
+		 * by phi (400 / 60): the exact test's larger p */
+		CHECK(w->p > 0.1);
 		CHECK(w->p > z_p * 1e10);
 		CHECK(!w->significant);
 	}
@@ -688,6 +759,7 @@ int main(void)
 {
 	test_p_value_normal();
 	test_p_value_student();
+	test_p_value_exact();
 	test_p_value_degenerate();
 	test_root_and_absent();
 	test_holm();

@@ -131,6 +131,18 @@ def two_sided(stat, df):
     return betainc(df / 2, 0.5, df / (df + stat * stat))
 
 
+def exact(x, n, y, m, phi):
+    """The conditional test: of the (x + y) / phi samples of the frame, x / phi
+    on x's side is binomial with the share n / (n + m); the tail beyond x / phi
+    (the incomplete beta for counts that are not whole), doubled."""
+    t, k, share = (x + y) / phi, x / phi, n / (n + m)
+    if x * m >= y * n:
+        tail = betainc(k, t - k + 1, share) if k > 0 else 1.0
+    else:
+        tail = betainc(t - k, k + 1, 1 - share)
+    return min(1.0, 2 * tail)
+
+
 def chi_square(frame, per_win, sizes, total, samples):
     p = total / samples
     if p <= 0 or p >= 1:
@@ -177,6 +189,8 @@ def model(before, after, normalize=True, alpha=0.01):
         else:
             se = math.sqrt(phi * pool * (1 - pool) * (1 / NA + 1 / NB))
             p = min(1.0, two_sided(abs(x / NA - y / NB) / se, tdf))
+            if min(NA, NB) * pool / phi < 10:  # a few samples: the exact test too, the larger
+                p = max(p, exact(x, NA, y, NB, phi))
         rows[f] = dict(before=y / NB, after=x / NA, self_before=sb.get(f, 0) / NB, self_after=sa.get(f, 0) / NA,
                        change=x / NA - y / NB, p=p)
     # Holm
