@@ -65,6 +65,7 @@ static const char usage[] =
 	"      --baseline SPEC replay a folder of windows (one positional: DIR) as record\n"
 	"                      --window --baseline SPEC would judge them: first,\n"
 	"                      previous:N or a saved profile; regression lines and a count\n"
+	"      --confirm N     --baseline: windows in a row a frame must grow in (default 2)\n"
 	"      --no-normalize  compare names as recorded (default: lambda and hidden-class\n"
 	"                      addresses, GeneratedMethodAccessor numbers, pids and pool\n"
 	"                      thread numbers taken out, so two JVM runs line up)\n"
@@ -111,7 +112,7 @@ struct diff_cmd {
 	long top;
 	double alpha, fail_above; /* fail_above < 0: not asked */
 	bool no_normalize;
-	bool top_given, alpha_given;
+	bool top_given, alpha_given, confirm_given;
 	const char *baseline;     /* --baseline: replay a folder of windows */
 	struct baseline_opts bo;
 	const char *baseline_file;
@@ -142,7 +143,7 @@ static int output_kind(const char *path, enum out_kind *k)
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS, O_REPORT, O_TOP, O_ALPHA, O_FAILABOVE, O_NONORMALIZE, O_BASELINE };
+	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS, O_REPORT, O_TOP, O_ALPHA, O_FAILABOVE, O_NONORMALIZE, O_BASELINE, O_CONFIRM };
 	static const struct option longopts[] = {
 		{ "normalize", no_argument, NULL, 'n' },                  { "strip-hex", no_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },               { "title", required_argument, NULL, FG_CLI_TITLE },
@@ -153,7 +154,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { "report", optional_argument, NULL, O_REPORT },
 		{ "top", required_argument, NULL, O_TOP },                { "alpha", required_argument, NULL, O_ALPHA },
 		{ "fail-above", required_argument, NULL, O_FAILABOVE },   { "no-normalize", no_argument, NULL, O_NONORMALIZE },
-		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "baseline", required_argument, NULL, O_BASELINE },      { "confirm", required_argument, NULL, O_CONFIRM },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -161,6 +162,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 	c->top = DEFAULT_TOP;
 	c->alpha = DEFAULT_ALPHA;
 	c->fail_above = -1;
+	c->bo.confirm = 2;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
@@ -231,6 +233,15 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			c->baseline = optarg;
 			break;
 		}
+		case O_CONFIRM: {
+			char e[256];
+			if (baseline_parse_confirm(optarg, &c->bo.confirm, e, sizeof(e)) != 0) {
+				fprintf(stderr, "jflame: %s\n", e);
+				return -1;
+			}
+			c->confirm_given = true;
+			break;
+		}
 		case O_NOLEGEND:
 			c->no_legend = true;
 			break;
@@ -239,6 +250,10 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 						optopt == 'o' || optopt == O_TOP || optopt == O_ALPHA || optopt == O_FAILABOVE ||
 						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}
+	}
+	if (c->confirm_given && !c->baseline) {
+		fprintf(stderr, "jflame: --confirm goes with --baseline (windows in a row a frame must grow in)\n");
+		return -1;
 	}
 	if (c->baseline) {
 		if (argc - optind != 1 || c->report != REPORT_NONE || c->noutputs) {

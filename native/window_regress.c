@@ -258,14 +258,14 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 	if (c == 0)
 		return 0;
 	w->judged++;
-	size_t grew = regress_report_grew(r, -1), said = 0;
+	size_t grew = baseline_regressions(w->b, r), said = 0;
 	if (!grew)
 		return 0;
 	w->regressed++;
 	const struct regress_row *top = NULL;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct regress_row *x = &r->rows[i];
-		if (!x->significant || x->change <= 0)
+		if (!baseline_regression(w->b, x))
 			continue;
 		if (!top)
 			top = x;

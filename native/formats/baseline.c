@@ -13,6 +13,7 @@
 #define PREVIOUS_MAX 1000
 #define HISTORY 20     /* recent windows that show how much shares move */
 #define HISTORY_MIN 3  /* ... needed before a window is judged */
+#define CONFIRM_MAX 10
 
 struct baseline {
 	struct baseline_opts o;
@@ -23,6 +24,8 @@ struct baseline {
 	size_t nhist, hist_next;
 	struct recording before, after; /* what the last comparison compared */
 	struct regress r;
+	struct str_index grew;     /* the frames that grew significantly in the last window judged */
+	unsigned *streak;          /* ... and in how many windows in a row */
 };
 
 struct baseline *baseline_new(const struct baseline_opts *o)
@@ -35,6 +38,7 @@ struct baseline *baseline_new(const struct baseline_opts *o)
 	b->wins = calloc(b->cap, sizeof(*b->wins));
 	b->si = str_intern_new();
 	regress_init(&b->r);
+	str_index_init(&b->grew);
 	if (!b->wins || !b->si || recording_init(&b->before) != 0 || recording_init(&b->after) != 0) {
 		baseline_free(b);
 		return NULL;
@@ -62,6 +66,8 @@ void baseline_free(struct baseline *b)
 	recording_free(&b->before);
 	recording_free(&b->after);
 	regress_free(&b->r);
+	str_index_free(&b->grew);
+	free(b->streak);
 	str_intern_free(b->si);
 	free(b);
 }
@@ -118,6 +124,52 @@ static int sum_into(struct recording *dst, const struct recording *w)
 	return 0;
 }
 
+/* Each row's streak: 1 + its streak in the window judged before (when it
+ * grew significantly there too); then this window's growers for the next.
+ * A window not judged breaks every streak (grew NULL). */
+static int count_streaks(struct baseline *b, struct regress *grew)
+{
+	struct str_index next;
+	unsigned *streak = NULL;
+	size_t n = 0;
+	str_index_init(&next);
+	for (size_t i = 0; grew && i < grew->nrows; i++) {
+		struct regress_row *w = &grew->rows[i];
+		if (!w->significant || w->change <= 0) {
+			w->streak = 0;
+			continue;
+		}
+		long was = str_index_find(&b->grew, w->frame, strlen(w->frame));
+		w->streak = 1 + (was >= 0 ? b->streak[was] : 0);
+		unsigned *s = realloc(streak, (n + 1) * sizeof(*s));
+		if (!s || str_index_add(&next, w->frame, strlen(w->frame)) != (long)n) {
+			free(s ? s : streak);
+			str_index_free(&next);
+			return -1;
+		}
+		streak = s;
+		streak[n++] = w->streak;
+	}
+	str_index_free(&b->grew);
+	free(b->streak);
+	b->grew = next;
+	b->streak = streak;
+	return 0;
+}
+
+bool baseline_regression(const struct baseline *b, const struct regress_row *row)
+{
+	return row->significant && row->change > 0 && row->streak >= (b->o.confirm ? b->o.confirm : 1);
+}
+
+size_t baseline_regressions(const struct baseline *b, const struct regress *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nrows; i++)
+		n += baseline_regression(b, &r->rows[i]);
+	return n;
+}
+
 int baseline_window(struct baseline *b, const struct recording *window, const struct regress **out)
 {
 	int compared_now = 0;
@@ -145,6 +197,8 @@ int baseline_window(struct baseline *b, const struct recording *window, const st
 			compared_now = 1;
 		}
 	}
+	if (count_streaks(b, compared_now ? &b->r : NULL) != 0)
+		return -1;
 	/* the window into the baseline: the first one (while it has no samples,
 	 * the next), or the newest N */
 	if (b->after.total == 0)
@@ -196,6 +250,18 @@ const struct recording *baseline_before(const struct baseline *b)
 const struct recording *baseline_after(const struct baseline *b)
 {
 	return &b->after;
+}
+
+int baseline_parse_confirm(const char *arg, unsigned *confirm, char *err, size_t errlen)
+{
+	long n = 0;
+	if (cli_parse_long(arg, 1, CONFIRM_MAX, &n) != 0) {
+		snprintf(err, errlen, "--confirm %s: give the windows in a row a frame must grow in, 1 to %d (e.g. 2)",
+			 arg, CONFIRM_MAX);
+		return -1;
+	}
+	*confirm = (unsigned)n;
+	return 0;
 }
 
 int baseline_parse(const char *arg, struct baseline_opts *o, const char **file, char *err, size_t errlen)

@@ -1,13 +1,17 @@
 # test_regression.py - record --window --baseline on a real JVM: the Kafka-style
 # producer changes from StringBuilder to String.format() mid-run (--switch-after),
 # and each baseline (the first window, a saved profile, the previous N) finds it
-# within two windows, names String.format, draws the differential graph and
-# runs the --on-regression command with the facts.
+# within two windows (confirmed in two windows in a row), names String.format, draws the differential graph and
+# runs the --on-regression command with the facts. One recorder also pushes to
+# a stand-in Pyroscope (/ingest on 127.0.0.1): its windows arrive as always and
+# it says once why the regressions are not pushed.
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
@@ -34,6 +38,27 @@ def regressions(err):
     return out
 
 
+class Ingest(http.server.ThreadingHTTPServer):
+    """Counts the POSTs to /ingest (each window's pprof), answering 200."""
+
+    def __init__(self):
+        self.posts, self.lock = [], threading.Lock()
+        super().__init__(("127.0.0.1", 0), IngestHandler)
+
+
+class IngestHandler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with self.server.lock:
+            self.server.posts.append((self.path, len(body)))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
 class RegressionWindowTest(unittest.TestCase):
     def setUp(self):
         jvmtest.check_setup()
@@ -58,6 +83,10 @@ class RegressionWindowTest(unittest.TestCase):
         # a saved profile of the StringBuilder path (what a release's profile would be)
         jvmtest.record(["-p", jvm.pid, "-F", "99", "-d", "4", "-o", base])
         modes = {"first": "first", "file": base, "previous": "previous:3"}
+        ingest = Ingest()
+        threading.Thread(target=ingest.serve_forever, daemon=True).start()
+        self.addCleanup(ingest.server_close)
+        self.addCleanup(ingest.shutdown)
         procs = {}
         for name, spec in modes.items():
             os.mkdir(self.out(name))
@@ -66,6 +95,8 @@ class RegressionWindowTest(unittest.TestCase):
                     "-d", str((BEFORE + 4) * WINDOW), "--baseline", spec,
                     "-o", self.out(name, "cpu-%n.folded"), "--diff-out", self.out(name, "diff-%n.svg"),
                     "--on-regression", hook]
+            if name == "previous":
+                args += ["--push", "http://127.0.0.1:%d" % ingest.server_address[1], "--app", "kafka"]
             procs[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, text=True)
         started = time.monotonic() - t0
@@ -89,7 +120,9 @@ class RegressionWindowTest(unittest.TestCase):
             self.assertGreaterEqual(found[0], switch_window, (name, found, switch_window))
             first = found[0]
             fmt = [f for f in regs[first] if f[0] in FORMAT][0]
-            self.assertLess(fmt[1], 1.0, fmt)       # before: (almost) none
+            # before: (almost) none; previous:3 holds the switch's own window by
+            # the time the growth is confirmed (two windows in a row, the default)
+            self.assertLess(fmt[1], 1.0 if name != "previous" else fmt[2] / 2, fmt)
             self.assertGreater(fmt[3], 10.0, fmt)  # a clear change
             # names are normalized: no frame-type marks, no pid roots in the lines
             for v in regs.values():
@@ -116,6 +149,19 @@ class RegressionWindowTest(unittest.TestCase):
             self.assertRegex(env["JFLAME_CHANGE"], r"^\+\d+\.\d$")
             # no window before the switch's blamed String.format
             self.assertFalse([w for w in found if w < switch_window], found)
+        # --push with --baseline: every window pushed, and one line says why the
+        # regressions are not (Pyroscope takes no annotations)
+        err = results["previous"]
+        pushed = re.search(r"jflame: pushed (\d+) of (\d+) profiles to Pyroscope \((\d+) failed", err)
+        self.assertTrue(pushed, err[-2000:])
+        self.assertEqual(pushed.group(1), pushed.group(2), pushed.group(0))
+        self.assertGreaterEqual(int(pushed.group(1)), BEFORE + 3, pushed.group(0))
+        self.assertEqual(len(ingest.posts), int(pushed.group(1)), ingest.posts)
+        self.assertTrue(all(p.startswith("/ingest?") and n > 0 for p, n in ingest.posts), ingest.posts)
+        self.assertEqual(err.count("jflame: regressions are not pushed: Pyroscope's API takes profiles and "
+                                   "labels only, no annotations"), 1, err[-2000:])
+        for name in ("first", "file"):
+            self.assertNotIn("regressions are not pushed", results[name])
         # the report on the same windows agrees (and exits 3 with --fail-above)
         before, after = self.out("first", "cpu-2.folded"), self.out("first", "cpu-%d.folded" % (switch_window + 2))
         r = subprocess.run([JFLAME, "diff", "--report", "--fail-above", "5", before, after], capture_output=True,

@@ -46,6 +46,11 @@ class RecordOptions(CliCase):
         self.bad(["--window", "5", "--diff-out", "d.svg"], "add --baseline first")
         self.bad(["--window", "5", "--baseline", "first", "--on-regression", ""], "--on-regression takes a shell command")
         self.bad(["--window", "5", "--baseline", "first", "--alpha", "0"], "--alpha 0", "between 0 and 0.5")
+        self.bad(["--window", "5", "--baseline", "first", "--confirm", "0"], "--confirm 0", "1 to 10")
+        self.bad(["--window", "5", "--baseline", "first", "--confirm", "11"], "--confirm 11", "1 to 10")
+        self.bad(["--window", "5", "--baseline", "first", "--confirm", "2x"], "--confirm 2x")
+        for opt in (["--confirm", "2"], ["--alpha", "0.05"], ["--no-normalize"]):
+            self.bad(["--window", "5"] + opt, "tune --baseline; add --baseline first")
         self.bad(["--window", "5", "-e", "alloc", "--baseline", "first"], "--baseline compares the sampled event")
 
     def test_naming_rule_refusals(self):
