@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # regress_honesty.sh [WINDOWS] [WINDOW_SECONDS]: how honest record --baseline is.
 # False alarms: KafkaStyle (StringBuilder, unchanged) recorded as WINDOWS (120) windows of
-# WINDOW_SECONDS (5) each, after a 15-s warm-up; the windows are then replayed through
-# `jflame diff --baseline first` and `previous:N` (PREVIOUS, 5), which judge each window as
-# record --baseline does: the share of windows judged with any frame called a significant growth. Detection: KafkaStyle --switch-after recorded with
-# --baseline first and previous:N; the windows between the switch's window and the first
-# regression line naming String.format.
+# WINDOW_SECONDS (5) each, after a 15-s warm-up. Detection: KafkaStyle --switch-after 45
+# recorded the same way. Both folders are then replayed through `jflame diff --baseline
+# first` and `previous:N` (PREVIOUS, 5), with --confirm 1 (every window on its own) and 2
+# (the default), which judge each window as record --baseline does: the share of windows
+# judged with a regression (false alarms), and the windows between the switch's window
+# (the first with String.format in it) and the first regression line naming it.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -24,46 +25,45 @@ work=$(mktemp -d /tmp/jflame-regress-honesty.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 echo "== false alarms: $windows windows of ${win} s, unchanged KafkaStyle"
-"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$jar" jflame.examples.KafkaStyle \
-	--seconds $((windows * win + 40)) >"$work/kafka.log" 2>&1 &
-jvm=$!
-sleep 15
-mkdir "$work/w"
-"$jflame" record -p "$jvm" -F 99 --window "$win" -d $((windows * win)) -o "$work/w/cpu-%n.folded" 2>"$work/record.log"
-kill "$jvm" 2>/dev/null || true
-wait "$jvm" 2>/dev/null || true
-
-# each window judged as record --baseline judges it (jflame diff --baseline replays the folder)
+# record NAME SECONDS KAFKA-ARGS...: windows of the example after a 15-s warm-up
+record() {
+	local name=$1 secs=$2
+	shift 2
+	mkdir "$work/$name"
+	"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$jar" jflame.examples.KafkaStyle \
+		--seconds $((secs + 40)) "$@" >"$work/$name.log" 2>&1 &
+	local jvm=$!
+	sleep 15
+	"$jflame" record -p "$jvm" -F 99 --window "$win" -d "$secs" -o "$work/$name/cpu-%n.folded" 2>"$work/$name.rec"
+	kill "$jvm" 2>/dev/null || true
+	wait "$jvm" 2>/dev/null || true
+}
+record steady $((windows * win))
 for mode in first "previous:$previous"; do
-	line=$("$jflame" diff --baseline "$mode" "$work/w" | tee "$work/replay-${mode%%:*}.txt" | tail -1)
-	blamed=$(grep -E '^jflame: regression in window' "$work/replay-${mode%%:*}.txt" | grep -v 'more frames' |
-		sed -E 's/^jflame: regression in window [0-9]+ \([^)]*\): (.*) [0-9.]+% → .*/\1/' | sort | uniq -c |
-		sort -rn | head -3 | awk '{c=$1; $1=""; printf "%s%s (%d)", sep, substr($0,2), c; sep=", "}')
-	echo "baseline $mode: ${line#jflame: }; most blamed: ${blamed:-none}"
+	for confirm in 1 2; do
+		out="$work/replay-${mode%%:*}-$confirm.txt"
+		line=$("$jflame" diff --baseline "$mode" --confirm "$confirm" "$work/steady" | tee "$out" | tail -1)
+		blamed=$(grep -E '^jflame: regression in window' "$out" | grep -v 'more frames' | grep -v 'differential graph' |
+			sed -E 's/^jflame: regression in window [0-9]+ \([^)]*\): (.*) [0-9.]+% → .*/\1/' | sort | uniq -c |
+			sort -rn | head -3 | awk '{c=$1; $1=""; printf "%s%s (%d)", sep, substr($0,2), c; sep=", "}')
+		echo "baseline $mode --confirm $confirm: ${line#jflame: }; most blamed: ${blamed:-none}"
+	done
 done
 
-echo "== detection: KafkaStyle switches to String.format after 45 s"
 switch=45
-"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$jar" jflame.examples.KafkaStyle \
-	--seconds $((switch + 60)) --switch-after "$switch" >"$work/kafka2.log" 2>&1 &
-jvm=$!
-sleep 15
-started=15
-recorders=()
+echo "== detection: KafkaStyle switches to String.format after $switch s"
+record switch $((switch + 6 * win)) --switch-after $((switch + 15))
+sw=$(grep -l -E 'java/(lang/String|util/Formatter)\.format' "$work"/switch/cpu-*.folded | sed -E 's/.*cpu-([0-9]+)\.folded/\1/' |
+	sort -n | head -1)
 for mode in first "previous:$previous"; do
-	"$jflame" record -p "$jvm" -F 99 --window "$win" -d $((switch - started + 6 * win)) --baseline "$mode" \
-		-o "$work/${mode%%:*}-%n.folded" 2>"$work/${mode%%:*}.log" &
-	recorders+=($!)
-done
-wait "${recorders[@]}" || true
-kill "$jvm" 2>/dev/null || true
-for mode in first "previous:$previous"; do
-	sw=$(((switch - started) / win + 1))
-	found=$(grep -E "regression in window [0-9]+ .*: java/(lang/String|util/Formatter)\.format " \
-		"$work/${mode%%:*}.log" | head -1 | sed -E 's/.*regression in window ([0-9]+) .*/\1/' || true)
-	if [[ -n $found ]]; then
-		echo "baseline $mode: switch in window $sw, String.format named in window $found (delay $((found - sw)) windows)"
-	else
-		echo "baseline $mode: switch in window $sw, String.format never named"
-	fi
+	for confirm in 1 2; do
+		found=$("$jflame" diff --baseline "$mode" --confirm "$confirm" "$work/switch" |
+			grep -E "regression in window [0-9]+ .*: java/(lang/String|util/Formatter)\.format " | head -1 |
+			sed -E 's/.*regression in window ([0-9]+) .*/\1/' || true)
+		if [[ -n $found && -n $sw ]]; then
+			echo "baseline $mode --confirm $confirm: switch in window $sw, String.format named in window $found (delay $((found - sw)) windows)"
+		else
+			echo "baseline $mode --confirm $confirm: switch in window ${sw:-none}, String.format never named"
+		fi
+	done
 done
