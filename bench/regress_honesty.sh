@@ -7,6 +7,7 @@
 # (the default), which judge each window as record --baseline does: the share of windows
 # judged with a regression (false alarms), and the windows between the switch's window
 # (the first with String.format in it) and the first regression line naming it.
+# KEEP=1 keeps the recorded windows (the folder is printed at the end).
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -22,7 +23,7 @@ require_build "$jflame" "$jar"
 require_java
 
 work=$(mktemp -d /tmp/jflame-regress-honesty.XXXXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 
 echo "== false alarms: $windows windows of ${win} s, unchanged KafkaStyle"
 # record NAME SECONDS KAFKA-ARGS...: windows of the example after a 15-s warm-up
@@ -45,7 +46,7 @@ for mode in first "previous:$previous"; do
 		line=$("$jflame" diff --baseline "$mode" --confirm "$confirm" "$work/steady" | tee "$out" | tail -1)
 		blamed=$(grep -E '^jflame: regression in window' "$out" | grep -v 'more frames' | grep -v 'differential graph' |
 			sed -E 's/^jflame: regression in window [0-9]+ \([^)]*\): (.*) [0-9.]+% → .*/\1/' | sort | uniq -c |
-			sort -rn | head -3 | awk '{c=$1; $1=""; printf "%s%s (%d)", sep, substr($0,2), c; sep=", "}')
+			sort -rn | head -3 | awk '{c=$1; $1=""; printf "%s%s (%d)", sep, substr($0,2), c; sep=", "}' || true)
 		echo "baseline $mode --confirm $confirm: ${line#jflame: }; most blamed: ${blamed:-none}"
 	done
 done
@@ -54,7 +55,7 @@ switch=45
 echo "== detection: KafkaStyle switches to String.format after $switch s"
 record switch $((switch + 6 * win)) --switch-after $((switch + 15))
 sw=$(grep -l -E 'java/(lang/String|util/Formatter)\.format' "$work"/switch/cpu-*.folded | sed -E 's/.*cpu-([0-9]+)\.folded/\1/' |
-	sort -n | head -1)
+	sort -n | head -1 || true)
 for mode in first "previous:$previous"; do
 	for confirm in 1 2; do
 		found=$("$jflame" diff --baseline "$mode" --confirm "$confirm" "$work/switch" |
@@ -67,3 +68,4 @@ for mode in first "previous:$previous"; do
 		fi
 	done
 done
+[[ -z ${KEEP:-} ]] || echo "windows kept in $work (steady/, switch/)"

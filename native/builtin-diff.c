@@ -15,6 +15,7 @@
 #include "cli_num.h"
 #include "cli_profile.h"
 #include "fg_cli.h"
+#include "diff_graph.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "folded_diff.h"
@@ -101,7 +102,6 @@ static const char usage[] =
 	"  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
 	"  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
 
-enum out_kind { OUT_SVG, OUT_HTML, OUT_FOLDED };
 
 enum report_kind { REPORT_NONE, REPORT_TEXT, REPORT_JSON };
 
@@ -118,28 +118,9 @@ struct diff_cmd {
 	const char *baseline_file;
 	const char *before, *after;
 	const char *outputs[MAX_OUTPUTS];
-	enum out_kind kinds[MAX_OUTPUTS];
+	enum diff_graph_kind kinds[MAX_OUTPUTS];
 	size_t noutputs;
 };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static int output_kind(const char *path, enum out_kind *k)
-{
-	if (strcmp(path, "-") == 0 || ends_with(path, ".svg"))
-		*k = OUT_SVG;
-	else if (ends_with(path, ".html") || ends_with(path, ".htm"))
-		*k = OUT_HTML;
-	else if (ends_with(path, ".folded") || ends_with(path, ".collapsed") || ends_with(path, ".txt"))
-		*k = OUT_FOLDED;
-	else
-		return -1;
-	return 0;
-}
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
@@ -179,7 +160,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			c->strip_hex = true;
 			break;
 		case 'o':
-			if (c->noutputs < MAX_OUTPUTS && output_kind(optarg, &c->kinds[c->noutputs]) != 0) {
+			if (c->noutputs < MAX_OUTPUTS && diff_graph_kind_of(optarg, &c->kinds[c->noutputs]) != 0) {
 				fprintf(stderr, "jflame: -o %s: unknown output format; name it .svg, .html or .folded\n", optarg);
 				return -1;
 			}
@@ -645,26 +626,17 @@ int cmd_diff(int argc, char **argv)
 		if (out_file_open(&of[i], cli_output_path(cmd.outputs[i]), err, sizeof(err)) != 0)
 			goto out;
 		opened++;
-		int w;
-		if (cmd.kinds[i] == OUT_SVG) {
-			struct fg_options o = cmd.o;
-			o.differential = true;
-			o.legend = !cmd.no_legend;
-			if (!o.title)
-				o.title = "Differential Flame Graph";
-			w = flamegraph_write(of[i].f, d->stacks, d->n, &o, err, sizeof(err));
-		} else if (cmd.kinds[i] == OUT_HTML) {
-			struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before), cli_input_name(cmd.after) };
-			w = compare_write_html(of[i].f, raw.stacks, raw.n, &co, err, sizeof(err));
-		} else {
-			w = folded_diff_write(of[i].f, d);
-			if (w != 0)
-				snprintf(err, sizeof(err), "jflame: failed to write %.900s", of[i].path);
-		}
+		struct fg_options o = cmd.o;
+		o.differential = true;
+		o.legend = !cmd.no_legend;
+		if (!o.title)
+			o.title = "Differential Flame Graph";
+		struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before), cli_input_name(cmd.after) };
+		int w = diff_graph_write(of[i].f, of[i].path, cmd.kinds[i], d, &raw, &o, &co, err, sizeof(err));
 		if (w != 0) {
 			if (strncmp(err, "jflame: ", 8) != 0) {
 				char e2[1024];
-				snprintf(e2, sizeof(e2), "jflame: %s", err);
+				snprintf(e2, sizeof(e2), "jflame: %.1000s", err);
 				snprintf(err, sizeof(err), "%s", e2);
 			}
 			goto out;

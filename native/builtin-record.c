@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "cli_io.h"
 #include "cli_num.h"
+#include "diff_graph.h"
 #include "window_regress.h"
 #include "flamegraph.h"
 #include "heatmap.h"
@@ -744,9 +745,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 				fprintf(stderr, "jflame: --diff-out: %s\n", strncmp(e, "jflame: ", 8) == 0 ? e + 8 : e);
 				return -1;
 			}
-			size_t n = strlen(optarg);
-			if (!((n > 4 && strcmp(optarg + n - 4, ".svg") == 0) || (n > 5 && strcmp(optarg + n - 5, ".html") == 0) ||
-			      (n > 7 && strcmp(optarg + n - 7, ".folded") == 0))) {
+			enum diff_graph_kind k;
+			if (strcmp(optarg, "-") == 0 || diff_graph_kind_of(optarg, &k) != 0) {
 				fprintf(stderr, "jflame: --diff-out %s: name it .svg (a differential flame graph), .html (the "
 					"compare page) or .folded\n", optarg);
 				return -1;

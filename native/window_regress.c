@@ -13,10 +13,9 @@
 #include <unistd.h>
 
 #include "cli_profile.h"
-#include "flamegraph.h"
+#include "diff_graph.h"
 #include "folded.h"
 #include "folded_diff.h"
-#include "html_compare.h"
 #include "out_file.h"
 #include "out_name.h"
 #include "regress_report.h"
@@ -122,12 +121,6 @@ static int as_folded(struct folded *f, const struct recording *r)
 	return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The differential graph of the last comparison into path. 0, or -1 with err. */
 static int write_diff(struct window_regress *w, const char *path, const struct window_regress_window *win, char *err,
 		      size_t errlen)
@@ -155,22 +148,15 @@ static int write_diff(struct window_regress *w, const char *path, const struct w
 	snprintf(subtitle, sizeof(subtitle), "window %llu from %s (%llu samples) against the baseline (%llu samples). "
 		 "Widths: the window; red grew, blue shrank", (unsigned long long)win->seq, win->when,
 		 (unsigned long long)d.total_after, (unsigned long long)d.total_before);
-	int wr;
-	if (ends_with(path, ".html")) {
-		struct compare_options co = { "Regression: baseline vs window", subtitle, "baseline", "window" };
-		wr = compare_write_html(of.f, d.stacks, d.n, &co, err, errlen);
-	} else if (ends_with(path, ".folded") || ends_with(path, ".collapsed")) {
-		wr = folded_diff_write(of.f, &d);
-		if (wr)
-			snprintf(err, errlen, "failed to write %s", path);
-	} else {
-		struct fg_options go = { 0 };
-		go.title = "Regression: Differential Flame Graph";
-		go.subtitle = subtitle;
-		go.differential = true;
-		go.legend = true;
-		wr = flamegraph_write(of.f, d.stacks, d.n, &go, err, errlen);
-	}
+	enum diff_graph_kind k = DIFF_GRAPH_SVG;
+	diff_graph_kind_of(path, &k); /* record checked the name */
+	struct compare_options co = { "Regression: baseline vs window", subtitle, "baseline", "window" };
+	struct fg_options go = { 0 };
+	go.title = "Regression: Differential Flame Graph";
+	go.subtitle = subtitle;
+	go.differential = true;
+	go.legend = true;
+	int wr = diff_graph_write(of.f, path, k, &d, &d, &go, &co, err, errlen);
 	if (wr != 0)
 		goto out;
 	opened = false;
