@@ -1,5 +1,5 @@
 /* agent.c - libjflame-agent.so: the JVMTI agent. Writes /tmp/perf-<pid>.map for JIT
- * and VM-generated code, a timestamped events log, and a status file (README.md). */
+ * and VM-generated code, a timestamped events log, and a status file (docs/agent.md). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>

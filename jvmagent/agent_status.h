@@ -1,5 +1,5 @@
 /* agent_status.h - the agent's status file /tmp/jflame-<pid>.status: one
- * `key=value` per line, documented in README.md, read by jflame and users. */
+ * `key=value` per line, documented in docs/agent.md, read by jflame and users. */
 #ifndef JFLAME_AGENT_STATUS_H
 #define JFLAME_AGENT_STATUS_H
 

@@ -74,7 +74,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The blocker rule (README): a lock is an AbstractQueuedSynchronizer (but not a
+/* The blocker rule (docs/recording.md): a lock is an AbstractQueuedSynchronizer (but not a
  * CountDownLatch's), an AbstractQueuedLongSynchronizer, or a StampedLock. A
  * Condition's await parks with its ConditionObject as blocker, which is none of
  * these; LockSupport.park() without a blocker has none. */

@@ -38,7 +38,7 @@ for tool in mmdebstrap podman crun; do
 	command -v $tool >/dev/null || die "$tool missing; run scripts/deps.sh (it installs mmdebstrap, podman, crun, runc, buildah, skopeo)"
 done
 
-# Podman on this kind of host (see README "The image"):
+# Podman on this kind of host (see docs/always-on.md "The image"):
 # - cgroups: v1 with a v2 hierarchy beside it and no systemd managing containers,
 #   so the cgroupfs manager; crun refuses a hybrid layout whose v2 side holds a
 #   controller ("cgroups in hybrid mode not supported, drop all controllers from

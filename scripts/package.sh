@@ -6,6 +6,7 @@
 #   jflame-<version>-linux-x86_64/lib/libjflame-agent.so   (found by jflame in ../lib)
 #   jflame-<version>-linux-x86_64/share/man/man1/jflame.1
 #   jflame-<version>-linux-x86_64/share/doc/jflame/README.md
+#   jflame-<version>-linux-x86_64/share/doc/jflame/docs/*.md   (the README links into them)
 #
 # Usage: scripts/package.sh [OUTDIR]   (default: out/); prints the tarball's path.
 set -euo pipefail
@@ -28,7 +29,8 @@ cmake --install "$work/build" --prefix "$work/$name" >/dev/null
 
 # the installed tree must work where it lands: the agent is found in ../lib
 env -u JFLAME_AGENT "$work/$name/bin/jflame" --version >/dev/null
-for f in bin/jflame lib/libjflame-agent.so share/man/man1/jflame.1 share/doc/jflame/README.md; do
+for f in bin/jflame lib/libjflame-agent.so share/man/man1/jflame.1 share/doc/jflame/README.md \
+	share/doc/jflame/docs/architecture.md; do
 	[[ -f $work/$name/$f ]] || { echo "package: $f missing from the installed tree" >&2; exit 1; }
 done
 

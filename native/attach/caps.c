@@ -10,7 +10,7 @@
 #include "proc_info.h"
 
 #define CAPS_HINT "run jflame as root, or grant it in the container's securityContext.capabilities.add " \
-		  "(see README, 'Containers and sidecars')"
+		  "(see docs/always-on.md, 'Containers and sidecars')"
 
 static bool have(cap_t c, cap_value_t v)
 {

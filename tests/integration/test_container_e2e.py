@@ -7,7 +7,7 @@
 # jflame's libraries, with the examples jar). The app container runs the
 # examples' hot workload as user nobody; a jflame container records it with
 # `jflame record -a -d 10 -o /out/cpu.folded`, /out a host directory, with the
-# securityContext of deploy/k8s/*.yaml: the README's capabilities and no others
+# securityContext of deploy/k8s/*.yaml: docs/always-on.md's capabilities and no others
 # (--cap-drop=ALL), no new privileges, a read-only root, seccomp unconfined.
 #
 #   SidecarTest    --pid=container:APP: the pod's pid namespace, as

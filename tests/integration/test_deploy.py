@@ -2,9 +2,9 @@
 # installed tree (cmake --install). ctest: first JDK only
 #
 # Manifests: parsed as YAML (python3-yaml), then
-# - checked field by field against what README "Containers and sidecars" says:
-#   the pid namespace (shareProcessNamespace / hostPID), the capabilities (the
-#   README table's, all others dropped), resource limits, a volume at /out, and
+# - checked field by field against what docs/always-on.md "Containers and sidecars"
+#   says: the pid namespace (shareProcessNamespace / hostPID), the capabilities (its
+#   table's, all others dropped), resource limits, a volume at /out, and
 #   a command line that is a valid `jflame record` (every option exists in
 #   `jflame record --help`, with its value; then run as it is, a short while,
 #   writing into a scratch /out);
@@ -15,7 +15,7 @@
 #   -strict (no field the API does not know). kubeconform itself is not
 #   packaged by Debian or npm.
 # Install: `cmake --install` of this build into a scratch prefix gives bin/jflame,
-# lib/libjflame-agent.so, the man page and the README; the installed jflame finds
+# lib/libjflame-agent.so, the man page, the README and docs/; the installed jflame finds
 # its agent in ../lib (attaches it to a JVM); the man page documents every
 # option of every subcommand's --help and carries jflame's version.
 import glob
@@ -60,20 +60,20 @@ def pod_spec(doc):
 
 
 def readme_capabilities():
-    """The capabilities README "Containers and sidecars" lists, as Kubernetes
+    """The capabilities docs/always-on.md "Containers and sidecars" lists, as Kubernetes
     names them (BPF, PERFMON, ...): the first column of its table, alternatives
     in parentheses ("or CAP_SYS_ADMIN on older kernels") left out."""
-    with open(os.path.join(SRC, "README.md")) as f:
+    with open(os.path.join(SRC, "docs", "always-on.md")) as f:
         text = f.read()
-    m = re.search(r"^## Containers and sidecars\n(.*?)(?=^## )", text, re.S | re.M)
-    assert m, "README has no 'Containers and sidecars' section"
+    m = re.search(r"^## Containers and sidecars\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert m, "docs/always-on.md has no '## Containers and sidecars' section"
     caps = []
     for line in m.group(1).splitlines():
         if not line.startswith("| `CAP_"):
             continue
         first = re.sub(r"\([^)]*\)", "", line.split("|")[1])
         caps += [c[len("CAP_"):] for c in re.findall(r"CAP_[A-Z_]+", first)]
-    assert caps, "no capability table in README 'Containers and sidecars'"
+    assert caps, "no capability table in docs/always-on.md 'Containers and sidecars'"
     return caps
 
 
@@ -110,10 +110,10 @@ class ManifestTest(unittest.TestCase):
         spec = pod_spec(doc)
         c = self.jflame_container(spec, where)
         sc = c.get("securityContext", {})
-        # capabilities: exactly the README's (all others dropped)
+        # capabilities: exactly the docs' table's (all others dropped)
         caps = sc.get("capabilities", {})
         self.assertEqual(sorted(caps.get("add", [])), sorted(self.caps),
-                         "%s: capabilities.add differ from README's table" % where)
+                         "%s: capabilities.add differ from the table in docs/always-on.md" % where)
         self.assertEqual(caps.get("drop"), ["ALL"], "%s: the default capabilities are not dropped" % where)
         self.assertFalse(sc.get("privileged", False), "%s: privileged" % where)
         self.assertEqual(sc.get("runAsUser"), 0, "%s: jflame runs as root (with only those capabilities)" % where)
@@ -261,8 +261,11 @@ class InstallTest(unittest.TestCase):
     def test_layout(self):
         files = sorted(os.path.relpath(os.path.join(d, f), self.prefix)
                        for d, _, fs in os.walk(self.prefix) for f in fs)
-        self.assertEqual(files, ["bin/jflame", "lib/libjflame-agent.so", "share/doc/jflame/README.md",
-                                 "share/man/man1/jflame.1"])
+        docs = sorted("share/doc/jflame/docs/" + os.path.basename(p)
+                      for p in glob.glob(os.path.join(SRC, "docs", "*.md")))
+        self.assertTrue(docs, "no docs/*.md in %s" % SRC)
+        self.assertEqual(files, ["bin/jflame", "lib/libjflame-agent.so", "share/doc/jflame/README.md"] + docs +
+                         ["share/man/man1/jflame.1"])
         self.assertTrue(os.access(os.path.join(self.prefix, "bin/jflame"), os.X_OK))
 
     def test_installed_jflame_finds_its_agent_in_lib(self):

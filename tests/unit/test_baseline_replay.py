@@ -2,7 +2,7 @@
 # --baseline SPEC DIR` over folders of windows: made-up windows show what --confirm
 # does (a one-window burst is not a regression, a lasting change is, from its second
 # window); real recordings of the Kafka-style example (tests/data/regress/, made by
-# make_recordings.sh there) show the honesty the README claims: at most 1 in 100
+# make_recordings.sh there) show the honesty docs/toolkit.md claims: at most 1 in 100
 # windows of the unchanged program flagged, and the switch to String.format named
 # within two windows of it.
 import os
