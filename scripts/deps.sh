@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Installs every Debian package jflame's build, tests and benchmarks need.
+# deps.sh [demo]: installs the Debian packages jflame needs. With `demo`, only what
+# building jflame and running scripts/demo.sh take (no test peers, browser, container
+# tools or npm packages); without, everything the build, tests and benchmarks need.
 # Idempotent: quiet and quick when everything is already there.
 set -euo pipefail
+
+scope=${1:-all}
+case $scope in
+demo | all) ;;
+*)
+  echo "jflame: deps.sh takes 'demo' or nothing (everything), not '$scope'" >&2
+  exit 2
+  ;;
+esac
 
 packages=(
   # build
@@ -18,6 +29,9 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler libjson-c-dev
   # record --push: Pyroscope over HTTP(S)
   libcurl4-openssl-dev
+)
+if [[ $scope == all ]]; then
+  packages+=(
   # tests: protoc decodes our pprof with Google's own protobuf
   protobuf-compiler
   # tests: real peers and sanitizer runtimes
@@ -31,9 +45,12 @@ packages=(
   # registry (runc where crun refuses hybrid cgroups; buildah and skopeo for
   # `buildah bud` and copying the OCI archive to a registry)
   mmdebstrap podman crun runc buildah skopeo
-)
-# Node.js and npm: the machine's own when it has them, else Debian's
-command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+  )
+fi
+# Node.js and npm (the tests'): the machine's own when it has them, else Debian's
+if [[ $scope == all ]] && ! { command -v node && command -v npm; } >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -47,6 +64,7 @@ done
 # Kubernetes' OpenAPI schemas as ajv validators)
 npm_packages() {
   local dir
+  [[ $scope == all ]] || return 0
   for dir in tests/browser tests/integration/k8s; do
     [[ -d $dir/node_modules && $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && continue
     echo "deps: npm ci in $dir"

@@ -11,7 +11,7 @@ passed=0 failed=0 status=0
 run_suite() { # build-dir, build target ("" for all), ctest label selection ("" for all), cmake args...
 	local dir=$1 target=$2 select=$3
 	shift 3
-	cmake -S . -B "$dir" "$@" >/dev/null
+	cmake -S . -B "$dir" -DBUILD_TESTING=ON "$@" >/dev/null # the demo's build/ has them off
 	cmake --build "$dir" -j"$jobs" ${target:+--target "$target"} >/dev/null
 	local log="$dir/ctest.log" rc=0
 	# shellcheck disable=SC2086 # the selection is options, split on purpose
