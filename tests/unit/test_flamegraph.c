@@ -11,71 +11,29 @@
 #include <time.h>
 
 #include "check.h"
+#include "folded.h"
 #include "palette.h"
 
 static const char *svg_dir; /* --svg-dir: every drawn SVG is also written there */
 
 /* ---- folded files ---------------------------------------------------------- */
 
-struct folded {
-	struct fg_stack *st;
-	size_t n;
-	char **lines;
-};
-
-/* Reads tests/data/flamegraph/<name>: "frames count" lines, or with diff
- * "frames before after"; '#' lines are comments. */
+/* Reads tests/data/flamegraph/<name> with the folded reader jflame uses:
+ * "frames count" lines, or "frames before after" for a differential graph
+ * (diff: the file must be one); '#' lines are comments (skipped as bad lines). */
 static int folded_load(const char *name, bool diff, struct folded *f)
 {
 	const char *dir = getenv("JFLAME_TEST_DATA");
-	char path[4096], *line = NULL;
-	size_t cap = 0, scap = 0;
-	ssize_t len;
-	FILE *in;
+	char path[4096], err[512];
 
-	memset(f, 0, sizeof(*f));
 	snprintf(path, sizeof(path), "%s/flamegraph/%s", dir ? dir : "tests/data", name);
-	in = fopen(path, "r");
-	if (!in) {
-		fprintf(stderr, "cannot open %s (set JFLAME_TEST_DATA)\n", path);
+	if (folded_read(f, path, 0, err, sizeof(err)) != 0 || f->differential != diff) {
+		fprintf(stderr, "cannot read %s as %s folded stacks (set JFLAME_TEST_DATA): %s\n", path,
+			diff ? "differential" : "plain", err);
 		check_failed++;
 		return -1;
 	}
-	while ((len = getline(&line, &cap, in)) > 0) {
-		char *sp, *copy;
-		uint64_t a, b = 0;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (!len || line[0] == '#' || !(sp = strrchr(line, ' ')))
-			continue;
-		a = strtoull(sp + 1, NULL, 10);
-		*sp = '\0';
-		if (diff && (sp = strrchr(line, ' '))) {
-			b = a;
-			a = strtoull(sp + 1, NULL, 10);
-			*sp = '\0';
-		}
-		if (f->n == scap) {
-			scap = scap ? scap * 2 : 16;
-			f->st = realloc(f->st, scap * sizeof(*f->st));
-			f->lines = realloc(f->lines, scap * sizeof(*f->lines));
-		}
-		copy = strdup(line);
-		f->lines[f->n] = copy;
-		/* diff: a is the count before, b after */
-		f->st[f->n++] = (struct fg_stack){ copy, diff ? b : a, diff ? a : 0 };
-	}
-	free(line);
-	fclose(in);
 	return 0;
-}
-
-static void folded_free(struct folded *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->lines[i]);
-	free(f->lines);
-	free(f->st);
 }
 
 /* ---- drawing into memory ----------------------------------------------------- */
@@ -323,7 +281,7 @@ static void test_basic(void)
 
 	if (folded_load("basic.folded", false, &f))
 		return;
-	svg_draw(&s, "basic", f.st, f.n, NULL);
+	svg_draw(&s, "basic", f.stacks, f.n, NULL);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 7);
@@ -361,7 +319,7 @@ static void test_basic(void)
 
 	/* order and duplicates don't matter: the same bytes, colours included */
 	if (folded_load("unsorted.folded", false, &f) == 0) {
-		svg_draw(&u, "unsorted", f.st, f.n, NULL);
+		svg_draw(&u, "unsorted", f.stacks, f.n, NULL);
 		CHECK_EQ_INT(u.ret, 0);
 		CHECK(u.len == s.len && memcmp(u.p, s.p, s.len) == 0);
 		folded_free(&f);
@@ -380,7 +338,7 @@ static void test_minwidth(void)
 
 	if (folded_load("minwidth.folded", false, &f))
 		return;
-	svg_draw(&s, "minwidth", f.st, f.n, NULL);
+	svg_draw(&s, "minwidth", f.stacks, f.n, NULL);
 	n = frames_parse(s.p, &v);
 	/* 1 of 100000 samples is 0.0118 px: left out, with its callee, but counted */
 	CHECK_EQ_INT(n, 3);
@@ -393,7 +351,7 @@ static void test_minwidth(void)
 	svg_free(&s);
 
 	o.minwidth = 0.01;
-	svg_draw(&s, "minwidth_px", f.st, f.n, &o);
+	svg_draw(&s, "minwidth_px", f.stacks, f.n, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 5);
 	CHECK_EQ_STR(FRAME(v, n, "tiny")->pct, "0.00");
@@ -401,13 +359,13 @@ static void test_minwidth(void)
 	svg_free(&s);
 
 	o.minwidth = 0.002, o.minwidth_percent = true; /* 1 sample is 0.001% */
-	svg_draw(&s, NULL, f.st, f.n, &o);
+	svg_draw(&s, NULL, f.stacks, f.n, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 3);
 	free(v);
 	svg_free(&s);
 	o.minwidth = 0.0005;
-	svg_draw(&s, NULL, f.st, f.n, &o);
+	svg_draw(&s, NULL, f.stacks, f.n, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 5);
 	free(v);
@@ -427,7 +385,7 @@ static void test_escape(void)
 
 	if (folded_load("escape.folded", false, &f))
 		return;
-	svg_draw(&s, "escape", f.st, f.n, &o);
+	svg_draw(&s, "escape", f.stacks, f.n, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 7);
@@ -658,7 +616,7 @@ static void test_java_graph(void)
 
 	if (folded_load("java.folded", false, &f))
 		return;
-	svg_draw(&s, "java", f.st, f.n, &o);
+	svg_draw(&s, "java", f.stacks, f.n, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -679,12 +637,12 @@ static void test_java_graph(void)
 	CHECK(strstr(s.p, "id=\"legend\"") == NULL);
 
 	/* the same input draws the same bytes */
-	svg_draw(&s2, NULL, f.st, f.n, &o);
+	svg_draw(&s2, NULL, f.stacks, f.n, &o);
 	CHECK(s2.len == s.len && memcmp(s2.p, s.p, s.len) == 0);
 
 	/* the legend: every hue with its label, and the frames move down for it */
 	o.legend = true;
-	svg_draw(&l, "java_legend", f.st, f.n, &o);
+	svg_draw(&l, "java_legend", f.stacks, f.n, &o);
 	CHECK_EQ_INT(l.ret, 0);
 	CHECK_HAS_STR(l.p, "<g id=\"legend\">");
 	for (int h = 0; h < FG_HUE_ALWAYS; h++) {
@@ -709,7 +667,7 @@ static void test_java_graph(void)
 
 	/* other palettes have no legend */
 	o.colors = "hot";
-	svg_draw(&s, NULL, f.st, f.n, &o);
+	svg_draw(&s, NULL, f.stacks, f.n, &o);
 	CHECK(strstr(s.p, "id=\"legend\"") == NULL);
 	svg_free(&s);
 	folded_free(&f);
@@ -811,7 +769,7 @@ static void test_differential(void)
 
 	if (folded_load("diff.folded", true, &f))
 		return;
-	svg_draw(&s, "diff", f.st, f.n, &o);
+	svg_draw(&s, "diff", f.stacks, f.n, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	fmt = FRAME(v, n, "java/lang/String.format");
@@ -838,7 +796,7 @@ static void test_differential(void)
 	free(v);
 
 	o.negate = true;
-	svg_draw(&ng, "diff_negate", f.st, f.n, &o);
+	svg_draw(&ng, "diff_negate", f.stacks, f.n, &o);
 	n = frames_parse(ng.p, &v);
 	fmt = FRAME(v, n, "java/lang/String.format");
 	sb = FRAME(v, n, "java/lang/StringBuilder.append");
@@ -863,7 +821,7 @@ static void test_layouts(void)
 		return;
 	/* icicle: the root on top, callees below */
 	o.inverted = true;
-	svg_draw(&s, "inverted", f.st, f.n, &o);
+	svg_draw(&s, "inverted", f.stacks, f.n, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_HAS_STR(s.p, ">Icicle Graph</text>");
 	CHECK_HAS_STR(s.p, "inverted: true");
@@ -875,7 +833,7 @@ static void test_layouts(void)
 
 	/* reverse: leaves become roots */
 	o = (struct fg_options){ .reverse = true };
-	svg_draw(&s, "reverse", f.st, f.n, &o);
+	svg_draw(&s, "reverse", f.stacks, f.n, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 11);
 	CHECK_EQ_STR(v[1].name, "b");
