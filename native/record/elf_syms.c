@@ -52,6 +52,7 @@ struct elf_syms {
 	size_t nsegs;
 	char *debug_file;
 	char build_id[2 * MAX_BUILD_ID + 1];
+	int perf_rank; /* shared addresses ranked as perf does (the vDSO: rank_perf) */
 };
 
 static void set_build_id(struct elf_syms *es, const unsigned char *p, size_t n)
@@ -133,6 +134,16 @@ static unsigned char rank_of(const GElf_Sym *s)
 	return (unsigned char)((s->st_size ? 0 : 2) + (bind == STB_GLOBAL || bind == STB_WEAK ? 0 : 1));
 }
 
+/* perf's choice (choose_best_symbol): with a size, not weak, global, and only
+ * then fewer leading underscores. So the vDSO's __vdso_clock_gettime (global),
+ * not its weak alias clock_gettime: the name perf report and perf script show
+ * for [vdso] frames. */
+static unsigned char rank_perf(const GElf_Sym *s)
+{
+	int bind = GELF_ST_BIND(s->st_info);
+	return (unsigned char)((s->st_size ? 0 : 4) + (bind == STB_WEAK ? 2 : bind == STB_GLOBAL ? 0 : 1));
+}
+
 /* The end address of section shndx when it holds addr, else 0. */
 static uint64_t section_end(Elf *elf, size_t shndx, uint64_t addr)
 {
@@ -190,7 +201,7 @@ static long read_symbols(struct elf_syms *es, Elf *elf, Elf64_Word type)
 			.size = s.st_size,
 			.limit = s.st_size || s.st_shndx >= SHN_LORESERVE ? 0 : section_end(elf, s.st_shndx, s.st_value),
 			.name = (uint32_t)s.st_name,
-			.rank = rank_of(&s),
+			.rank = es->perf_rank ? rank_perf(&s) : rank_of(&s),
 			.weak = GELF_ST_BIND(s.st_info) == STB_WEAK,
 		};
 	}
@@ -388,6 +399,34 @@ static void read_debug_symbols(struct elf_syms *es, Elf *elf, const char *path, 
 		       name);
 }
 
+/* Reads elf's segments, build-id and symbols into es: .symtab, else (with
+ * path: a file to look for separate debug files of) a debug file's .symtab,
+ * else .dynsym. 0, or -1 when out of memory. */
+static int load_elf(struct elf_syms *es, Elf *elf, const char *path, const char *root, const struct stat *st)
+{
+	char rootbuf[4096];
+
+	if (read_segments(es, elf) != 0)
+		return -1;
+	read_build_id(es, elf);
+	long n = read_symbols(es, elf, SHT_SYMTAB);
+	if (n == 0 && path) {
+		/* root without trailing slashes: "" for "/" */
+		int rootlen = root ? (int)strlen(root) : 0;
+		while (rootlen && root[rootlen - 1] == '/')
+			rootlen--;
+		snprintf(rootbuf, sizeof(rootbuf), "%.*s", rootlen, rootlen ? root : "");
+		read_debug_symbols(es, elf, path, rootbuf, st);
+		n = (long)es->n;
+	}
+	if (n == 0)
+		n = read_symbols(es, elf, SHT_DYNSYM);
+	if (n < 0)
+		return -1;
+	finish(es);
+	return 0;
+}
+
 /* Loads from fd, open on path; the caller closes fd. */
 static struct elf_syms *load_fd(int fd, const struct stat *st, const char *path, const char *root, char *err,
 				size_t errlen)
@@ -395,7 +434,6 @@ static struct elf_syms *load_fd(int fd, const struct stat *st, const char *path,
 	struct elf_syms *es = calloc(1, sizeof(*es));
 	Elf *elf = NULL;
 	GElf_Ehdr eh;
-	char rootbuf[4096];
 	int ok = 0;
 
 	if (!es) {
@@ -408,30 +446,48 @@ static struct elf_syms *load_fd(int fd, const struct stat *st, const char *path,
 		snprintf(err, errlen, "jflame: %s is not an ELF file", path);
 		goto out;
 	}
-	if (read_segments(es, elf) != 0)
-		goto nomem;
-	read_build_id(es, elf);
-	long n = read_symbols(es, elf, SHT_SYMTAB);
-	if (n == 0) {
-		/* root without trailing slashes: "" for "/" */
-		int rootlen = root ? (int)strlen(root) : 0;
-		while (rootlen && root[rootlen - 1] == '/')
-			rootlen--;
-		snprintf(rootbuf, sizeof(rootbuf), "%.*s", rootlen, rootlen ? root : "");
-		read_debug_symbols(es, elf, path, rootbuf, st);
-		n = (long)es->n;
+	if (load_elf(es, elf, path, root, st) != 0) {
+		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		goto out;
 	}
-	if (n == 0)
-		n = read_symbols(es, elf, SHT_DYNSYM);
-	if (n < 0)
-		goto nomem;
-	finish(es);
 	ok = 1;
-	goto out;
-nomem:
-	snprintf(err, errlen, "jflame: out of memory loading %s", path);
 out:
 	elf_end(elf);
+	if (!ok) {
+		elf_syms_free(es);
+		es = NULL;
+	}
+	return es;
+}
+
+struct elf_syms *elf_syms_load_vdso(const void *image, size_t size, char *err, size_t errlen)
+{
+	struct elf_syms *es = calloc(1, sizeof(*es));
+	char *copy = size ? malloc(size) : NULL; /* libelf's to read: the image itself is read-only */
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	int ok = 0;
+
+	if (!es || !copy) {
+		snprintf(err, errlen, "jflame: out of memory loading the vDSO");
+		goto out;
+	}
+	memcpy(copy, image, size);
+	es->perf_rank = 1;
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		snprintf(err, errlen, "jflame: the vDSO is not an ELF image");
+		goto out;
+	}
+	if (load_elf(es, elf, NULL, NULL, NULL) != 0) {
+		snprintf(err, errlen, "jflame: out of memory loading the vDSO");
+		goto out;
+	}
+	ok = 1;
+out:
+	elf_end(elf); /* es keeps copies of what it needs */
+	free(copy);
 	if (!ok) {
 		elf_syms_free(es);
 		es = NULL;

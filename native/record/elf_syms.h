@@ -24,6 +24,14 @@ struct elf_syms;
 struct elf_syms *elf_syms_load(const char *path, const char *root, char *err, size_t errlen);
 void elf_syms_free(struct elf_syms *es);
 
+/* The symbols of a vDSO image in memory (image[0..size), read from a copy):
+ * looked up by offset into the image (addr - the [vdso] mapping's start),
+ * translated through its PT_LOAD segment as for a file. Of the names sharing
+ * an address, perf's choice: the global __vdso_clock_gettime over its weak
+ * alias clock_gettime, as perf report and perf script show [vdso] frames.
+ * NULL with one line in err when it is not an ELF image. */
+struct elf_syms *elf_syms_load_vdso(const void *image, size_t size, char *err, size_t errlen);
+
 /* The function containing the byte at file offset off (as /proc/PID/maps
  * gives: addr - map start + map offset), translated through the PT_LOAD
  * segments. Returns the demangled name without parameters

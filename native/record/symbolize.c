@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,7 +95,11 @@ struct symbolizer {
 	struct elf_cache *elf;
 	struct proc **procs; /* open addressing by pid */
 	size_t cap, count;
-	const char *kernel_dso, *unknown, *interpreted_dso;
+	const char *kernel_dso, *unknown, *interpreted_dso, *vdso_dso;
+	/* the kernel's vDSO: jflame's own, read once (vdso_syms) */
+	struct elf_syms *vdso;
+	uint64_t vdso_size;
+	bool vdso_tried;
 	uint64_t gens; /* generations given out, over every process */
 	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
 	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
@@ -132,7 +137,9 @@ struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errle
 	sy->kernel_dso = str_intern(si, "[kernel.kallsyms]");
 	sy->unknown = str_intern(si, "[unknown]");
 	sy->interpreted_dso = str_intern(si, "[interpreted]");
-	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown || !sy->interpreted_dso) {
+	sy->vdso_dso = str_intern(si, "[vdso]");
+	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown || !sy->interpreted_dso ||
+	    !sy->vdso_dso) {
 		if (sy->ks && !err[0])
 			snprintf(err, errlen, "jflame: out of memory");
 		symbolizer_free(sy);
@@ -165,6 +172,7 @@ void symbolizer_free(struct symbolizer *sy)
 	kallsyms_free(sy->ks);
 	free(sy->ksyms);
 	elf_cache_free(sy->elf);
+	elf_syms_free(sy->vdso);
 	free(sy);
 }
 
@@ -813,6 +821,43 @@ static const char *bracketed_basename(struct symbolizer *sy, const char *path)
 	return text_intern(sy->si, buf, strlen(buf));
 }
 
+/* The kernel's vDSO, one image for every process of jflame's ABI: jflame's
+ * own (getauxval, its size from /proc/self/maps), read once. NULL: none. */
+static struct elf_syms *vdso_syms(struct symbolizer *sy)
+{
+	struct proc_maps pm;
+	char err[256];
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	if (sy->vdso_tried)
+		return sy->vdso;
+	sy->vdso_tried = true;
+	if (!base || proc_maps_load(&pm, "/proc/self/maps", err, sizeof(err)) != 0)
+		return NULL;
+	const struct proc_map *m = proc_maps_find(&pm, base);
+	if (m && m->start == base && strcmp(m->path, "[vdso]") == 0) {
+		sy->vdso_size = m->end - m->start;
+		sy->vdso = elf_syms_load_vdso((const void *)(uintptr_t)base, (size_t)sy->vdso_size, err, sizeof(err));
+	}
+	proc_maps_free(&pm);
+	return sy->vdso;
+}
+
+/* A frame in a process's [vdso] mapping m named as perf names it
+ * ("__vdso_clock_gettime", dso "[vdso]"), from jflame's own vDSO when m is
+ * as large (not another ABI's vDSO: a 32-bit process's). false: not named. */
+static bool vdso_frame(struct symbolizer *sy, const struct proc_map *m, uint64_t at, struct frame *f)
+{
+	uint64_t off;
+	struct elf_syms *es = vdso_syms(sy);
+	const char *name = es && m->end - m->start == sy->vdso_size ? elf_syms_lookup(es, at - m->start, &off) : NULL;
+	if (!name)
+		return false;
+	f->name = name; /* kept until symbolizer_free */
+	f->dso = sy->vdso_dso;
+	f->kind = FRAME_NATIVE;
+	return true;
+}
+
 struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uint64_t t_ns, bool caller)
 {
 	struct frame f = { addr, sy->unknown, sy->unknown, FRAME_UNKNOWN, 0, NULL, NULL };
@@ -841,6 +886,8 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 		load_maps(sy, p);
 		m = proc_maps_find(&p->maps, at);
 	}
+	if (m && strcmp(m->path, "[vdso]") == 0 && vdso_frame(sy, m, at, &f))
+		return f;
 	if (!m || m->path[0] != '/') {
 		p->anon_frames = true;
 		return f;

@@ -114,6 +114,43 @@ static const char *const jvm_c[] = {
 	"JVM_", "jni_", "JNI_", "jvmti_", "Unsafe_", "thread_native_entry", "StubRoutines", NULL,
 };
 
+/* Code the JVM generates, by the names HotSpot gives it (JVMTI's
+ * DynamicCodeGenerated, its StubCodeDesc list, its code blobs): the call stub
+ * every Java thread starts in, adapters and dispatch stubs, runtime stubs of
+ * C1 ("new_instance Runtime1 stub") and C2 ("_new_array_Java"), and the
+ * intrinsics' stubs that take CPU time (array copies and fills, CRCs, crypto,
+ * digests, big integers, libm). */
+static const char *const jvm_stubs[] = {
+	"call_stub", "catch_exception", "forward exception", "forward_exception", "vtable chunks",
+	"vtable stub", "itable stub", "I2C/C2I adapters", "MethodHandles adapters", "native signature handlers",
+	"ic_miss_stub", "wrong_method_stub", "wrong_method_abstract_stub", "resolve_virtual_call",
+	"resolve_opt_virtual_call", "resolve_static_call", "SafepointBlob", "DeoptimizationBlob",
+	"UncommonTrapBlob", "ExceptionBlob", "generic_arraycopy", "unsafe_arraycopy", "checkcast_arraycopy",
+	"checkcast_arraycopy_uninit", "jbyte_fill", "jshort_fill", "jint_fill", "arrayof_jbyte_fill",
+	"arrayof_jshort_fill", "arrayof_jint_fill", "updateBytesCRC32", "updateBytesCRC32C",
+	"updateBytesAdler32", "aescrypt_encryptBlock", "aescrypt_decryptBlock",
+	"cipherBlockChaining_encryptAESCrypt", "cipherBlockChaining_decryptAESCrypt",
+	"electronicCodeBook_encryptAESCrypt", "electronicCodeBook_decryptAESCrypt", "counterMode_AESCrypt",
+	"galoisCounterMode_AESCrypt", "ghash_processBlocks", "md5_implCompress", "md5_implCompressMB",
+	"sha1_implCompress", "sha1_implCompressMB", "sha256_implCompress", "sha256_implCompressMB",
+	"sha512_implCompress", "sha512_implCompressMB", "vectorizedMismatch", "multiplyToLen", "squareToLen",
+	"mulAdd", "montgomery_multiply", "montgomery_square", "bigIntegerRightShiftWorker",
+	"bigIntegerLeftShiftWorker", "libmSin", "libmCos", "libmTan", "libmExp", "libmLog", "libmLog10",
+	"libmPow", NULL,
+};
+
+static bool is_jvm_stub(const char *s, size_t len)
+{
+	for (const char *const *w = jvm_stubs; *w; w++)
+		if (strcmp(s, *w) == 0)
+			return true;
+	/* jint_disjoint_arraycopy_avx3, arrayof_jlong_conjoint_arraycopy */
+	if ((has_prefix(s, "j") || has_prefix(s, "arrayof_j")) && strstr(s, "_arraycopy"))
+		return true;
+	/* C1's "new_instance Runtime1 stub", C2's "_new_instance_Java" */
+	return has_suffix(s, len, " Runtime1 stub") || (s[0] == '_' && len > 6 && has_suffix(s, len, "_Java"));
+}
+
 static bool cxx_compiler(const char *s)
 {
 	if (has_any(s, compiler_cxx) || has_word(s, "ci", true))
@@ -181,7 +218,7 @@ enum fg_hue palette_name_hue(const char *s)
 	}
 	if (strcmp(s, "Interpreter") == 0)
 		return FG_HUE_INTERP;
-	if (has_any_prefix(s, jvm_c))
+	if (has_any_prefix(s, jvm_c) || is_jvm_stub(s, len))
 		return FG_HUE_JVM;
 	if (s[0] != '/' && strchr(s, '/'))
 		return FG_HUE_JIT;

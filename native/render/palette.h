@@ -40,8 +40,11 @@
  *    OptoRuntime:: are not compiler work: compiled code calls them to
  *    allocate, lock or throw, so they stay JVM;
  * 6. other C++ names ("::"), "JVM_…", "jni_…", "JNI_…", "jvmti_…", "Unsafe_…",
- *    "thread_native_entry" and "StubRoutines…" are JVM; "Interpreter" (the
- *    perf map's name for the template interpreter) is INTERP;
+ *    "thread_native_entry", "StubRoutines…" and the names of the JVM's
+ *    generated stubs ("call_stub", "vtable stub", "I2C/C2I adapters",
+ *    "j…_arraycopy…", "… Runtime1 stub", "_…_Java", "sha256_implCompress", …)
+ *    are JVM; "Interpreter" (the perf map's name for the template
+ *    interpreter) is INTERP;
  * 7. unannotated Java names: "pkg/Class.method" (a '/' not at the start),
  *    perf-map-agent's "Lpkg/Class;::method" and the agent's dottedclass
  *    "pkg.Class::method" are JIT (green), as flamegraph.pl's java palette

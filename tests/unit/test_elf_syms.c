@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -587,6 +588,46 @@ static void test_libc_write(void)
 	}
 }
 
+/* The vDSO from memory: offsets into the image (as a [vdso] mapping gives
+ * them) name the global __vdso_ symbols, as perf does, not their weak aliases
+ * (clock_gettime); what is not ELF is refused. */
+static void test_vdso(void)
+{
+	char err[256] = "", junk[64] = "not an ELF image";
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), end = 0, sym_off = 99;
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	uint64_t fn = h ? (uint64_t)(uintptr_t)dlsym(h, "__vdso_clock_gettime") : 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]")) {
+			unsigned long long s, e;
+			if (sscanf(line, "%llx-%llx", &s, &e) == 2 && s == base)
+				end = e;
+		}
+	if (f)
+		fclose(f);
+	CHECK(elf_syms_load_vdso(junk, sizeof(junk), err, sizeof(err)) == NULL);
+	CHECK_HAS_STR(err, "not an ELF image");
+	if (!base || !end || !fn || fn < base || fn >= end) {
+		printf("test_elf_syms: no vDSO with __vdso_clock_gettime here: skipped\n");
+		if (h)
+			dlclose(h);
+		return;
+	}
+	struct elf_syms *es = elf_syms_load_vdso((const void *)(uintptr_t)base, end - base, err, sizeof(err));
+	CHECK_MSG(es != NULL, "%s", err);
+	if (es) {
+		CHECK(elf_syms_count(es) >= 4);
+		CHECK_EQ_STR(elf_syms_lookup(es, fn - base, &sym_off), "__vdso_clock_gettime");
+		CHECK_EQ_U64(sym_off, 0);
+		CHECK_EQ_STR(elf_syms_lookup(es, fn - base + 5, &sym_off), "__vdso_clock_gettime");
+		CHECK_EQ_U64(sym_off, 5);
+		elf_syms_free(es);
+	}
+	dlclose(h);
+}
+
 static void cleanup(void)
 {
 	char cmd[512];
@@ -616,6 +657,7 @@ int main(void)
 	test_cache();
 	test_libjvm();
 	test_libc_write();
+	test_vdso();
 	cleanup();
 	return check_report("test_elf_syms");
 }

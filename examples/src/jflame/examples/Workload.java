@@ -167,6 +167,33 @@ public final class Workload {
         out.write(buf);
     }
 
+    /** The clock thread's name. */
+    public static final String CLOCK_THREAD = "jflame-clock-reader";
+
+    /** Reads the clocks in a hot loop on a named thread: System.nanoTime() and
+     *  System.currentTimeMillis() are clock_gettime(2) calls that the vDSO
+     *  serves in user space, so samples land in the [vdso] under them. */
+    static void clock(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        Thread t = new Thread(() -> {
+            long rounds = 0;
+            while (readClocks() < deadline) {
+                if (++rounds == 2_000_000) {
+                    System.out.println("jflame-workload: ready");
+                    System.out.flush();
+                }
+            }
+        }, CLOCK_THREAD);
+        t.start();
+        t.join();
+    }
+
+    /** Both clocks read once; the monotonic one returned. */
+    static long readClocks() {
+        sink += System.currentTimeMillis();
+        return System.nanoTime();
+    }
+
     /** Allocation pressure: short-lived garbage with a slowly changing live
      *  set, so the GC threads work throughout. */
     static void alloc(long millis) throws InterruptedException {
@@ -326,6 +353,7 @@ public final class Workload {
             case "startup" -> startup(arg > 0 ? (int) arg : 300);
             case "io" -> io(arg > 0 ? arg : 10_000);
             case "alloc" -> alloc(arg > 0 ? arg : 10_000);
+            case "clock" -> clock(arg > 0 ? arg : 10_000);
             case "work" -> work(arg > 0 ? arg : WORK_UNITS, args.length > 2 ? Integer.parseInt(args[2]) : 2);
             case "wait" -> {
                 // Warm up, say ready, then idle until killed or the time runs out.
@@ -333,7 +361,7 @@ public final class Workload {
                 Thread.sleep(arg > 0 ? arg : 60_000);
             }
             default -> {
-                System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc [millis|count] [exit-code]\n"
+                System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc|clock [millis|count] [exit-code]\n"
                         + "       Workload work [units [threads [exit-code]]]");
                 System.exit(2);
             }
