@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mark.h"
 #include "swar.h"
 
 #ifdef __SSE2__
@@ -167,14 +168,14 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 	}
 	const char *ann = NULL;
 	if (inlined)
-		ann = "_[i]";
+		ann = FRAME_MARK_INLINED;
 	else if (c->o.jit && is_interpreted(dso, dn))
-		ann = "_[0]";
+		ann = FRAME_MARK_INTERP;
 	else if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
 		 !has_str(dso, dn, "unknown"))
-		ann = "_[k]";
+		ann = FRAME_MARK_KERNEL;
 	else if (c->o.jit && (is_perf_map(dso, dn) || is_jitted_so(dso, dn)))
-		ann = "_[j]";
+		ann = FRAME_MARK_JIT;
 	size_t total = k + (ann ? 4 : 0) + 1;
 	if (!reserve(c, *len, total))
 		return false;
@@ -202,16 +203,16 @@ static const char *dso_annotation(struct collapse *c, const struct ps_frame *fr)
 		struct collapse_dso *d = &c->dsos[i];
 		if (d->len == dn && swar_same(d->name, dso, dn)) {
 			c->last_dso = i;
-			return d->ann == 'k' ? "_[k]" : d->ann == 'j' ? "_[j]" : d->ann == '0' ? "_[0]" : NULL;
+			return d->ann == 'k' ? FRAME_MARK_KERNEL : d->ann == 'j' ? FRAME_MARK_JIT : d->ann == '0' ? FRAME_MARK_INTERP : NULL;
 		}
 	}
 	if (c->o.jit && is_interpreted(dso, dn))
-		ann = "_[0]";
+		ann = FRAME_MARK_INTERP;
 	else if (c->o.kernel && dn > 0 && (dso[0] == '[' || (dn >= 7 && memcmp(dso + dn - 7, "vmlinux", 7) == 0)) &&
 		 !has_str(dso, dn, "unknown"))
-		ann = "_[k]";
+		ann = FRAME_MARK_KERNEL;
 	else if (c->o.jit && (is_perf_map(dso, dn) || is_jitted_so(dso, dn)))
-		ann = "_[j]";
+		ann = FRAME_MARK_JIT;
 	if (dn <= sizeof(c->dsos[0].name)) {
 		struct collapse_dso *d = &c->dsos[c->next_dso];
 		memcpy(d->name, dso, dn);
@@ -439,7 +440,7 @@ int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, s
 		const char *ann = dso_annotation(c, fr);
 		for (;;) {
 			size_t end;
-			int r = add_func_fast(c, &len, f, start, n, java, inlined ? "_[i]" : ann, &end);
+			int r = add_func_fast(c, &len, f, start, n, java, inlined ? FRAME_MARK_INLINED : ann, &end);
 			if (r < 0)
 				goto oom;
 			if (r > 0) {

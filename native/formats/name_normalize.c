@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mark.h"
+
 static bool is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -48,9 +50,8 @@ static size_t normalize_once(const char *frame, size_t n, int thread, char *out,
 	/* how a method ran (interpreted _[0], compiled _[j], inlined _[i]) is
 	 * the JIT's choice of the moment, not the program's: a method is itself
 	 * in any of them */
-	while (!thread && n >= 4 && frame[n - 4] == '_' && frame[n - 3] == '[' && frame[n - 1] == ']' &&
-	       (frame[n - 2] == 'j' || frame[n - 2] == 'i' || frame[n - 2] == '0'))
-		n -= 4; /* all of them: what is left must be left alone the next time (idempotent) */
+	for (char m; !thread && (m = frame_mark_kind(frame, n)) && (m == 'j' || m == 'i' || m == '0');)
+		n -= FRAME_MARK_LEN; /* all of them: what is left must be left alone the next time (idempotent) */
 	for (size_t i = 0; i < n && k + 1 < len;) {
 		size_t skip;
 		/* Foo$$Lambda$8 -> Foo$$Lambda (the number a run gave it) */

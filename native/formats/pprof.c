@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "folded.h"
+#include "frame_mark.h"
 #include "id_list.h"
 #include "input_file.h"
 #include "profile.pb-c.h"
@@ -22,15 +23,10 @@
  * samples repeat long names could otherwise expand without bound. */
 #define PPROF_MAX_EXPANSION ((uint64_t)8 << 30)
 
-static const char *const annotations[] = { "_[j]", "_[i]", "_[0]", "_[k]", "_[a]", "_[l]" };
-
 /* The length of frame[0..n) without a trailing jflame annotation. */
 static size_t plain_len(const char *frame, size_t n)
 {
-	for (size_t i = 0; i < sizeof(annotations) / sizeof(annotations[0]); i++)
-		if (n > 4 && memcmp(frame + n - 4, annotations[i], 4) == 0)
-			return n - 4;
-	return n;
+	return n > FRAME_MARK_LEN && frame_mark_kind(frame, n) ? n - FRAME_MARK_LEN : n;
 }
 
 /* ---- writing ---------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 
 #include "agent_files.h"
 #include "agent_samples.h"
+#include "frame_mark.h"
 #include "proc_info.h"
 #include "sample_pipeline.h"
 #include "sample_ring.h"
@@ -77,7 +78,7 @@ static int on_ring_sample(void *ctx, const struct sample_view *v)
 	for (size_t i = v->nframes; i > 0; i--)
 		fold_add_text(&a->fold, v->frames[i - 1]);
 	snprintf(leaf, sizeof(leaf), "%.1000s%s", v->cls && *v->cls ? v->cls : "[unknown class]",
-		 k == AGENT_ALLOC ? "_[a]" : "_[l]");
+		 k == AGENT_ALLOC ? FRAME_MARK_ALLOC : FRAME_MARK_LOCK);
 	fold_add_text(&a->fold, leaf);
 	as.stack = a->fold.p;
 	as.len = a->fold.len;

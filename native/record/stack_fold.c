@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mark.h"
 #include "stack_table.h"
 #include "text_escape.h"
 
@@ -164,13 +165,13 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 	char name[2100];
 	switch (f->kind) {
 	case FRAME_JAVA_INTERP:
-		add_java(b, f->name, strlen(f->name), "_[0]");
+		add_java(b, f->name, strlen(f->name), FRAME_MARK_INTERP);
 		if (b->lines && (f->file || f->line > 0))
 			add_line(b, f->file, f->line);
 		break;
 	case FRAME_JAVA: {
 		const char *p = f->name, *arrow;
-		const char *annot = "_[j]", *where = b->lines ? f->inline_lines : NULL;
+		const char *annot = FRAME_MARK_JIT, *where = b->lines ? f->inline_lines : NULL;
 		for (;;) {
 			arrow = strstr(p, "->");
 			add_java(b, p, arrow ? (size_t)(arrow - p) : strlen(p), annot);
@@ -178,7 +179,7 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 				where = add_member_line(b, where);
 			if (!arrow || b->no_inline) /* no_inline: the compiled method itself */
 				break;
-			annot = "_[i]";
+			annot = FRAME_MARK_INLINED;
 			p = arrow + 2;
 		}
 		break;
@@ -188,7 +189,7 @@ void fold_add_frame(struct fold_buf *b, const struct frame *f)
 		if (n > sizeof(name) - 8)
 			n = sizeof(name) - 8;
 		memcpy(name, f->name, n);
-		memcpy(name + n, "_[k]", 5);
+		memcpy(name + n, FRAME_MARK_KERNEL, sizeof(FRAME_MARK_KERNEL));
 		fold_add(b, name);
 		break;
 	}

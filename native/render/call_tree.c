@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mark.h"
 #include "json_out.h"
 #include "palette.h"
 #include "str_intern.h"
@@ -172,8 +173,8 @@ void call_tree_free(struct call_tree *t)
 /* the name without jflame's kind annotation, as the SVG shows it */
 static size_t shown_len(const char *s, size_t len)
 {
-	if (len > 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' && strchr("ji0kal", s[len - 2]))
-		return len - 4;
+	if (len > FRAME_MARK_LEN && frame_mark_kind(s, len))
+		return len - FRAME_MARK_LEN;
 	return len;
 }
 

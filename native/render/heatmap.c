@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mark.h"
 #include "json_out.h"
 
 int heatmap_init(struct heatmap *h)
@@ -222,11 +223,11 @@ static size_t java_tidy(char *s, size_t len)
 		char *semi = memchr(s + i, ';', len - i);
 		size_t j = semi ? (size_t)(semi - s) : len, n = j - i;
 		char *f = s + i, *cut;
-		if (n == 15 && memcmp(f, "Interpreter_[j]", 15) == 0) {
+		if (n == 15 && memcmp(f, "Interpreter" FRAME_MARK_JIT, 15) == 0) {
 			/* the perf map's name for the template interpreter: interpreted */
 			memmove(s + w, f, 11);
 			w += 11;
-		} else if (n > 8 && f[0] == 'L' && (memcmp(f + n - 4, "_[j]", 4) == 0 || memcmp(f + n - 4, "_[i]", 4) == 0) &&
+		} else if (n > 8 && f[0] == 'L' && (frame_mark_kind(f, n) == 'j' || frame_mark_kind(f, n) == 'i') &&
 		    (cut = memmem(f, n, ":::", 3)) && memchr(f, '/', (size_t)(cut - f))) {
 			size_t a = (size_t)(cut - f);
 			memmove(s + w, f + 1, a - 1);

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "frame_mark.h"
+
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -54,14 +56,10 @@ static bool has_any_prefix(const char *s, const char *const *list)
 
 enum fg_hue palette_kind_hue(const char *s, size_t len)
 {
-	static const char kinds[] = "ji0kal";
-	static const enum fg_hue hues[] = { FG_HUE_JIT,    FG_HUE_INLINED, FG_HUE_INTERP,
+	static const enum fg_hue hues[] = { FG_HUE_JIT,    FG_HUE_INLINED, FG_HUE_INTERP, /* FRAME_MARK_KINDS */
 					    FG_HUE_KERNEL, FG_HUE_ALLOC,   FG_HUE_LOCK };
-	const char *k;
-	if (len < 4 || s[len - 4] != '_' || s[len - 3] != '[' || s[len - 1] != ']' || !s[len - 2] ||
-	    !(k = strchr(kinds, s[len - 2])))
-		return FG_HUE_COUNT;
-	return hues[k - kinds];
+	char k = frame_mark_kind(s, len);
+	return k ? hues[strchr(FRAME_MARK_KINDS, k) - FRAME_MARK_KINDS] : FG_HUE_COUNT;
 }
 
 static bool is_pod_or_con(const char *s)
@@ -318,7 +316,7 @@ enum palette palette_js_type(const char *s)
 {
 	size_t len = strlen(s);
 	const char *slash = strchr(s, '/');
-	if (has_suffix(s, len, "_[j]"))
+	if (has_suffix(s, len, FRAME_MARK_JIT))
 		return slash ? PAL_GREEN : PAL_AQUA;
 	if (strstr(s, "::"))
 		return PAL_YELLOW;
@@ -328,7 +326,7 @@ enum palette palette_js_type(const char *s)
 		return PAL_AQUA;
 	if (strcmp(s, " ") == 0)
 		return PAL_GREEN;
-	if (has_suffix(s, len, "_[k]"))
+	if (has_suffix(s, len, FRAME_MARK_KERNEL))
 		return PAL_ORANGE;
 	return PAL_RED;
 }
