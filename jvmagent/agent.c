@@ -12,19 +12,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_alloc.h"
+#include "agent_lock.h"
 #include "agent_options.h"
+#include "agent_sampler.h"
 #include "agent_status.h"
 #include "code_table.h"
 #include "inline_ranges.h"
 #include "java_names.h"
-#include "park_hook.h"
 #include "prologue_check.h"
-#include "sample_ring.h"
 #include "tmp_file.h"
 #include "vm_structs.h"
 
@@ -172,12 +172,6 @@ static uint64_t read_process_start(void)
 	return start;
 }
 
-static void samples_off(jvmtiEnv *jvmti);
-static void stop_control_thread(int wait_ms);
-static const char *samples_path(void);
-static const char *lock_events_state(void);
-static const char *park_hook_state(void);
-
 /* Renders the status under the lock; the caller writes it. */
 static char *render_status_locked(size_t *len)
 {
@@ -189,15 +183,15 @@ static char *render_status_locked(size_t *len)
 		.jvm = g.jvm,
 		.map_path = g.map_path,
 		.events_path = g.events_path,
-		.samples_path = samples_path(),
+		.samples_path = agent_sampler_path(),
 		.pid = g.pid,
 		.process_start = g.process_start,
 		.started_ns = g.started_ns,
 		.updated_ns = now_ns(),
 		.preserve_frame_pointer = g.pfp,
 		.debug_non_safepoints = g.dns,
-		.lock_events = lock_events_state(),
-		.park_hook = park_hook_state(),
+		.lock_events = agent_lock_events_state(),
+		.park_hook = agent_lock_park_state(),
 		.prologues_fp = g.prologues_fp,
 		.prologues_no_fp = g.prologues_no_fp,
 		.prologues_unknown = g.prologues_unknown,
@@ -235,6 +229,25 @@ static void write_status(void)
 		told = true;
 	}
 	free(text);
+}
+
+/* For the samples (agent_host): the status file's error, and that it changed. */
+static void status_error(const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&g.lock);
+	va_start(ap, fmt);
+	vsnprintf(g.error, sizeof(g.error), fmt, ap);
+	va_end(ap);
+	g.status_dirty = true;
+	pthread_mutex_unlock(&g.lock);
+}
+
+static void status_changed(void)
+{
+	pthread_mutex_lock(&g.lock);
+	g.status_dirty = true;
+	pthread_mutex_unlock(&g.lock);
 }
 
 static void flush_locked(void);
@@ -325,8 +338,8 @@ static void stand_down(const char *fmt, ...)
 	agent_log("%s; standing down, the JVM continues without jflame", msg);
 	if (g.jvmti)
 		disable_events();
-	samples_off(g.jvmti);
-	stop_control_thread(0);
+	agent_sampler_off(g.jvmti);
+	agent_sampler_stop(0);
 	write_status();
 }
 
@@ -717,554 +730,6 @@ static void scan_threads(jvmtiEnv *jvmti, JNIEnv *jni)
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
 }
 
-/* ---- allocation and lock samples --------------------------------------- */
-
-/* The ring /tmp/jflame-<pid>.samples (sample_ring.h): SampledObjectAlloc and
- * MonitorContendedEnter/Entered are on only while a reader (jflame) beats and
- * asks for them; the control thread, a JVMTI agent thread, turns them on and
- * off (HotSpot refuses SetEventNotificationMode from threads it does not know). */
-#define STACK_DEPTH 512
-#define CONTROL_MS 100
-#define NAME_SLOTS 8192 /* method names cached (a power of two); emptied when 3/4 full */
-#define FRAMES_BYTES SAMPLE_RING_MAX_RECORD
-
-struct name_slot {
-	jmethodID id;
-	char *name;
-};
-
-static struct samples {
-	struct sample_ring_writer ring;
-	bool ring_ok, can_alloc, can_lock;
-	bool can_park;         /* Unsafe.park may be wrapped (false after a failed setup) */
-	bool park_failed;      /* the wrapper's setup failed (status park_hook=failed) */
-	bool alloc_cap;        /* holding can_generate_sampled_object_alloc_events (only while sampling) */
-	uint64_t alloc_retry_ns; /* when to try for it again after another agent held it */
-	char init_error[256];    /* agent_error as samples_init left it */
-	char path[64];
-	atomic_uint active;           /* SAMPLE_WANT_ bits whose events are on */
-	_Atomic uint64_t interval;    /* the heap sampling interval in force */
-	_Atomic uint64_t lock_min_ns; /* shorter contended enters are only counted */
-	_Atomic uint64_t lock_on_ns;  /* when the lock events were last turned on */
-	pthread_mutex_t lock;         /* the control thread's state */
-	pthread_cond_t wake;
-	bool running, stop;
-	pthread_mutex_t names_lock;
-	struct name_slot *names;
-	size_t nnames;
-} smp = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.wake = PTHREAD_COND_INITIALIZER,
-	.names_lock = PTHREAD_MUTEX_INITIALIZER,
-};
-
-static __thread pid_t tls_tid;
-static __thread uint64_t tls_enter_ns; /* when this thread began waiting for a monitor; 0: not */
-
-static pid_t current_tid(void)
-{
-	if (!tls_tid)
-		tls_tid = (pid_t)syscall(SYS_gettid);
-	return tls_tid;
-}
-
-/* Adds a reason to the ring header's agent_error (the reader reports it). */
-static void samples_error(const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	if (!smp.ring_ok)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	char *e = smp.ring.h->agent_error;
-	size_t cap = sizeof(smp.ring.h->agent_error), n = strnlen(e, cap - 1);
-	if (strstr(e, msg))
-		return;
-	for (const char *p = n ? "; " : ""; *p && n + 1 < cap; p++)
-		e[n++] = *p;
-	for (const char *p = msg; *p && n + 1 < cap; p++)
-		e[n++] = *p;
-	e[n] = '\0';
-}
-
-/* "pkg/Class.method" of m into out, from the cache or looked up (and cached). */
-static void frame_name(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m, char *out, size_t len)
-{
-	size_t slot = ((uintptr_t)m >> 3) * 0x9E3779B97F4A7C15ULL >> 51 & (NAME_SLOTS - 1);
-	pthread_mutex_lock(&smp.names_lock);
-	if (smp.names) {
-		for (size_t i = slot; smp.names[i].id; i = (i + 1) & (NAME_SLOTS - 1)) {
-			if (smp.names[i].id == m) {
-				snprintf(out, len, "%s", smp.names[i].name);
-				pthread_mutex_unlock(&smp.names_lock);
-				return;
-			}
-		}
-	}
-	pthread_mutex_unlock(&smp.names_lock);
-
-	char *name = NULL, *csig = NULL;
-	jclass cls = NULL;
-	if ((*jvmti)->GetMethodName(jvmti, m, &name, NULL, NULL) != JVMTI_ERROR_NONE)
-		name = NULL;
-	if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls &&
-	    (*jvmti)->GetClassSignature(jvmti, cls, &csig, NULL) != JVMTI_ERROR_NONE)
-		csig = NULL;
-	java_frame_name(out, len, 0, csig, name);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
-	if (cls && jni)
-		(*jni)->DeleteLocalRef(jni, cls);
-	if (!name || !csig)
-		return; /* not cached: maybe a method of a class going away */
-
-	char *copy = strdup(out);
-	if (!copy)
-		return;
-	pthread_mutex_lock(&smp.names_lock);
-	if (!smp.names || smp.nnames >= NAME_SLOTS / 4 * 3) {
-		/* full (or first): start afresh, which also forgets methods of unloaded classes */
-		if (smp.names)
-			for (size_t i = 0; i < NAME_SLOTS; i++)
-				free(smp.names[i].name);
-		free(smp.names);
-		smp.names = calloc(NAME_SLOTS, sizeof(*smp.names));
-		smp.nnames = 0;
-	}
-	if (smp.names) {
-		size_t i = slot;
-		while (smp.names[i].id && smp.names[i].id != m)
-			i = (i + 1) & (NAME_SLOTS - 1);
-		if (!smp.names[i].id) {
-			smp.names[i] = (struct name_slot){ m, copy };
-			smp.nnames++;
-			copy = NULL;
-		}
-	}
-	pthread_mutex_unlock(&smp.names_lock);
-	free(copy);
-}
-
-static void class_name(jvmtiEnv *jvmti, jclass cls, char *out, size_t len)
-{
-	char *sig = NULL;
-	if (!cls || (*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE)
-		sig = NULL;
-	java_class_name(out, len, 0, sig);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-}
-
-/* The current thread's stack, leaf first, into the ring with cls as its class;
- * a top frame of method skip (the wrapped Unsafe.park) is left out. */
-static void put_sample(jvmtiEnv *jvmti, JNIEnv *jni, enum sample_kind kind, uint64_t value, uint64_t weight,
-		       const char *cls, jmethodID skip)
-{
-	struct scratch {
-		jvmtiFrameInfo frames[STACK_DEPTH];
-		const char *names[STACK_DEPTH];
-		char text[FRAMES_BYTES];
-	} *s = malloc(sizeof(*s));
-	jint count = 0;
-	uint32_t flags = 0;
-	size_t n = 0, first = 0, used = 0;
-
-	if (!s) {
-		__atomic_fetch_add(&smp.ring.h->dropped, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, STACK_DEPTH, s->frames, &count) != JVMTI_ERROR_NONE)
-		count = 0;
-	if (count == STACK_DEPTH) {
-		jint depth = 0;
-		if ((*jvmti)->GetFrameCount(jvmti, NULL, &depth) != JVMTI_ERROR_NONE || depth > STACK_DEPTH)
-			flags |= SAMPLE_TRUNCATED;
-	}
-	if (skip && count > 0 && s->frames[0].method == skip)
-		first = 1;
-	for (; first + n < (size_t)count; n++) {
-		if (sizeof(s->text) - used < 64) {
-			flags |= SAMPLE_TRUNCATED;
-			break;
-		}
-		char *out = s->text + used;
-		frame_name(jvmti, jni, s->frames[first + n].method, out, sizeof(s->text) - used);
-		s->names[n] = out;
-		used += strlen(out) + 1;
-	}
-	sample_ring_put(&smp.ring, kind, current_tid(), now_ns(), value, weight, flags, cls, s->names, n);
-	free(s);
-}
-
-static void JNICALL on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-					    jclass klass, jlong size)
-{
-	char cls[1024];
-	(void)thread;
-	(void)object;
-	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_ALLOC))
-		return;
-	class_name(jvmti, klass, cls, sizeof(cls));
-	uint64_t sz = size > 0 ? (uint64_t)size : 0;
-	put_sample(jvmti, jni, SAMPLE_ALLOC, sz, sample_ring_alloc_weight(sz, atomic_load(&smp.interval)), cls, NULL);
-}
-
-static void JNICALL on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
-{
-	(void)jvmti;
-	(void)jni;
-	(void)thread;
-	(void)object;
-	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK))
-		return;
-	tls_enter_ns = now_ns();
-}
-
-/* A wait for object (a monitor, or a j.u.c lock a park waited for) from t0 to t1
- * ended on this thread: one lock record, or a count when under --lock-min. A wait
- * that began before the events were last turned on is not this recording's (a
- * monitor enter seen by an earlier one whose entered was not). */
-static void lock_wait_ended(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint64_t t0, uint64_t t1, jmethodID skip)
-{
-	char cls[1024];
-	uint64_t ns = t1 > t0 ? t1 - t0 : 0;
-	if (g.stood_down || !(atomic_load_explicit(&smp.active, memory_order_relaxed) & SAMPLE_WANT_LOCK) ||
-	    t0 < atomic_load_explicit(&smp.lock_on_ns, memory_order_relaxed))
-		return;
-	if (ns < atomic_load_explicit(&smp.lock_min_ns, memory_order_relaxed)) {
-		__atomic_fetch_add(&smp.ring.h->lock_short, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	jclass k = jni && object ? (*jni)->GetObjectClass(jni, object) : NULL;
-	class_name(jvmti, k, cls, sizeof(cls));
-	if (k)
-		(*jni)->DeleteLocalRef(jni, k);
-	put_sample(jvmti, jni, SAMPLE_LOCK, ns, ns, cls, skip);
-}
-
-static void JNICALL on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
-{
-	uint64_t t0 = tls_enter_ns, t1 = now_ns();
-	(void)thread;
-	tls_enter_ns = 0;
-	if (t0)
-		lock_wait_ended(jvmti, jni, object, t0, t1, NULL);
-}
-
-/* Unsafe.park is bound to jflame's wrapper (park_hook.c) while lock samples are on. */
-static void park_on(jvmtiEnv *jvmti, JNIEnv *jni)
-{
-	char err[200];
-	if (!smp.can_park || park_hook_bind(jvmti, jni, lock_wait_ended, err, sizeof(err)) == 0)
-		return;
-	smp.can_park = false; /* said once, not tried again */
-	smp.park_failed = true;
-	samples_error("%s; java.util.concurrent lock waits are not recorded", err);
-	agent_log("%s; java.util.concurrent lock waits are not recorded (contended monitors are)", err);
-	pthread_mutex_lock(&g.lock);
-	snprintf(g.error, sizeof(g.error), "park hook: %s", err);
-	g.status_dirty = true;
-	pthread_mutex_unlock(&g.lock);
-}
-
-static void park_off(JNIEnv *jni)
-{
-	if (park_hook_unbind(jni) != 0) {
-		static bool told;
-		if (!told)
-			agent_log("the JVM refused to bind Unsafe.park back; jflame's wrapper passes parks through");
-		told = true;
-	}
-}
-
-static const char *lock_events_state(void)
-{
-	return (atomic_load(&smp.active) & SAMPLE_WANT_LOCK) ? "on" : "off";
-}
-
-static const char *park_hook_state(void)
-{
-	return park_hook_bound() ? "on" : smp.park_failed ? "failed" : "off";
-}
-
-static void publish_active(uint32_t active)
-{
-	if (atomic_load(&smp.active) != active) {
-		pthread_mutex_lock(&g.lock);
-		g.status_dirty = true;
-		pthread_mutex_unlock(&g.lock);
-	}
-	atomic_store(&smp.active, active);
-	__atomic_store_n(&smp.ring.h->alloc_interval_active,
-			 (active & SAMPLE_WANT_ALLOC) ? (uint32_t)atomic_load(&smp.interval) : 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&smp.ring.h->active, active, __ATOMIC_RELEASE);
-}
-
-/* Turns the events on or off as the reader asks (none when off is set). */
-static void control_apply(jvmtiEnv *jvmti, JNIEnv *jni, bool off)
-{
-	uint32_t interval = SAMPLE_RING_DEFAULT_ALLOC_INTERVAL, active = atomic_load(&smp.active);
-	uint64_t min_ns = 0;
-	uint32_t want = off || g.stood_down ? 0 : sample_ring_wanted(&smp.ring, now_ns(), &interval, &min_ns);
-	jvmtiError e;
-
-	want &= (smp.can_alloc ? SAMPLE_WANT_ALLOC : 0) | (smp.can_lock ? SAMPLE_WANT_LOCK : 0);
-	if (interval > INT32_MAX)
-		interval = INT32_MAX;
-	/* Allocation sampling is a solo capability (one JVMTI environment at a
-	 * time): held only while sampling, so async-profiler & co. can have it otherwise. */
-	if ((want & SAMPLE_WANT_ALLOC) && !smp.alloc_cap) {
-		jvmtiCapabilities c = { 0 };
-		c.can_generate_sampled_object_alloc_events = 1;
-		if (now_ns() < smp.alloc_retry_ns) {
-			want &= ~SAMPLE_WANT_ALLOC;
-		} else if ((e = (*jvmti)->AddCapabilities(jvmti, &c)) == JVMTI_ERROR_NONE) {
-			smp.alloc_cap = true;
-			if (smp.alloc_retry_ns) /* no longer another agent's */
-				memcpy(smp.ring.h->agent_error, smp.init_error, sizeof(smp.init_error));
-			smp.alloc_retry_ns = 0;
-		} else {
-			want &= ~SAMPLE_WANT_ALLOC;
-			smp.alloc_retry_ns = now_ns() + SAMPLE_RING_BEAT_NS;
-			samples_error("another JVMTI agent samples allocations (JVMTI allows one at a time; error %d)",
-				      (int)e);
-		}
-	}
-	if ((want & SAMPLE_WANT_ALLOC) && (!(active & SAMPLE_WANT_ALLOC) || interval != atomic_load(&smp.interval))) {
-		e = (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)interval);
-		if (e == JVMTI_ERROR_NONE) {
-			atomic_store(&smp.interval, interval);
-			if (!(active & SAMPLE_WANT_ALLOC)) {
-				atomic_fetch_or(&smp.active, SAMPLE_WANT_ALLOC);
-				e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-								       JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
-			}
-		}
-		if (e == JVMTI_ERROR_NONE) {
-			active |= SAMPLE_WANT_ALLOC;
-		} else {
-			smp.can_alloc = false; /* not again every 100 ms */
-			active &= ~SAMPLE_WANT_ALLOC;
-			samples_error("the JVM refused to sample allocations (JVMTI error %d)", (int)e);
-			agent_log("the JVM refused to sample allocations (JVMTI error %d); allocation samples stay off",
-				  (int)e);
-		}
-	} else if (!(want & SAMPLE_WANT_ALLOC) && (active & SAMPLE_WANT_ALLOC)) {
-		active &= ~SAMPLE_WANT_ALLOC;
-		atomic_fetch_and(&smp.active, ~SAMPLE_WANT_ALLOC);
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
-	}
-	if (!(active & SAMPLE_WANT_ALLOC) && smp.alloc_cap) {
-		jvmtiCapabilities c = { 0 };
-		c.can_generate_sampled_object_alloc_events = 1;
-		if ((*jvmti)->RelinquishCapabilities(jvmti, &c) == JVMTI_ERROR_NONE)
-			smp.alloc_cap = false;
-	}
-
-	atomic_store(&smp.lock_min_ns, min_ns);
-	if ((want & SAMPLE_WANT_LOCK) && !(active & SAMPLE_WANT_LOCK)) {
-		atomic_store(&smp.lock_on_ns, now_ns());
-		atomic_fetch_or(&smp.active, SAMPLE_WANT_LOCK);
-		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
-		if (e == JVMTI_ERROR_NONE)
-			e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
-							       NULL);
-		if (e == JVMTI_ERROR_NONE) {
-			active |= SAMPLE_WANT_LOCK;
-			park_on(jvmti, jni);
-		} else {
-			(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
-			smp.can_lock = false;
-			samples_error("the JVM refused monitor contention events (JVMTI error %d)", (int)e);
-			agent_log("the JVM refused monitor contention events (JVMTI error %d); lock samples stay off",
-				  (int)e);
-		}
-	} else if (!(want & SAMPLE_WANT_LOCK) && (active & SAMPLE_WANT_LOCK)) {
-		active &= ~SAMPLE_WANT_LOCK;
-		atomic_fetch_and(&smp.active, ~SAMPLE_WANT_LOCK);
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
-	}
-	if (!(active & SAMPLE_WANT_LOCK) && park_hook_bound())
-		park_off(jni); /* also after samples_off turned the events off from another thread */
-	publish_active(active);
-}
-
-static void JNICALL control_loop(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&smp.lock);
-	while (!smp.stop) {
-		pthread_mutex_unlock(&smp.lock);
-		control_apply(jvmti, jni, false);
-		pthread_mutex_lock(&smp.lock);
-		if (smp.stop)
-			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += CONTROL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&smp.wake, &smp.lock, &ts);
-	}
-	pthread_mutex_unlock(&smp.lock);
-	control_apply(jvmti, jni, true);
-	pthread_mutex_lock(&smp.lock);
-	smp.running = false;
-	pthread_cond_broadcast(&smp.wake);
-	pthread_mutex_unlock(&smp.lock);
-}
-
-/* The ring and the capabilities, in start() (onload or attach). */
-static void samples_init(jvmtiEnv *jvmti)
-{
-	char err[ERR_LEN - 32];
-	jvmtiCapabilities pot = { 0 }, c;
-
-	if (!smp.ring_ok) {
-		snprintf(smp.path, sizeof(smp.path), "/tmp/jflame-%d.samples", (int)g.pid);
-		if (sample_ring_create(&smp.ring, smp.path, SAMPLE_RING_DEFAULT_DATA, g.pid, g.process_start, err,
-				       sizeof(err)) != 0) {
-			agent_log("%s; allocation and lock samples are off", err);
-			pthread_mutex_lock(&g.lock);
-			snprintf(g.error, sizeof(g.error), "no sample ring: %s", err);
-			g.status_dirty = true;
-			pthread_mutex_unlock(&g.lock);
-			smp.path[0] = '\0';
-			return;
-		}
-		pthread_condattr_t attr;
-		pthread_condattr_init(&attr);
-		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		pthread_cond_init(&smp.wake, &attr);
-		pthread_condattr_destroy(&attr);
-		smp.ring_ok = true;
-	}
-	smp.ring.h->agent_error[0] = '\0';
-	smp.can_alloc = smp.can_lock = false;
-	atomic_store(&smp.interval, SAMPLE_RING_DEFAULT_ALLOC_INTERVAL);
-	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE)
-		memset(&pot, 0, sizeof(pot));
-	/* taken when a reader asks (control_apply): only one environment may hold it */
-	jint version = 0;
-	(*jvmti)->GetVersionNumber(jvmti, &version);
-	smp.can_alloc = pot.can_generate_sampled_object_alloc_events ||
-			((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 11;
-	if (!smp.can_alloc)
-		samples_error("this JVM cannot sample allocations (JVMTI can_generate_sampled_object_alloc_events, "
-			      "JDK 11 or later)");
-	if (pot.can_generate_monitor_events) {
-		memset(&c, 0, sizeof(c));
-		c.can_generate_monitor_events = 1;
-		smp.can_lock = (*jvmti)->AddCapabilities(jvmti, &c) == JVMTI_ERROR_NONE;
-	}
-	if (!smp.can_lock)
-		samples_error("this JVM offers no monitor contention events (JVMTI can_generate_monitor_events)");
-	smp.can_park = smp.can_lock;
-	memcpy(smp.init_error, smp.ring.h->agent_error, sizeof(smp.init_error));
-}
-
-/* The control thread: a daemon java.lang.Thread "jflame-control" run as a JVMTI agent thread. */
-static void start_control_thread(jvmtiEnv *jvmti, JNIEnv *jni)
-{
-	if (!smp.ring_ok || !(smp.can_alloc || smp.can_lock) || g.stood_down)
-		return;
-	if (!jni) {
-		samples_error("no JNI environment to start the control thread");
-		return;
-	}
-	pthread_mutex_lock(&smp.lock);
-	bool running = smp.running;
-	pthread_mutex_unlock(&smp.lock);
-	if (running)
-		return;
-	jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-	jmethodID ctor = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-	jstring name = ctor ? (*jni)->NewStringUTF(jni, "jflame-control") : NULL;
-	jobject t = name ? (*jni)->NewObject(jni, tc, ctor, name) : NULL;
-	if ((*jni)->ExceptionCheck(jni))
-		(*jni)->ExceptionClear(jni);
-	jvmtiError e = JVMTI_ERROR_INTERNAL;
-	if (t) {
-		pthread_mutex_lock(&smp.lock);
-		smp.running = true;
-		smp.stop = false;
-		pthread_mutex_unlock(&smp.lock);
-		e = (*jvmti)->RunAgentThread(jvmti, t, control_loop, NULL, JVMTI_THREAD_NORM_PRIORITY);
-		if (e != JVMTI_ERROR_NONE) {
-			pthread_mutex_lock(&smp.lock);
-			smp.running = false;
-			pthread_mutex_unlock(&smp.lock);
-		}
-	}
-	if (e != JVMTI_ERROR_NONE) {
-		samples_error("failed to start the control thread (JVMTI error %d)", (int)e);
-		agent_log("failed to start the jflame-control thread (JVMTI error %d); allocation and lock samples "
-			  "are off", (int)e);
-	}
-	if (t)
-		(*jni)->DeleteLocalRef(jni, t);
-	if (name)
-		(*jni)->DeleteLocalRef(jni, name);
-	if (tc)
-		(*jni)->DeleteLocalRef(jni, tc);
-}
-
-/* Asks the control thread to turn everything off and end; waits up to wait_ms. */
-static void stop_control_thread(int wait_ms)
-{
-	pthread_mutex_lock(&smp.lock);
-	smp.stop = true;
-	pthread_cond_broadcast(&smp.wake);
-	if (wait_ms > 0 && smp.running) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += wait_ms / 1000;
-		ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		while (smp.running && pthread_cond_timedwait(&smp.wake, &smp.lock, &ts) == 0)
-			;
-	}
-	pthread_mutex_unlock(&smp.lock);
-}
-
-/* Off from any thread the JVM knows (stand-down, VM death); the control thread may be gone. */
-static void samples_off(jvmtiEnv *jvmti)
-{
-	atomic_store(&smp.active, 0);
-	if (!jvmti || !smp.ring_ok)
-		return;
-	if (smp.can_alloc)
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
-	if (smp.can_lock) {
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
-		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
-	}
-	/* Unsafe.park is bound back by the control thread (a thread that may call Java);
-	 * until then the wrapper records nothing */
-	publish_active(0);
-}
-
-static const char *samples_path(void)
-{
-	return smp.path;
-}
-
-/* At VM death: the ring's file goes (a reader keeps what it has open); the mapping stays. */
-static void samples_remove_file(void)
-{
-	struct stat a, b;
-	if (smp.ring_ok && smp.path[0] && lstat(smp.path, &a) == 0 && fstat(smp.ring.fd, &b) == 0 &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		unlink(smp.path);
-}
-
 /* ---- lifecycle ------------------------------------------------------------ */
 
 static void check_frame_pointer(void)
@@ -1317,7 +782,7 @@ static void go_live(jvmtiEnv *jvmti, JNIEnv *jni)
 	write_status();
 	if (start_status_thread() != 0)
 		info("failed to start the status thread; %s is written only at exit", g.status_path);
-	start_control_thread(jvmti, jni);
+	agent_sampler_start(jvmti, jni);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -1330,9 +795,9 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jni;
-	stop_control_thread(1000);
-	samples_off(jvmti);
-	samples_remove_file();
+	agent_sampler_stop(1000);
+	agent_sampler_off(jvmti);
+	agent_sampler_remove_file();
 	stop_status_thread();
 	pthread_mutex_lock(&g.lock);
 	if (!g.stood_down)
@@ -1458,7 +923,8 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 		stand_down("the JVM refused the capability to report compiled methods (JVMTI error %d)", (int)e);
 		return attach ? JNI_ERR : JNI_OK;
 	}
-	samples_init(jvmti);
+	struct agent_host host = { &g.stood_down, g.pid, g.process_start, agent_log, status_error, status_changed };
+	agent_sampler_init(jvmti, &host);
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
 	cb.CompiledMethodLoad = on_compiled_method_load;
@@ -1466,9 +932,8 @@ static jint start(JavaVM *vm, const char *options, bool attach)
 	cb.DynamicCodeGenerated = on_dynamic_code_generated;
 	cb.ThreadStart = on_thread_start;
 	cb.ThreadEnd = on_thread_end;
-	cb.SampledObjectAlloc = on_sampled_object_alloc;
-	cb.MonitorContendedEnter = on_monitor_contended_enter;
-	cb.MonitorContendedEntered = on_monitor_contended_entered;
+	agent_alloc_callbacks(&cb);
+	agent_lock_callbacks(&cb);
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb)) != JVMTI_ERROR_NONE) {
 		stand_down("failed to set JVMTI callbacks");
 		return attach ? JNI_ERR : JNI_OK;
@@ -1520,7 +985,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
-	stop_control_thread(0);
+	agent_sampler_stop(0);
 	stop_status_thread();
 	pthread_mutex_lock(&g.lock);
 	flush_locked();
