@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """check_layout.py - native/'s stages include only their own and lower stages'
-headers (util < model < attach < record < formats < render < the front ends)."""
+headers (util < model < attach < record < formats < render < the front ends), and
+no stage calls a function the front ends define (a sample's path runs down the
+stages and never climbs back to builtin-*.c by name)."""
 import os
 import re
 import sys
@@ -13,6 +15,15 @@ FRONT = len(STAGES)  # jflame.c, builtin-*.c and their helpers in native/ itself
 # program's shared types and skeleton (bpf/, generated), and generated code
 OUTSIDE = {'profile.h': 0, 'profile.skel.h': 3, 'profile.pb-c.h': 4, 'html_assets.h': 5}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# a function defined at file level and not static: "type name(" at the start of a line
+DEFINITION = re.compile(r'^(?!static\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])?([A-Za-z_]\w*)\s*\([^;]*?\)\s*\{', re.M)
+
+
+def strip_comments(text):
+    """C text without its comments and string literals (they may name anything)."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
 
 
 def main():
@@ -40,6 +51,21 @@ def main():
                 bad.append('%s includes "%s", which is in no stage folder' % (rel, h))
             elif hr > r:
                 bad.append('native/%s (%s) includes "%s" of the higher stage %s' % (rel, where[r], h, where[hr]))
+    # functions the front ends define for others (not static), and where
+    front = {}
+    for rel, r in files:
+        if r == FRONT and rel.endswith('.c'):
+            text = strip_comments(open(os.path.join(NATIVE, rel), encoding='utf-8').read())
+            for name in DEFINITION.findall(text):
+                front[name] = rel
+    for rel, r in sorted(files):
+        if r == FRONT:
+            continue
+        text = strip_comments(open(os.path.join(NATIVE, rel), encoding='utf-8').read())
+        for name, where_defined in sorted(front.items()):
+            if re.search(r'\b%s\s*\(' % re.escape(name), text):
+                bad.append('native/%s (%s) calls %s(), which the front end %s defines' % (
+                    rel, where[r], name, where_defined))
     for s in STAGES:
         if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
             bad.append('native/%s has no README.md saying what lives there' % s)
