@@ -15,7 +15,8 @@ const char *str_intern_n(struct str_intern *si, const char *s, size_t len);
 const char *str_intern(struct str_intern *si, const char *s);
 size_t str_intern_count(const struct str_intern *si);
 
-/* FNV-1a, for the hash tables here and there. */
+/* The string hash of the hash tables here and there: eight bytes a step, multiplied and
+ * folded as murmur's finaliser mixes (not FNV-1a, as this comment once said). */
 uint64_t str_hash(const char *s, size_t len);
 
 #endif
