@@ -15,6 +15,7 @@
 #include "folded.h"
 #include "id_list.h"
 #include "str_index.h"
+#include "utf8.h"
 
 #ifndef JFLAME_VERSION
 #define JFLAME_VERSION "dev"
@@ -49,28 +50,8 @@ struct ss_writer {
 /* The length of the valid UTF-8 sequence at s[0..n), 0 if invalid. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	size_t len;
-	uint32_t cp, min;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	uint32_t cp;
+	return utf8_decode(s, n, &cp);
 }
 
 /* Writes s[0..n) as a JSON string: invalid UTF-8 bytes as U+FFFD, json-c escaping. */

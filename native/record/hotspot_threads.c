@@ -9,6 +9,7 @@
 
 #include "hotspot_flags.h"
 #include "hotspot_scopes.h" /* hotspot_stream_int */
+#include "utf8.h"
 
 #define MAX_OFFSET 0xffff     /* a field offset past this is no offset this code uses */
 #define MAX_THREADS (1u << 16) /* threads of one list read at most */
@@ -453,35 +454,6 @@ static bool thread_class(struct hotspot_threads *t, uint64_t klass)
 }
 
 /* ---- text ---------------------------------------------------------------------- */
-
-/* Appends code point c as UTF-8 to out[*pos..len), NUL-terminated: false
- * when it does not fit. */
-static bool utf8_put(char *out, size_t len, size_t *pos, uint32_t c)
-{
-	char b[4];
-	size_t k = 0;
-	if (c < 0x80) {
-		b[k++] = (char)c;
-	} else if (c < 0x800) {
-		b[k++] = (char)(0xc0 | c >> 6);
-		b[k++] = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		b[k++] = (char)(0xe0 | c >> 12);
-		b[k++] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (c & 0x3f));
-	} else {
-		b[k++] = (char)(0xf0 | c >> 18);
-		b[k++] = (char)(0x80 | ((c >> 12) & 0x3f));
-		b[k++] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (c & 0x3f));
-	}
-	if (*pos + k >= len)
-		return false;
-	memcpy(out + *pos, b, k);
-	*pos += k;
-	out[*pos] = '\0';
-	return true;
-}
 
 /* A String's bytes b[0..n) (coder 0 Latin-1, 1 UTF-16LE; cut says they are
  * the first n of more) as UTF-8 into out: its length, or -1 when not UTF-16

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void out_flush(struct out *o)
 {
 	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
@@ -71,34 +73,12 @@ void out_rgb(struct out *o, const uint8_t rgb[3])
  * characters XML 1.0 forbids give U+FFFD. Returns the bytes used. */
 size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	uint32_t c = s[0], min;
-	size_t k;
-	if (c < 0x80) {
-		*cp = c < 0x20 ? 0xfffd : c;
+	size_t k = utf8_decode(s, n, cp);
+	if (k == 0 || *cp < 0x20 || *cp == 0xfffe || *cp == 0xffff) {
+		*cp = 0xfffd; /* a control character or a noncharacter XML forbids: one byte's worth */
 		return 1;
 	}
-	if ((c & 0xe0) == 0xc0)
-		k = 2, c &= 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		k = 3, c &= 0x0f, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		k = 4, c &= 0x07, min = 0x10000;
-	else
-		goto bad;
-	if (k > n)
-		goto bad;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
-		goto bad;
-	*cp = c;
 	return k;
-bad:
-	*cp = 0xfffd;
-	return 1;
 }
 
 /* Writes up to max characters of s[0..n) XML-escaped; returns how many

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "swar.h"
+#include "utf8.h"
 
 void text_unescape(char *s)
 {
@@ -39,43 +40,13 @@ void text_unescape(char *s)
  * is then one byte long). A backslash is 1 byte, not escaped here. */
 static size_t unit_at(const unsigned char *s, size_t n, size_t i, bool *esc)
 {
-	unsigned char c = s[i];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
-
-	*esc = false;
-	if (c < 0x80) {
-		*esc = c < 0x20 || c == 0x7f;
+	uint32_t cp;
+	size_t len = utf8_decode(s + i, n - i, &cp);
+	if (len == 0) {
+		*esc = true; /* a byte not in valid UTF-8: escaped alone */
 		return 1;
 	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0; /* not overlong */
-		else if (c == 0xed)
-			hi = 0x9f; /* not a surrogate */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f; /* at most U+10FFFF */
-	} else {
-		*esc = true; /* a continuation byte alone, an overlong lead, 0xf5-0xff */
-		return 1;
-	}
-	if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) {
-		*esc = true;
-		return 1;
-	}
-	for (size_t k = 2; k < len; k++)
-		if ((s[i + k] & 0xc0) != 0x80) {
-			*esc = true;
-			return 1;
-		}
-	*esc = c == 0xc2 && s[i + 1] <= 0x9f; /* C1 controls U+0080-U+009F */
+	*esc = cp < 0x20 || (cp >= 0x7f && cp <= 0x9f); /* C0, DEL and C1 controls */
 	return len;
 }
 
