@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "key_sort.h"
+#include "str_intern.h"
 #include "swar.h"
 
 #define NONE UINT32_MAX
@@ -26,27 +27,6 @@ struct frame_seq {
 	size_t stack;   /* index into the caller's stacks */
 	size_t off;     /* of ids in tree.ids */
 };
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	size_t len = n;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	if (n && len >= 8) {
-		/* the last eight bytes, overlapping ones already mixed in */
-		memcpy(&w, p + n - 8, 8);
-	} else {
-		while (n--)
-			w = w << 8 | (unsigned char)p[n];
-	}
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
 
 /* Grows the array whose pointer is at pp to hold need elements. The pointer is
  * read and written with memcpy, so any object pointer type can be passed. */
@@ -109,7 +89,7 @@ static bool same_bytes(const char *a, const char *b, size_t n)
 
 static uint32_t name_intern(struct frame_tree *t, const char *p, uint32_t len)
 {
-	uint64_t h = hash_bytes(p, len);
+	uint64_t h = str_hash(p, len);
 	uint32_t j, v;
 	struct frame_name *nm;
 
