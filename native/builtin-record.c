@@ -1381,6 +1381,7 @@ static void describe(struct record *r, struct window *w, double seconds)
 		else
 			unknown++, unknown_pid = unknown_pid ? unknown_pid : targets[i];
 	}
+	rec->fp_warning = off || unknown;
 	if (off)
 		snprintf(fp, fplen, "WARNING frame pointers: off in pid %d%s: Java frames below compiled code are lost; "
 			 "restart it with -XX:+PreserveFramePointer", (int)off_pid, off > 1 ? " and others" : "");
@@ -1528,6 +1529,7 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 	struct fg_options o = {
 		.title = title,
 		.subtitle = subtitle,
+		.subtitle_warning = agent ? rec->note[0] != '\0' : rec->fp_warning,
 		.colors = "java",
 		.legend = true,
 		.hash = true,
@@ -2483,7 +2485,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
 				"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
 				w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
-		if (strncmp(w->rec.frame_pointers, "WARNING", 7) == 0 && r.fp_warnings == 0)
+		if (w->rec.fp_warning && r.fp_warnings == 0)
 			fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
 	}
 	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {

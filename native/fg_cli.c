@@ -45,6 +45,8 @@ int fg_cli_option(struct fg_options *o, int ch, const char *arg)
 		return 1;
 	case FG_CLI_SUBTITLE:
 		o->subtitle = arg;
+		/* a subtitle given here that reads as record's own warning is drawn as one */
+		o->subtitle_warning = strncmp(arg, "WARNING", 7) == 0 || strstr(arg, "frame pointers: off");
 		return 1;
 	case FG_CLI_WIDTH:
 	case FG_CLI_HEIGHT:

@@ -3,6 +3,7 @@
 #ifndef JFLAME_RECORDING_H
 #define JFLAME_RECORDING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct recording {
 	uint64_t samples, lost, truncated, stack_errors;
 	uint64_t unwind_failed; /* JVM stacks whose walk stopped at a frame it could not read */
 	char frame_pointers[512]; /* "frame pointers: on" or a warning, and the inlining notes */
+	bool fp_warning;          /* frame_pointers warns: a JVM's Java frames lost or not named */
 };
 
 int recording_init(struct recording *r);

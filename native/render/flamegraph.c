@@ -307,11 +307,6 @@ static const char *background(enum palette p, bool top)
 	}
 }
 
-static bool subtitle_warns(const char *s)
-{
-	return strncmp(s, "WARNING", 7) == 0 || strstr(s, "frame pointers: off");
-}
-
 #define SUBTITLE_LEADING 1.25 /* line height, in font sizes */
 
 /* How many characters of the subtitle fit on a line of width: glyphs
@@ -359,9 +354,9 @@ static bool subtitle_next(const char **s, size_t *len, size_t room, const char *
 }
 
 /* The number of lines the subtitle takes at this width (1 when it fits). */
-static size_t subtitle_count(const char *s, double width, double fontsize)
+static size_t subtitle_count(const char *s, bool warns, double width, double fontsize)
 {
-	size_t room = subtitle_room(width, fontsize, subtitle_warns(s)), len = strlen(s), n = 0, k;
+	size_t room = subtitle_room(width, fontsize, warns), len = strlen(s), n = 0, k;
 	const char *line;
 	while (subtitle_next(&s, &len, room, &line, &k))
 		n++;
@@ -451,12 +446,12 @@ static void draw_page(struct draw *d, double legend_y, const struct legend_item 
 	out_num(o, H);
 	out_str(o, "\" fill=\"url(#background)\"/>\n");
 	draw_text(o, "title", W / 2, fs * 2, NULL, title);
-	if (op->subtitle && subtitle_count(op->subtitle, W - 2 * XPAD, fs) <= 1) {
-		draw_text(o, "subtitle", W / 2, fs * 4, subtitle_warns(op->subtitle) ? "class=\"warning\"" : NULL,
+	if (op->subtitle && subtitle_count(op->subtitle, op->subtitle_warning, W - 2 * XPAD, fs) <= 1) {
+		draw_text(o, "subtitle", W / 2, fs * 4, op->subtitle_warning ? "class=\"warning\"" : NULL,
 			  op->subtitle);
 	} else if (op->subtitle) {
 		/* one <text>, a line per <tspan>, so that it fits the graph's width */
-		bool warns = subtitle_warns(op->subtitle);
+		bool warns = op->subtitle_warning;
 		size_t room = subtitle_room(W - 2 * XPAD, fs, warns), len = strlen(op->subtitle), n, i = 0;
 		const char *s = op->subtitle, *line;
 		out_str(o, "<text id=\"subtitle\" x=\"");
@@ -567,8 +562,9 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 	ypad1 = d.fontsize * 3;
 	ypad3 = 0;
 	if (op->subtitle)
-		ypad3 = d.fontsize * 2 + (double)(subtitle_count(op->subtitle, d.width - 2 * XPAD, d.fontsize) - 1) *
-						 d.fontsize * SUBTITLE_LEADING;
+		ypad3 = d.fontsize * 2 +
+			(double)(subtitle_count(op->subtitle, op->subtitle_warning, d.width - 2 * XPAD, d.fontsize) - 1) *
+				d.fontsize * SUBTITLE_LEADING;
 	legend_y = ypad1 + ypad3;
 	if (nitems)
 		legend_h = draw_legend(&d, items, nitems, -1) * (d.fontsize + 6) + 6;

@@ -13,9 +13,9 @@
 struct fg_options {
 	const char *title;    /* NULL: "Flame Graph" ("Icicle Graph" when inverted,
 				 "Flame Chart" when flamechart) */
-	const char *subtitle; /* a second line under the title; NULL for none. Drawn in
-				 a warning colour when it starts with "WARNING" or
-				 contains "frame pointers: off" */
+	const char *subtitle; /* a second line under the title; NULL for none */
+	bool subtitle_warning; /* the subtitle states a warning: drawn bold, in the warning
+				  colour (the caller knows; the text is not searched) */
 	const char *notes;    /* text for the SVG's <desc id="notes"> element; NULL for none */
 	const char *colors;   /* palette: "java" (default), "hot", "mem", "io", "js", "red", "green",
 				 "blue", "aqua", "yellow", "purple", "orange"; unknown names

@@ -908,7 +908,12 @@ static void test_options(void)
 	svg_free(&s);
 
 	st[0].count = 30;
+	/* the warning style is the caller's call, not the text's */
 	o.subtitle = "pid 42: frame pointers: off (restart with -XX:+PreserveFramePointer)";
+	svg_draw(&s, NULL, st, 2, &o);
+	CHECK_HAS_STR(s.p, "<text id=\"subtitle\" x=\"300\" y=\"40\">pid 42: frame pointers: off");
+	svg_free(&s);
+	o.subtitle_warning = true;
 	svg_draw(&s, "options_warning", st, 2, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_HAS_STR(s.p, "<text id=\"subtitle\" x=\"300\" y=\"40\" class=\"warning\">pid 42: frame pointers: off");
@@ -917,7 +922,7 @@ static void test_options(void)
 	CHECK_EQ_STR(lf->text, "a_very_long_function_..");
 	free(v);
 	svg_free(&s);
-	o.subtitle = "WARNING: 12% of samples lost";
+	o.subtitle = "WARNING: 12% of samples lost"; /* still o.subtitle_warning */
 	svg_draw(&s, NULL, st, 2, &o);
 	CHECK_HAS_STR(s.p, "class=\"warning\">WARNING: 12% of samples lost</text>");
 	svg_free(&s);
@@ -1006,6 +1011,7 @@ static void test_subtitle_wraps(void)
 	for (int width = 1200; width >= 300; width /= 2) {
 		o.width = width;
 		o.subtitle = warn;
+		o.subtitle_warning = true;
 		snprintf(label, sizeof(label), "subtitle_wraps_%d", width);
 		svg_draw(&s, label, st, 2, &o);
 		CHECK_EQ_INT(s.ret, 0);
@@ -1043,6 +1049,7 @@ static void test_subtitle_wraps(void)
 		word[len] = '\0';
 		o.width = 300;
 		o.subtitle = word;
+		o.subtitle_warning = false;
 		svg_draw(&s, "subtitle_long_word", st, 2, &o);
 		k = subtitle_parse(s.p, lines, 64, &warning);
 		CHECK_MSG(k > 8, "%zu lines", k);
