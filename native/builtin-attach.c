@@ -151,7 +151,7 @@ int cmd_attach(int argc, char **argv)
 				   .cancel = &interrupted_by };
 	enum attach_outcome r = attach_agent(o.pid, &ato, &info, err, sizeof(err));
 	if (r == ATTACH_FAILED && interrupted_by) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "jflame: %s\n", err);
 		return 128 + interrupted_by;
 	}
 	if (r == ATTACH_FAILED)
@@ -183,6 +183,6 @@ int cmd_attach(int argc, char **argv)
 	}
 	return 0;
 fail:
-	fprintf(stderr, "%s\n", err);
+	fprintf(stderr, "jflame: %s\n", err);
 	return 1;
 }

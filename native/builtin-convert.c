@@ -232,9 +232,9 @@ static int write_table(FILE *out, void *ctx, char *err, size_t errlen)
 	case PFMT_FOLDED:
 		return write_folded(out, w->t, err, errlen);
 	case PFMT_PPROF:
-		return pprof_write(out, w->t, w->raw, err, errlen);
+		return pprof_write(out, w->t, w->raw, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 	case PFMT_SPEEDSCOPE:
-		return speedscope_write(out, w->t, err, errlen);
+		return speedscope_write(out, w->t, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 	case PFMT_SVG:
 		return write_svg(out, w->t, w->title, err, errlen);
 	default:

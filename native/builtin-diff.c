@@ -273,7 +273,7 @@ static int read_side(struct folded *f, const char *path, const char *which, char
 {
 	const char *name = cli_input_name(path);
 	if (folded_read(f, path, 0, err, errlen) != 0)
-		return -1;
+		return cli_err_prefix(err, errlen);
 	if (f->differential) {
 		snprintf(err, errlen, "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
 			 "give jflame diff two plain folded profiles", name, which);
@@ -623,8 +623,10 @@ int cmd_diff(int argc, char **argv)
 		page_subtitle = page_sub;
 	}
 	for (size_t i = 0; i < cmd.noutputs; i++) {
-		if (out_file_open(&of[i], cli_output_path(cmd.outputs[i]), err, sizeof(err)) != 0)
+		if (out_file_open(&of[i], cli_output_path(cmd.outputs[i]), err, sizeof(err)) != 0) {
+			cli_err_prefix(err, sizeof(err));
 			goto out;
+		}
 		opened++;
 		struct fg_options o = cmd.o;
 		o.differential = true;
@@ -634,17 +636,14 @@ int cmd_diff(int argc, char **argv)
 		struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before), cli_input_name(cmd.after) };
 		int w = diff_graph_write(of[i].f, of[i].path, cmd.kinds[i], d, &raw, &o, &co, err, sizeof(err));
 		if (w != 0) {
-			if (strncmp(err, "jflame: ", 8) != 0) {
-				char e2[1024];
-				snprintf(e2, sizeof(e2), "jflame: %.1000s", err);
-				snprintf(err, sizeof(err), "%s", e2);
-			}
+			cli_err_prefix(err, sizeof(err));
 			goto out;
 		}
 	}
 	/* every output written: now they replace their targets */
 	for (; committed < opened; committed++)
 		if (out_file_commit(&of[committed], err, sizeof(err)) != 0) {
+			cli_err_prefix(err, sizeof(err));
 			committed++; /* a failed commit removes its own temporary file */
 			goto out;
 		}

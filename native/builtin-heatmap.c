@@ -136,7 +136,9 @@ struct page_out {
 static int write_page(FILE *f, void *ctx, char *err, size_t errlen)
 {
 	const struct page_out *p = ctx;
-	return heatmap_write_html(f, p->h, p->o, err, errlen);
+	if (heatmap_write_html(f, p->h, p->o, err, errlen) != 0)
+		return cli_err_prefix(err, errlen);
+	return 0;
 }
 
 int cmd_heatmap(int argc, char **argv)
@@ -195,8 +197,10 @@ int cmd_heatmap(int argc, char **argv)
 		 r.idle ? "; idle task left out" : cmd.keep_idle ? "; idle task kept" : "");
 	cmd.o.subtitle = subtitle;
 	cmd.o.idle = r.idle;
-	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0)
+	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	struct page_out page = { &h, &cmd.o };
 	if (cli_output_write(cli_output_path(cmd.output), write_page, &page, err, sizeof(err)) != 0)
 		goto out;

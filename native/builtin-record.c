@@ -742,7 +742,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 		case O_DIFF_OUT: {
 			char e[512];
 			if (out_name_check(optarg, e, sizeof(e)) != 0) {
-				fprintf(stderr, "jflame: --diff-out: %s\n", strncmp(e, "jflame: ", 8) == 0 ? e + 8 : e);
+				fprintf(stderr, "jflame: --diff-out: %s\n", e);
 				return -1;
 			}
 			enum diff_graph_kind k;
@@ -968,7 +968,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			return -1;
 		}
 		if (out_name_check(o->user_outputs[i], err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+			fprintf(stderr, "jflame: %s\n", err);
 			return -1;
 		}
 	}
@@ -985,7 +985,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv)
 			}
 		}
 		if (out_name_check(o->outputs[i], err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+			fprintf(stderr, "jflame: %s\n", err);
 			return -1;
 		}
 		if ((o->keep || o->keep_bytes) && out_name_varies(o->outputs[i]) && !out_name_fixed_dir(o->outputs[i])) {
@@ -1236,11 +1236,9 @@ static void report_attach(struct record *r, pid_t pid, enum attach_outcome outco
 	if (outcome == ATTACH_FAILED) {
 		if (!r->o.no_walker && symbolizer_can_walk(r->sy, pid))
 			fprintf(stderr, "jflame: warning: no agent in pid %d, so compiled Java frames are named from the "
-				"JVM's memory, inlined callees from its debug info: %s\n", (int)pid,
-				strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
+				"JVM's memory, inlined callees from its debug info: %s\n", (int)pid, msg);
 		else
-			fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid,
-				strncmp(msg, "jflame: ", 8) == 0 ? msg + 8 : msg);
+			fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid, msg);
 		return;
 	}
 	symbolizer_recheck_agent(r->sy, pid);
@@ -1558,6 +1556,8 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 		if (!pprof && count_view && (recording_alloc(rec) || recording_lock(rec)))
 			t.meta.has_weight = false; /* speedscope: the samples */
 		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
+		if (rc != 0)
+			cli_err_prefix(err, errlen);
 	}
 	stack_table_free(&t);
 	return rc;
@@ -1571,9 +1571,9 @@ static int write_heatmap(struct window *w, FILE *f, char *err, size_t errlen)
 	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", rec->target, rec->seconds, rec->freq,
 		 rec->frame_pointers);
 	struct heatmap_options ho = { .title = "CPU heat map", .subtitle = subtitle };
-	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0)
-		return -1;
-	return heatmap_write_html(f, &w->heatmap, &ho, err, errlen);
+	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0 || heatmap_write_html(f, &w->heatmap, &ho, err, errlen) != 0)
+		return cli_err_prefix(err, errlen);
+	return 0;
 }
 
 /* The path output i of window w goes to (its template expanded). */
@@ -1620,10 +1620,12 @@ static int write_outputs(struct record *r, struct window *w, enum rec_event ev, 
 			w->stacks_open = false;
 			snprintf(path, sizeof(path), "%s", w->stacks_path);
 			stacks_order_flush(&w->stacks_order, w->stacks.f);
-			wr = out_file_commit(&w->stacks, e, sizeof(e));
-		} else if (output_path(r, w, i, path, sizeof(path), e, sizeof(e)) != 0 ||
-			   out_file_open(&of, path, e, sizeof(e)) != 0) {
+			if ((wr = out_file_commit(&w->stacks, e, sizeof(e))) != 0)
+				cli_err_prefix(e, sizeof(e));
+		} else if (output_path(r, w, i, path, sizeof(path), e, sizeof(e)) != 0) {
 			wr = -1;
+		} else if (out_file_open(&of, path, e, sizeof(e)) != 0) {
+			wr = cli_err_prefix(e, sizeof(e));
 		} else {
 			if (r->o.formats[i] == OUT_SVG)
 				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
@@ -1638,8 +1640,8 @@ static int write_outputs(struct record *r, struct window *w, enum rec_event ev, 
 				if (!e[0])
 					snprintf(e, sizeof(e), "jflame: out of memory writing %.900s", path);
 				out_file_abort(&of);
-			} else {
-				wr = out_file_commit(&of, e, sizeof(e));
+			} else if ((wr = out_file_commit(&of, e, sizeof(e))) != 0) {
+				cli_err_prefix(e, sizeof(e));
 			}
 		}
 		if (wr != 0) {
@@ -1654,7 +1656,7 @@ static int write_outputs(struct record *r, struct window *w, enum rec_event ev, 
 			pos = wrote_len - 1;
 		if ((r->o.keep || r->o.keep_bytes) && out_name_varies(r->o.outputs[i]) &&
 		    out_name_rotate(r->o.outputs[i], r->o.keep, r->o.keep_bytes, e, sizeof(e)) < 0)
-			fprintf(stderr, "jflame: warning: %s\n", strncmp(e, "jflame: ", 8) == 0 ? e + 8 : e);
+			fprintf(stderr, "jflame: warning: %s\n", e);
 	}
 	return rc;
 }
@@ -1810,7 +1812,7 @@ static int window_open_err(struct record *r, struct window *w, uint64_t start_ns
 		if (r->o.formats[i] != OUT_STACKS)
 			continue;
 		if (output_path(r, w, i, w->stacks_path, sizeof(w->stacks_path), err, errlen) != 0 ||
-		    out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0) {
+		    (out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0 && cli_err_prefix(err, errlen))) {
 			window_free(r, w);
 			return -1;
 		}
@@ -2210,7 +2212,7 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	};
 	r->sampler = sampler_open(&so, on_sample, r, err, errlen);
 	if (!r->sampler)
-		return -1;
+		return cli_err_prefix(err, errlen);
 	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);
 	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && launch_go(r, err, errlen) != 0)
@@ -2356,13 +2358,17 @@ int cmd_record(int argc, char **argv)
 	int p = parse_options(&r.o, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
-	if (caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err)) != 0)
+	if (caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err)) != 0) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	if (r.o.load_agent || r.o.command) {
 		if (r.o.agent)
 			snprintf(r.agent, sizeof(r.agent), "%s", r.o.agent);
-		else if (attach_find_agent(r.agent, sizeof(r.agent), err, sizeof(err)) != 0)
+		else if (attach_find_agent(r.agent, sizeof(r.agent), err, sizeof(err)) != 0) {
+			cli_err_prefix(err, sizeof(err));
 			goto out;
+		}
 		r.attach = (struct attach_opts){ .agent = r.agent, .options = r.o.agent_options,
 						 .timeout_ms = r.o.attach_timeout_ms };
 	}
@@ -2378,8 +2384,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	r.sy = symbolizer_new(r.si, err, sizeof(err));
-	if (!r.sy)
+	if (!r.sy) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	struct sample_pipeline_opts po = {
 		.sy = r.sy,
 		.lines = r.want_lines,
@@ -2416,8 +2424,10 @@ int cmd_record(int argc, char **argv)
 		struct push_opts po = { .url = r.o.push, .token = r.o.push_token, .basic_auth = r.o.push_basic_auth,
 					.tenant = r.o.push_tenant, .ca = r.o.push_ca, .verbose = r.o.verbose,
 					.timeout_ms = r.o.push_timeout_ms };
-		if (!(r.pusher = push_start(&po, err, sizeof(err))))
+		if (!(r.pusher = push_start(&po, err, sizeof(err)))) {
+			cli_err_prefix(err, sizeof(err));
 			goto out;
+		}
 	}
 	if (r.o.baseline && !(r.regress = window_regress_new(&r.o.regress, err, sizeof(err))))
 		goto out;

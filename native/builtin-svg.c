@@ -176,8 +176,10 @@ int cmd_svg(int argc, char **argv)
 	int p = parse_options(&cmd, argc, argv);
 	if (p != 0)
 		return p > 0 ? 0 : 2;
-	if (folded_read(&f, cmd.input, 0, err, sizeof(err)) != 0)
+	if (folded_read(&f, cmd.input, 0, err, sizeof(err)) != 0) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	const char *name = cli_input_name(cmd.input);
 	if (f.n == 0) {
 		char why[200];

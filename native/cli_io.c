@@ -117,7 +117,7 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 	for (size_t i = 0; i < n; i++) {
 		struct ps_stats st;
 		if (perf_script_parse_file(inputs[i], fn, ctx, &st, err, errlen) != 0)
-			return -1;
+			return cli_err_prefix(err, errlen);
 		if (*oom) {
 			t->oom_input = inputs[i];
 			return 1;
@@ -169,14 +169,36 @@ const char *cli_folded_none(const struct folded *f, char *buf, size_t len)
 	return buf;
 }
 
+int cli_err_prefix(char *err, size_t errlen)
+{
+	static const char pre[] = "jflame: ";
+	size_t p = sizeof(pre) - 1;
+	if (errlen <= 1 || !err[0])
+		return -1;
+	size_t n = strnlen(err, errlen - 1);
+	if (p >= errlen - 1) {
+		memcpy(err, pre, errlen - 1);
+		err[errlen - 1] = '\0';
+		return -1;
+	}
+	if (n > errlen - 1 - p)
+		n = errlen - 1 - p;
+	memmove(err + p, err, n);
+	memcpy(err, pre, p);
+	err[p + n] = '\0';
+	return -1;
+}
+
 int cli_output_write(const char *path, cli_write_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct out_file of;
 	if (out_file_open(&of, path, err, errlen) != 0)
-		return -1;
+		return cli_err_prefix(err, errlen);
 	if (fn(of.f, ctx, err, errlen) != 0) {
 		out_file_abort(&of);
 		return -1;
 	}
-	return out_file_commit(&of, err, errlen);
+	if (out_file_commit(&of, err, errlen) != 0)
+		return cli_err_prefix(err, errlen);
+	return 0;
 }

@@ -102,8 +102,10 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 	collapse_init(&x.c, &o, NULL); /* collapse_fold only: no recording */
 	if (buf)
 		perf_script_parse_buffer(buf, len, on_sample, &x, &st);
-	else if (perf_script_parse_file(path, on_sample, &x, &st, err, errlen) != 0)
+	else if (perf_script_parse_file(path, on_sample, &x, &st, err, errlen) != 0) {
+		cli_err_prefix(err, errlen);
 		goto out;
+	}
 	if (x.oom) {
 		snprintf(err, errlen, "jflame: out of memory reading %s", name);
 		goto out;
@@ -161,8 +163,10 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	}
 	/* folded and perf script files stream from their readers */
 	if (f == PFMT_FOLDED) {
-		if (folded_read(&fo, path, 0, err, errlen) != 0)
+		if (folded_read(&fo, path, 0, err, errlen) != 0) {
+			cli_err_prefix(err, errlen);
 			goto out;
+		}
 		rc = table_from_folded(t, &fo, name, cmd, err, errlen);
 		goto out;
 	}
@@ -170,8 +174,10 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 		rc = table_from_stacks(t, path, NULL, 0, name, err, errlen);
 		goto out;
 	}
-	if (input_file_read(path, 0, &buf, &len, err, errlen) != 0)
+	if (input_file_read(path, 0, &buf, &len, err, errlen) != 0) {
+		cli_err_prefix(err, errlen);
 		goto out;
+	}
 	enum profile_format seen = profile_format_sniff(buf, len);
 	if (f == PFMT_TEXT)
 		f = seen == PFMT_STACKS ? PFMT_STACKS : PFMT_FOLDED;
@@ -181,8 +187,10 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	case PFMT_FOLDED: {
 		char *text = buf;
 		buf = NULL; /* fo owns it, also when parsing fails */
-		if (folded_parse(&fo, text, len, name, err, errlen) != 0)
+		if (folded_parse(&fo, text, len, name, err, errlen) != 0) {
+			cli_err_prefix(err, errlen);
 			goto out;
+		}
 		rc = table_from_folded(t, &fo, name, cmd, err, errlen);
 		break;
 	}
@@ -192,6 +200,8 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	case PFMT_PPROF: {
 		struct pprof_stats st;
 		rc = pprof_read(t, buf, len, name, sample_index, &st, err, errlen);
+		if (rc != 0)
+			cli_err_prefix(err, errlen);
 		uint64_t skipped = st.bad_refs + st.no_frames + st.negative + st.too_long;
 		if (rc == 0 && skipped) {
 			char why[512];
@@ -211,6 +221,8 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	case PFMT_SPEEDSCOPE: {
 		struct speedscope_stats st;
 		rc = speedscope_read(t, buf, len, name, &st, err, errlen);
+		if (rc != 0)
+			cli_err_prefix(err, errlen);
 		if (rc == 0 && st.too_long && t->stacks.n)
 			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long,
 				name, FOLDED_MAX_LINE >> 20);

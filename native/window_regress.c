@@ -272,8 +272,7 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 				(unsigned long long)win->seq, w->o.diff_out);
 			diff[0] = '\0';
 		} else if (write_diff(w, diff, win, err, sizeof(err)) != 0) {
-			fprintf(stderr, "jflame: warning: window %llu: %s\n", (unsigned long long)win->seq,
-				strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+			fprintf(stderr, "jflame: warning: window %llu: %s\n", (unsigned long long)win->seq, err);
 			diff[0] = '\0';
 		} else {
 			fprintf(out, "jflame: regression in window %llu (%s): differential graph %s\n",

@@ -58,7 +58,7 @@ static bool cancelled(const struct target *t)
 
 static void interrupted(pid_t pid, const char *what, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "jflame: interrupted while waiting for pid %d to %s", (int)pid, what);
+	snprintf(err, errlen, "interrupted while waiting for pid %d to %s", (int)pid, what);
 }
 
 /* ---- credentials: the JVM trusts only its own user (and root on JDK 11+) ------ */
@@ -70,7 +70,7 @@ static int become_target(struct target *t, pid_t pid, char *err, size_t errlen)
 	if (setresgid((gid_t)-1, t->pi.egid, (gid_t)-1) != 0 || setresuid((uid_t)-1, t->pi.euid, (uid_t)-1) != 0) {
 		int e = errno;
 		setresgid((gid_t)-1, getgid(), (gid_t)-1);
-		snprintf(err, errlen, "jflame: cannot switch to pid %d's user (uid %u, gid %u): %s; run jflame as root "
+		snprintf(err, errlen, "cannot switch to pid %d's user (uid %u, gid %u): %s; run jflame as root "
 			 "or as that user (in a container it needs CAP_SETUID and CAP_SETGID)", (int)pid,
 			 (unsigned)t->pi.euid, (unsigned)t->pi.egid, strerror(e));
 		return -1;
@@ -99,7 +99,7 @@ int attach_find_agent(char *out, size_t len, char *err, size_t errlen)
 	const char *env = getenv("JFLAME_AGENT");
 	if (env && *env) {
 		if (access(env, R_OK) != 0) {
-			snprintf(err, errlen, "jflame: JFLAME_AGENT=%s: %s; point it at libjflame-agent.so", env,
+			snprintf(err, errlen, "JFLAME_AGENT=%s: %s; point it at libjflame-agent.so", env,
 				 strerror(errno));
 			return -1;
 		}
@@ -121,7 +121,7 @@ int attach_find_agent(char *out, size_t len, char *err, size_t errlen)
 			}
 		}
 	}
-	snprintf(err, errlen, "jflame: cannot find libjflame-agent.so next to jflame or in ../lib; "
+	snprintf(err, errlen, "cannot find libjflame-agent.so next to jflame or in ../lib; "
 		 "give its path with --agent or JFLAME_AGENT");
 	return -1;
 }
@@ -132,23 +132,23 @@ static int read_whole(const char *path, unsigned char **buf, size_t *len, char *
 	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC);
 	*buf = NULL;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > AGENT_MAX) {
-		snprintf(err, errlen, "jflame: %s is not the agent library (not a regular file of sane size)", path);
+		snprintf(err, errlen, "%s is not the agent library (not a regular file of sane size)", path);
 		goto out;
 	}
 	*buf = malloc((size_t)st.st_size);
 	if (!*buf) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	*len = 0;
 	while (*len < (size_t)st.st_size) {
 		ssize_t got = read(fd, *buf + *len, (size_t)st.st_size - *len);
 		if (got <= 0) {
-			snprintf(err, errlen, "jflame: failed to read %s: %s", path, got ? strerror(errno) : "short file");
+			snprintf(err, errlen, "failed to read %s: %s", path, got ? strerror(errno) : "short file");
 			free(*buf);
 			*buf = NULL;
 			goto out;
@@ -214,14 +214,14 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 			break;
 	}
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: failed to create %s/%s for pid %d: %s", t->tmp, name, (int)pid,
+		snprintf(err, errlen, "failed to create %s/%s for pid %d: %s", t->tmp, name, (int)pid,
 			 strerror(errno));
 		goto out;
 	}
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(fd, buf + off, len - off);
 		if (w <= 0) {
-			snprintf(err, errlen, "jflame: failed to write %s/%s: %s", t->tmp, tmpname,
+			snprintf(err, errlen, "failed to write %s/%s: %s", t->tmp, tmpname,
 				 w ? strerror(errno) : "no space");
 			unlinkat(t->tmp_fd, tmpname, 0);
 			goto out;
@@ -229,7 +229,7 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 		off += (size_t)w;
 	}
 	if (fchmod(fd, 0644) != 0 || renameat(t->tmp_fd, tmpname, t->tmp_fd, name) != 0) {
-		snprintf(err, errlen, "jflame: failed to put the agent at %s/%s: %s; remove that file if another "
+		snprintf(err, errlen, "failed to put the agent at %s/%s: %s; remove that file if another "
 			 "user owns it", t->tmp, name, strerror(errno));
 		unlinkat(t->tmp_fd, tmpname, 0);
 		goto out;
@@ -250,7 +250,7 @@ static int agent_path_for(struct target *t, pid_t pid, const char *agent, struct
 	char real[PATH_MAX], inside[PATH_MAX + 64];
 	struct stat host, seen;
 	if (!realpath(agent, real) || stat(real, &host) != 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s; give the agent's path with --agent", agent,
+		snprintf(err, errlen, "failed to open %s: %s; give the agent's path with --agent", agent,
 			 strerror(errno));
 		return -1;
 	}
@@ -302,7 +302,7 @@ static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, s
 	e = errno;
 	become_self(t);
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: failed to create the attach trigger %s in pid %d's working directory or "
+		snprintf(err, errlen, "failed to create the attach trigger %s in pid %d's working directory or "
 			 "/tmp: %s", name, (int)pid, strerror(e));
 		if (*dirfd >= 0)
 			close(*dirfd);
@@ -324,12 +324,12 @@ static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size
 {
 	struct proc_info now;
 	if (!proc_info_alive(pid))
-		snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching (it %s)", (int)pid, what);
+		snprintf(err, errlen, "pid %d exited while jflame was attaching (it %s)", (int)pid, what);
 	else if (proc_info_read(pid, &now) == 0 && (now.state == 'T' || now.state == 't'))
-		snprintf(err, errlen, "jflame: pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
+		snprintf(err, errlen, "pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
 			 "with kill -CONT %d and try again", (int)pid, (int)pid);
 	else
-		snprintf(err, errlen, "jflame: pid %d %s within %.1f s (is it very busy?); try again with a longer "
+		snprintf(err, errlen, "pid %d %s within %.1f s (is it very busy?); try again with a longer "
 			 "--timeout", (int)pid, what, timeout_ms / 1000.0);
 }
 
@@ -350,7 +350,7 @@ static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, siz
 		if (perf ? end != 0 : quit)
 			return 0;
 		if (!proc_info_alive(pid)) {
-			snprintf(err, errlen, "jflame: pid %d exited while jflame was attaching", (int)pid);
+			snprintf(err, errlen, "pid %d exited while jflame was attaching", (int)pid);
 			return -1;
 		}
 		if (cancelled(t)) {
@@ -360,7 +360,7 @@ static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, siz
 		if (mono_ms() - start >= (uint64_t)timeout_ms) { /* bound: timeout_ms */
 			if (!perf)
 				return 0; /* start_listener says what is missing */
-			snprintf(err, errlen, "jflame: pid %d is still starting up after %.1f s (agents load once its VM "
+			snprintf(err, errlen, "pid %d is still starting up after %.1f s (agents load once its VM "
 				 "is initialised); try again, or with a longer --timeout", (int)pid, timeout_ms / 1000.0);
 			return -1;
 		}
@@ -400,14 +400,14 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 		unlinkat(t->tmp_fd, sock, 0); /* as root: sticky /tmp lets the owner or root remove it */
 	}
 	if (!(t->pi.sig_caught & (1ULL << (SIGQUIT - 1)))) {
-		snprintf(err, errlen, "jflame: pid %d does not handle SIGQUIT (started with -Xrs?), so its attach "
+		snprintf(err, errlen, "pid %d does not handle SIGQUIT (started with -Xrs?), so its attach "
 			 "listener cannot be started; restart it with the agent: -agentpath:libjflame-agent.so", (int)pid);
 		return -1;
 	}
 	if (create_trigger(t, pid, &trigger_dir, trigger, sizeof(trigger), err, errlen) != 0)
 		return -1;
 	if (kill(pid, SIGQUIT) != 0) {
-		snprintf(err, errlen, "jflame: failed to signal pid %d: %s%s", (int)pid, strerror(errno),
+		snprintf(err, errlen, "failed to signal pid %d: %s%s", (int)pid, strerror(errno),
 			 errno == EPERM ? "; run jflame as root or as the JVM's user (in a container: CAP_KILL)" : "");
 		remove_trigger(trigger_dir, trigger);
 		return -1;
@@ -469,19 +469,19 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 	size_t got = 0;
 
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", t->tmp, sock) >= (int)sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "jflame: socket path of pid %d too long", (int)pid);
+		snprintf(err, errlen, "socket path of pid %d too long", (int)pid);
 		return -1;
 	}
 	/* the JDK's own check: the socket is the JVM user's, not planted by another */
 	if (fstatat(t->tmp_fd, sock, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode) ||
 	    st.st_uid != t->pi.euid || (st.st_mode & 077)) {
-		snprintf(err, errlen, "jflame: %s is not pid %d's attach socket (owner or mode wrong); remove it and "
+		snprintf(err, errlen, "%s is not pid %d's attach socket (owner or mode wrong); remove it and "
 			 "try again", sa.sun_path, (int)pid);
 		return -1;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: socket: %s", strerror(errno));
+		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
 	for (;;) {
@@ -493,7 +493,7 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 		if (c == 0)
 			break;
 		if (e != EAGAIN && e != EINTR) { /* EAGAIN: its backlog is full, it does not accept */
-			snprintf(err, errlen, "jflame: failed to connect to %s: %s", sa.sun_path, strerror(e));
+			snprintf(err, errlen, "failed to connect to %s: %s", sa.sun_path, strerror(e));
 			goto out;
 		}
 		if (cancelled(t) || mono_ms() >= deadline)
@@ -508,7 +508,7 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 			continue;
 		}
 		if (n <= 0) {
-			snprintf(err, errlen, "jflame: failed to send to pid %d: %s", (int)pid, strerror(errno));
+			snprintf(err, errlen, "failed to send to pid %d: %s", (int)pid, strerror(errno));
 			goto out;
 		}
 		off += (size_t)n;
@@ -639,7 +639,7 @@ static int protocol_version(struct target *t, pid_t pid, const char *sock, int t
 	size_t len = build_request(req, sizeof(req), 1, "getversion", args, 1), got = 0;
 	int version = 1;
 	if (!reply) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	if (request(t, pid, sock, req, len, timeout_ms, reply, &got, err, errlen) != 0)
@@ -657,28 +657,28 @@ static int check_target(struct target *t, pid_t pid, char *err, size_t errlen)
 	char caps[80];
 	if (proc_info_read(pid, &t->pi) != 0) {
 		if (errno == ENOENT)
-			snprintf(err, errlen, "jflame: no process with pid %d; check the pid with ps or jps", (int)pid);
+			snprintf(err, errlen, "no process with pid %d; check the pid with ps or jps", (int)pid);
 		else
-			snprintf(err, errlen, "jflame: failed to read /proc/%d/status: %s", (int)pid, strerror(errno));
+			snprintf(err, errlen, "failed to read /proc/%d/status: %s", (int)pid, strerror(errno));
 		return -1;
 	}
 	if (t->pi.state == 'Z' || t->pi.state == 'X') {
-		snprintf(err, errlen, "jflame: pid %d has exited", (int)pid);
+		snprintf(err, errlen, "pid %d has exited", (int)pid);
 		return -1;
 	}
 	if (geteuid() != 0 && geteuid() != t->pi.euid) {
-		snprintf(err, errlen, "jflame: not permitted to attach to pid %d (it runs as uid %u); run jflame as "
+		snprintf(err, errlen, "not permitted to attach to pid %d (it runs as uid %u); run jflame as "
 			 "root or as that user", (int)pid, (unsigned)t->pi.euid);
 		return -1;
 	}
 	int hs = proc_info_is_hotspot(pid);
 	if (hs < 0) {
-		snprintf(err, errlen, "jflame: not permitted to read /proc/%d/maps: %s; run jflame as root (in a "
+		snprintf(err, errlen, "not permitted to read /proc/%d/maps: %s; run jflame as root (in a "
 			 "container it needs CAP_SYS_PTRACE)", (int)pid, strerror(errno));
 		return -1;
 	}
 	if (hs == 0) {
-		snprintf(err, errlen, "jflame: pid %d is not a Java process (%s has no libjvm.so); give the pid of a "
+		snprintf(err, errlen, "pid %d is not a Java process (%s has no libjvm.so); give the pid of a "
 			 "HotSpot JVM", (int)pid, t->pi.comm);
 		return -1;
 	}
@@ -688,18 +688,18 @@ static int check_target(struct target *t, pid_t pid, char *err, size_t errlen)
 	t->tmp_fd = target_file_open(t->tmp, TARGET_FILE_DIR | TARGET_FILE_QUIET, 0, NULL, why, sizeof(why));
 	if (t->tmp_fd == -2) {
 		t->tmp_fd = -1;
-		snprintf(err, errlen, "jflame: refused %s: %s", t->tmp, why);
+		snprintf(err, errlen, "refused %s: %s", t->tmp, why);
 		return -1;
 	}
 	if (t->tmp_fd < 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s%s", t->tmp, strerror(errno),
+		snprintf(err, errlen, "failed to open %s: %s%s", t->tmp, strerror(errno),
 			 errno == EACCES ? "; run jflame as root (in a container it needs CAP_SYS_PTRACE)" : "");
 		return -1;
 	}
 	/* the JVM publishes its attach capability in hsperfdata (unless -XX:-UsePerfData) */
 	if (hsperf_read_string(pid, t->pi.nspid, "sun.rt.jvmCapabilities", caps, sizeof(caps)) == 0 &&
 	    caps[0] == '0') {
-		snprintf(err, errlen, "jflame: attach is disabled in pid %d (-XX:+DisableAttachMechanism); restart it "
+		snprintf(err, errlen, "attach is disabled in pid %d (-XX:+DisableAttachMechanism); restart it "
 			 "without that flag, or with the agent: -agentpath:libjflame-agent.so", (int)pid);
 		return -1;
 	}
@@ -742,23 +742,23 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 	req = malloc(reqcap);
 	reply = malloc(REPLY_MAX);
 	if (!req || !reply) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	reqlen = build_request(req, reqcap, info->protocol, "load", args, 3);
 	if (request(&t, pid, sock, req, reqlen, timeout, reply, &got, err, errlen) != 0) {
 		if (cancelled(&t)) /* the request is sent: the JVM may still act on it */
-			snprintf(err, errlen, "jflame: interrupted while waiting for pid %d to answer the load request; "
+			snprintf(err, errlen, "interrupted while waiting for pid %d to answer the load request; "
 				 "it may still load the agent when it does", (int)pid);
 		goto out;
 	}
 	info->seconds = (double)(mono_ms() - start) / 1000.0;
 	if (attach_parse_load_reply(reply, got, &agent_rc, msg, sizeof(msg)) != 0) {
 		if (agent_rc != INT_MIN)
-			snprintf(err, errlen, "jflame: the agent failed to start in pid %d (Agent_OnAttach returned "
+			snprintf(err, errlen, "the agent failed to start in pid %d (Agent_OnAttach returned "
 				 "%d)%s%s; the JVM's output says why", (int)pid, agent_rc, msg[0] ? ": " : "", msg);
 		else
-			snprintf(err, errlen, "jflame: pid %d could not load the agent %s: %s", (int)pid,
+			snprintf(err, errlen, "pid %d could not load the agent %s: %s", (int)pid,
 				 info->agent_path, msg);
 		goto out;
 	}

@@ -34,7 +34,7 @@ struct attach_info {
 };
 
 /* Loads opts->agent into JVM pid. On failure err holds one line naming the
- * problem and the fix ("jflame: pid 12 is not a Java process ..."). Switches
+ * problem and the fix ("pid 12 is not a Java process ..."; the front end adds the jflame prefix). Switches
  * to the JVM's uid/gid for the trigger file and the socket; must be called
  * from a single-threaded process (or a forked child). Bounded: each of its
  * four waits (startup, listener, getversion reply, load reply) by

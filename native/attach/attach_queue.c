@@ -123,11 +123,11 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 	}
 	q->tried[q->ntried++] = pid;
 	if (q->njobs == MAX_RUNNING) {
-		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: too many attaches at once; this JVM is skipped");
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "too many attaches at once; this JVM is skipped");
 		return -1;
 	}
 	if (pipe2(fds, O_CLOEXEC) != 0) {
-		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: pipe failed; this JVM is skipped");
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "pipe failed; this JVM is skipped");
 		return -1;
 	}
 	sigset_t all, old;
@@ -143,7 +143,7 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 	close(fds[1]);
 	if (child < 0) {
 		close(fds[0]);
-		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "jflame: fork failed; this JVM is skipped");
+		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "fork failed; this JVM is skipped");
 		return -1;
 	}
 	q->recent[q->nrecent++ % RECENT_CHILDREN] = child;
@@ -184,7 +184,7 @@ static void finish(struct attach_queue *q, size_t i, bool killed, const char *wh
 	struct attach_info info = { 0 };
 	int outcome = ATTACH_FAILED;
 	char msg[sizeof(j.buf)];
-	snprintf(msg, sizeof(msg), "%s", why ? why : "jflame: the attach was stopped before it finished");
+	snprintf(msg, sizeof(msg), "%s", why ? why : "the attach was stopped before it finished");
 	q->jobs[i] = q->jobs[--q->njobs];
 	close(j.fd);
 	if (killed)
@@ -197,7 +197,7 @@ static void finish(struct attach_queue *q, size_t i, bool killed, const char *wh
 		j.buf[j.len < sizeof(j.buf) ? j.len : sizeof(j.buf) - 1] = '\0';
 		snprintf(msg, sizeof(msg), "%s", j.buf + sizeof(int) + sizeof(info));
 	} else if (!killed) {
-		snprintf(msg, sizeof(msg), "jflame: the attach to pid %d ended without a result", (int)j.pid);
+		snprintf(msg, sizeof(msg), "the attach to pid %d ended without a result", (int)j.pid);
 	}
 	q->fn(q->ctx, j.pid, (enum attach_outcome)outcome, &info, msg);
 }
@@ -211,7 +211,7 @@ static void kill_overdue(struct attach_queue *q)
 		char why[160];
 		if (now - q->jobs[i].start_ms < limit)
 			continue;
-		snprintf(why, sizeof(why), "jflame: the attach to pid %d was stopped after %.1f s, longer than its "
+		snprintf(why, sizeof(why), "the attach to pid %d was stopped after %.1f s, longer than its "
 			 "waits may take (4 x --attach-timeout)", (int)q->jobs[i].pid,
 			 (double)(now - q->jobs[i].start_ms) / 1000.0);
 		finish(q, i, true, why);

@@ -53,12 +53,12 @@ int caps_check_record(const pid_t *pids, size_t npids, bool all, char *err, size
 	bool others = all;
 	cap_t c = cap_get_proc();
 	if (!c) {
-		snprintf(err, errlen, "jflame: cannot read its own capabilities");
+		snprintf(err, errlen, "cannot read its own capabilities");
 		return -1;
 	}
 	if (!need(c, bpf, 2, missing, sizeof(missing)) && !have(c, CAP_SYS_ADMIN)) {
 		upper(missing);
-		snprintf(err, errlen, "jflame: missing %s %s (or CAP_SYS_ADMIN) to load its eBPF sampler; %s",
+		snprintf(err, errlen, "missing %s %s (or CAP_SYS_ADMIN) to load its eBPF sampler; %s",
 			 strchr(missing, ',') ? "capabilities" : "capability", missing, CAPS_HINT);
 		goto out;
 	}
@@ -69,7 +69,7 @@ int caps_check_record(const pid_t *pids, size_t npids, bool all, char *err, size
 	missing[0] = '\0';
 	if (others && !need(c, ptrace, 1, missing, sizeof(missing))) {
 		upper(missing);
-		snprintf(err, errlen, "jflame: missing capability %s to read the memory maps and /tmp of %s; %s", missing,
+		snprintf(err, errlen, "missing capability %s to read the memory maps and /tmp of %s; %s", missing,
 			 all ? "other processes (-a)" : "a process of another user", CAPS_HINT);
 		goto out;
 	}
@@ -91,12 +91,12 @@ int caps_check_attach(pid_t pid, char *err, size_t errlen)
 		return 0;
 	cap_t c = cap_get_proc();
 	if (!c) {
-		snprintf(err, errlen, "jflame: cannot read its own capabilities");
+		snprintf(err, errlen, "cannot read its own capabilities");
 		return -1;
 	}
 	if (!need(c, list, 4, missing, sizeof(missing))) {
 		upper(missing);
-		snprintf(err, errlen, "jflame: missing %s %s to attach to pid %d, which runs as uid %u; %s",
+		snprintf(err, errlen, "missing %s %s to attach to pid %d, which runs as uid %u; %s",
 			 strchr(missing, ',') ? "capabilities" : "capability", missing,
 			 (int)pid, (unsigned)pi.euid, CAPS_HINT);
 		rc = -1;

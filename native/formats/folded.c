@@ -70,10 +70,10 @@ static void bad(struct folded *f, const char *p, size_t n)
 static int too_big(const char *name, uint64_t lineno, const char *t, size_t n, bool sum, char *err, size_t errlen)
 {
 	if (sum)
-		snprintf(err, errlen, "jflame: %s:%" PRIu64 ": the counts add up to 2^63 or more; jflame takes totals "
+		snprintf(err, errlen, "%s:%" PRIu64 ": the counts add up to 2^63 or more; jflame takes totals "
 			 "below 9223372036854775808 (scale the counts down)", name, lineno);
 	else
-		snprintf(err, errlen, "jflame: %s:%" PRIu64 ": count '%.*s%s' is 2^63 or more; jflame takes counts below "
+		snprintf(err, errlen, "%s:%" PRIu64 ": count '%.*s%s' is 2^63 or more; jflame takes counts below "
 			 "9223372036854775808", name, lineno, (int)(n < 40 ? n : 40), t, n > 40 ? "..." : "");
 	return -1;
 }
@@ -129,7 +129,7 @@ int folded_parse(struct folded *f, char *text, size_t len, const char *name, cha
 			size_t cap = f->cap ? f->cap * 2 : 4096;
 			struct fg_stack *s = realloc(f->stacks, cap * sizeof(*s));
 			if (!s) {
-				snprintf(err, errlen, "jflame: out of memory reading %s", name);
+				snprintf(err, errlen, "out of memory reading %s", name);
 				return -1;
 			}
 			f->stacks = s;
@@ -152,7 +152,7 @@ static int map_plain(struct folded *f, const char *path, char *err, size_t errle
 	unsigned char magic[2];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 || pread(fd, magic, 2, 0) != 2 ||

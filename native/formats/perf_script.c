@@ -490,7 +490,7 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 	errno = 0;
 	in = stdin_in ? gzdopen(0, "rb") : gzopen(path, "rb");
 	if (!in || !buf) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", name,
+		snprintf(err, errlen, "failed to open %s: %s", name,
 			 !buf ? "out of memory" : strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
@@ -500,7 +500,7 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 		if (got < 0) {
 			int zerr;
 			const char *msg = gzerror(in, &zerr);
-			snprintf(err, errlen, "jflame: failed to read %s: %s%s", name, zerr == Z_ERRNO ? strerror(errno) : msg,
+			snprintf(err, errlen, "failed to read %s: %s%s", name, zerr == Z_ERRNO ? strerror(errno) : msg,
 				 zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR ? " (a truncated or damaged gzip file?)" : "");
 			goto out;
 		}
@@ -509,7 +509,7 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 			int zerr;
 			gzerror(in, &zerr);
 			if (zerr == Z_BUF_ERROR) {
-				snprintf(err, errlen, "jflame: %s ends in the middle of its gzip data (truncated?)", name);
+				snprintf(err, errlen, "%s ends in the middle of its gzip data (truncated?)", name);
 				goto out;
 			}
 		}
@@ -561,7 +561,7 @@ done:
 	if (!ps.stop && !ps.oom)
 		end_sample(&ps);
 	if (ps.oom) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", name);
+		snprintf(err, errlen, "out of memory reading %s", name);
 		goto out;
 	}
 	rc = 0;

@@ -254,7 +254,7 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 	if (!out)
 		goto oom;
 	if (perftools__profiles__profile__pack(&p, out) != size) {
-		snprintf(err, errlen, "jflame: protobuf-c packed a different size than it announced");
+		snprintf(err, errlen, "protobuf-c packed a different size than it announced");
 		goto out;
 	}
 	*buf = out;
@@ -263,7 +263,7 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 	rc = 0;
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory writing the pprof profile");
+	snprintf(err, errlen, "out of memory writing the pprof profile");
 out:
 	free(out);
 	free(order);
@@ -307,7 +307,7 @@ int pprof_write(FILE *out, const struct stack_table *t, bool raw, char *err, siz
 	}
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) { /* 16: a gzip wrapper */
-		snprintf(err, errlen, "jflame: out of memory compressing the pprof profile");
+		snprintf(err, errlen, "out of memory compressing the pprof profile");
 		goto out;
 	}
 	zinit = true;
@@ -323,7 +323,7 @@ int pprof_write(FILE *out, const struct stack_table *t, bool raw, char *err, siz
 		z.avail_out = sizeof(chunk);
 		zr = deflate(&z, left || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
 		if (zr == Z_STREAM_ERROR) {
-			snprintf(err, errlen, "jflame: zlib failed to compress the pprof profile");
+			snprintf(err, errlen, "zlib failed to compress the pprof profile");
 			goto out;
 		}
 		size_t have = sizeof(chunk) - z.avail_out;
@@ -333,7 +333,7 @@ int pprof_write(FILE *out, const struct stack_table *t, bool raw, char *err, siz
 	rc = 0;
 	goto out;
 werr:
-	snprintf(err, errlen, "jflame: failed to write the pprof profile: %s", strerror(errno ? errno : EIO));
+	snprintf(err, errlen, "failed to write the pprof profile: %s", strerror(errno ? errno : EIO));
 out:
 	if (zinit)
 		deflateEnd(&z);
@@ -499,13 +499,13 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 	}
 	p = perftools__profiles__profile__unpack(NULL, len, buf);
 	if (!p) {
-		snprintf(err, errlen, "jflame: %s is not a pprof profile (protobuf-c cannot decode it as profile.proto); "
+		snprintf(err, errlen, "%s is not a pprof profile (protobuf-c cannot decode it as profile.proto); "
 			 "give a .pb.gz that pprof wrote", name);
 		goto out;
 	}
 	r.p = p;
 	if (p->n_sample_type == 0 || p->n_string_table == 0 || !p->string_table[0] || p->string_table[0][0]) {
-		snprintf(err, errlen, "jflame: %s is not a pprof profile (%s); give a .pb.gz that pprof wrote", name,
+		snprintf(err, errlen, "%s is not a pprof profile (%s); give a .pb.gz that pprof wrote", name,
 			 p->n_sample_type == 0 ? "no sample types" : "its string table does not start with \"\"");
 		goto out;
 	}
@@ -517,7 +517,7 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 			const char *ty = string_at(p, p->sample_type[i]->type);
 			k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%zu (%s)", i ? ", " : "", i, ty ? ty : "?");
 		}
-		snprintf(err, errlen, "jflame: %s has no sample type '%s'; it has %s", name, sample_index, types);
+		snprintf(err, errlen, "%s has no sample type '%s'; it has %s", name, sample_index, types);
 		goto out;
 	}
 	long wi = p->n_sample_type > 1 ? (vi == 0 ? 1 : 0) : -1;
@@ -574,7 +574,7 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 		if (ar == APPEND_OOM)
 			goto oom;
 		if (ar == APPEND_HUGE) {
-			snprintf(err, errlen, "jflame: %s expands to more than %" PRIu64 " GiB of stacks; is it a real "
+			snprintf(err, errlen, "%s expands to more than %" PRIu64 " GiB of stacks; is it a real "
 				 "profile?", name, PPROF_MAX_EXPANSION >> 30);
 			goto out;
 		}
@@ -591,7 +591,7 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 	rc = 0;
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory reading %s", name);
+	snprintf(err, errlen, "out of memory reading %s", name);
 out:
 	folded_line_free(&r.line);
 	free(r.locs);

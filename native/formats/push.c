@@ -343,7 +343,7 @@ struct pusher *push_start(const struct push_opts *o, char *err, size_t errlen)
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-		snprintf(err, errlen, "jflame: --push takes the server's URL such as http://pyroscope:4040, not '%s'",
+		snprintf(err, errlen, "--push takes the server's URL such as http://pyroscope:4040, not '%s'",
 			 o->url);
 		goto fail;
 	}
@@ -370,7 +370,7 @@ struct pusher *push_start(const struct push_opts *o, char *err, size_t errlen)
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	if (pthread_create(&p->thread, NULL, push_thread, p) != 0) {
-		snprintf(err, errlen, "jflame: cannot start the push thread: %s", strerror(errno));
+		snprintf(err, errlen, "cannot start the push thread: %s", strerror(errno));
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
 		goto fail;
@@ -381,7 +381,7 @@ struct pusher *push_start(const struct push_opts *o, char *err, size_t errlen)
 	curl_url_cleanup(u);
 	return p;
 oom:
-	snprintf(err, errlen, "jflame: out of memory");
+	snprintf(err, errlen, "out of memory");
 fail:
 	curl_free(scheme);
 	curl_free(host);

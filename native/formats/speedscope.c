@@ -233,13 +233,13 @@ int speedscope_write(FILE *out, const struct stack_table *t, char *err, size_t e
 	if (w.oom)
 		goto oom;
 	if (ferror(out)) {
-		snprintf(err, errlen, "jflame: failed to write the speedscope file: %s", strerror(errno ? errno : EIO));
+		snprintf(err, errlen, "failed to write the speedscope file: %s", strerror(errno ? errno : EIO));
 		goto out;
 	}
 	rc = 0;
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory writing the speedscope file");
+	snprintf(err, errlen, "out of memory writing the speedscope file");
 out:
 	free(order);
 	free(w.starts);
@@ -275,13 +275,13 @@ static int fail(struct ss_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(r->err, r->errlen, "jflame: %s: %s", r->name, what);
+	snprintf(r->err, r->errlen, "%s: %s", r->name, what);
 	return -1;
 }
 
 static int oom(struct ss_reader *r)
 {
-	snprintf(r->err, r->errlen, "jflame: out of memory reading %s", r->name);
+	snprintf(r->err, r->errlen, "out of memory reading %s", r->name);
 	return -1;
 }
 

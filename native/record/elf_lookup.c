@@ -85,14 +85,14 @@ static Elf *elf_open(const char *path, int *fd, char *err, size_t errlen)
 	/* a file of the target's: regular, its user's to read, links inside its root */
 	*fd = target_file_open(path, TARGET_FILE_READABLE | TARGET_FILE_QUIET, ELF_MAX_FILE, NULL, why, sizeof(why));
 	if (*fd < 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, *fd == -2 ? why : strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, *fd == -2 ? why : strerror(errno));
 		*fd = -1;
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
 	e = elf_begin(*fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(err, errlen, "jflame: %s is not an ELF file", path);
+		snprintf(err, errlen, "%s is not an ELF file", path);
 		if (e)
 			elf_end(e);
 		close(*fd);
@@ -113,7 +113,7 @@ int elf_lookup_bias(const char *path, const struct elf_mapping *maps, size_t nma
 	segments_load(e, &s);
 	rc = segments_bias(&s, maps, nmaps, bias);
 	if (rc != 0)
-		snprintf(err, errlen, "jflame: the mappings of %s fit none of its segments", path);
+		snprintf(err, errlen, "the mappings of %s fit none of its segments", path);
 	elf_end(e);
 	close(fd);
 	return rc;
@@ -169,7 +169,7 @@ int elf_lookup_symbols(const char *path, const struct elf_mapping *maps, size_t 
 	memset(addrs, 0, n * sizeof(addrs[0]));
 	segments_load(e, &s);
 	if (segments_bias(&s, maps, nmaps, &bias) != 0) {
-		snprintf(err, errlen, "jflame: the mappings of %s fit none of its segments", path);
+		snprintf(err, errlen, "the mappings of %s fit none of its segments", path);
 		goto out;
 	}
 	/* exported symbols first: a stripped library has only those */

@@ -437,17 +437,17 @@ static struct elf_syms *load_fd(int fd, const struct stat *st, const char *path,
 	int ok = 0;
 
 	if (!es) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		snprintf(err, errlen, "out of memory loading %s", path);
 		goto out;
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		snprintf(err, errlen, "jflame: %s is not an ELF file", path);
+		snprintf(err, errlen, "%s is not an ELF file", path);
 		goto out;
 	}
 	if (load_elf(es, elf, path, root, st) != 0) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		snprintf(err, errlen, "out of memory loading %s", path);
 		goto out;
 	}
 	ok = 1;
@@ -469,7 +469,7 @@ struct elf_syms *elf_syms_load_vdso(const void *image, size_t size, char *err, s
 	int ok = 0;
 
 	if (!es || !copy) {
-		snprintf(err, errlen, "jflame: out of memory loading the vDSO");
+		snprintf(err, errlen, "out of memory loading the vDSO");
 		goto out;
 	}
 	memcpy(copy, image, size);
@@ -477,11 +477,11 @@ struct elf_syms *elf_syms_load_vdso(const void *image, size_t size, char *err, s
 	elf_version(EV_CURRENT);
 	elf = elf_memory(copy, size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		snprintf(err, errlen, "jflame: the vDSO is not an ELF image");
+		snprintf(err, errlen, "the vDSO is not an ELF image");
 		goto out;
 	}
 	if (load_elf(es, elf, NULL, NULL, NULL) != 0) {
-		snprintf(err, errlen, "jflame: out of memory loading the vDSO");
+		snprintf(err, errlen, "out of memory loading the vDSO");
 		goto out;
 	}
 	ok = 1;
@@ -504,9 +504,9 @@ struct elf_syms *elf_syms_load(const char *path, const char *root, char *err, si
 	fd = open_regular(path, &st);
 	if (fd < 0) {
 		if (errno == EINVAL)
-			snprintf(err, errlen, "jflame: %s is not a regular file", path);
+			snprintf(err, errlen, "%s is not a regular file", path);
 		else
-			snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	es = load_fd(fd, &st, path, root, err, errlen);

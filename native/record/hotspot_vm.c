@@ -461,13 +461,13 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 	for (size_t i = 0; i < NFIELDS; i++)
 		t.f[i] = -1;
 	if (!ctx.threads) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	vm->threads = ctx.threads;
 	if (hotspot_vm_entries(vm, load_take, &ctx) != 0) {
 		snprintf(err, errlen,
-			 "jflame: %s: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)", who);
+			 "%s: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)", who);
 		return -1;
 	}
 	layout_from(vm, &t, &l);
@@ -478,11 +478,11 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 	}
 	if (l.method_const_method < 0 || l.cm_size <= 0 || l.cm_constants < 0 || l.cm_name_index < 0 ||
 	    l.cp_size <= 0 || l.cp_pool_holder < 0 || l.klass_name < 0 || l.symbol_length < 0 || l.symbol_body < 0) {
-		snprintf(err, errlen, "jflame: %s: HotSpot's tables lack the fields methods are named with", who);
+		snprintf(err, errlen, "%s: HotSpot's tables lack the fields methods are named with", who);
 		return -1;
 	}
 	if (!(vm->names = hotspot_names_new(&l, vm->mem.read, vm->mem.ctx, si))) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -493,7 +493,7 @@ struct hotspot_vm *hotspot_vm_from_tables(const uint64_t sym[HOTSPOT_NSYMS], hot
 {
 	struct hotspot_vm *vm = vm_alloc(read, ctx);
 	if (!vm) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	if (vm_load(vm, sym, si, "memory", err, errlen) != 0) {
@@ -529,11 +529,11 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], 
 		if (is_libjvm(pm.maps[i].path))
 			jvm = &pm.maps[i];
 	if (!jvm) {
-		snprintf(err, errlen, "jflame: pid %d is not a HotSpot JVM (no libjvm.so)", (int)pid);
+		snprintf(err, errlen, "pid %d is not a HotSpot JVM (no libjvm.so)", (int)pid);
 		goto out;
 	}
 	if (!(maps = calloc(pm.n, sizeof(*maps)))) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < pm.n; i++) /* every mapping of that very file */
@@ -560,7 +560,7 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], 
 		if (!sym[i])
 			found = -2;
 	if (found == -2)
-		snprintf(err, errlen, "jflame: %s does not export HotSpot's gHotSpotVMStructs tables", jvm->path);
+		snprintf(err, errlen, "%s does not export HotSpot's gHotSpotVMStructs tables", jvm->path);
 	rc = found >= 0 ? 0 : -1;
 out:
 	free(maps);
@@ -577,7 +577,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
 		return NULL;
 	if (!(vm = vm_alloc(remote_mem_pid_read, (void *)(intptr_t)pid))) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	vm->pid = pid;
@@ -591,7 +591,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 		return NULL;
 	}
 	if (sym[OPT_STUB_LIST] && !(vm->stubs = hotspot_stubs_new(&vm->mem, sym[OPT_STUB_LIST], si))) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		hotspot_vm_free(vm);
 		return NULL;
 	}

@@ -335,26 +335,26 @@ static int load(struct kallsyms *ks, const char *path, int probe, char *err, siz
 
 	reset(ks);
 	if (fd < 0) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (parse_fd(ks, fd, &wellformed, &nonzero, probe) != 0) {
 		if (errno == ENOMEM)
-			snprintf(err, errlen, "jflame: out of memory loading %s", path);
+			snprintf(err, errlen, "out of memory loading %s", path);
 		else
-			snprintf(err, errlen, "jflame: failed to read %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "failed to read %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!wellformed) {
-		snprintf(err, errlen, "jflame: %s has no symbols (%zu malformed lines)", path, ks->malformed);
+		snprintf(err, errlen, "%s has no symbols (%zu malformed lines)", path, ks->malformed);
 		goto out;
 	}
 	if (!nonzero) {
 		if (kptr_restrict(path) == 2)
-			snprintf(err, errlen, "jflame: %s shows no addresses: kernel.kptr_restrict=2 hides them from "
+			snprintf(err, errlen, "%s shows no addresses: kernel.kptr_restrict=2 hides them from "
 				 "everyone; set it to 1 (and give jflame CAP_SYSLOG) or 0", path);
 		else
-			snprintf(err, errlen, "jflame: %s shows no addresses: jflame needs CAP_SYSLOG to read them "
+			snprintf(err, errlen, "%s shows no addresses: jflame needs CAP_SYSLOG to read them "
 				 "(in a container: --cap-add=SYSLOG, Kubernetes capabilities add SYSLOG; root on the "
 				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1", path);
 		goto out;
@@ -395,7 +395,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 
 	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0 ||
 	    !(ks->path = strdup(path))) {
-		snprintf(err, errlen, "jflame: out of memory loading %s", path);
+		snprintf(err, errlen, "out of memory loading %s", path);
 		kallsyms_free(ks);
 		return NULL;
 	}

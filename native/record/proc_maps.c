@@ -75,14 +75,14 @@ int proc_maps_load(struct proc_maps *pm, const char *path, char *err, size_t err
 
 	memset(pm, 0, sizeof(*pm));
 	if (!f) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	for (;;) {
 		if (cap - len < 65536) {
 			char *more = realloc(text, cap + 262144);
 			if (!more) {
-				snprintf(err, errlen, "jflame: out of memory reading %s", path);
+				snprintf(err, errlen, "out of memory reading %s", path);
 				goto out;
 			}
 			text = more;
@@ -94,11 +94,11 @@ int proc_maps_load(struct proc_maps *pm, const char *path, char *err, size_t err
 			break;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "jflame: failed to read %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to read %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (proc_maps_parse(pm, text ? text : "", len) != 0) {
-		snprintf(err, errlen, "jflame: out of memory parsing %s", path);
+		snprintf(err, errlen, "out of memory parsing %s", path);
 		goto out;
 	}
 	rc = 0;

@@ -150,7 +150,7 @@ static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 	if (s->switch_link)
 		s->exit_link = bpf_program__attach(s->skel->progs.offcpu_sys_exit);
 	if (!s->switch_link || !s->exit_link) {
-		snprintf(err, errlen, "jflame: failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
+		snprintf(err, errlen, "failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
 			 "a kernel with BTF tracepoints (5.5 or later)", s->switch_link ? "sys_exit" : "sched_switch",
 			 strerror(errno));
 		return -1;
@@ -163,10 +163,10 @@ static void perf_error(int e, const char *event, char *err, size_t errlen)
 	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
 	if (e == EACCES || e == EPERM)
 		snprintf(err, errlen,
-			 "jflame: not permitted to open %s perf events (kernel.perf_event_paranoid=%d); run as root, "
+			 "not permitted to open %s perf events (kernel.perf_event_paranoid=%d); run as root, "
 			 "or grant CAP_PERFMON, or set sysctl kernel.perf_event_paranoid=-1", event, paranoid);
 	else
-		snprintf(err, errlen, "jflame: failed to open a %s perf event: %s", event, strerror(e));
+		snprintf(err, errlen, "failed to open a %s perf event: %s", event, strerror(e));
 }
 
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen)
@@ -176,13 +176,13 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	int ncpus, e;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		snprintf(err, errlen, "jflame: the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
+		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
 			 "built with CONFIG_DEBUG_INFO_BTF=y (Debian's are)");
 		return NULL;
 	}
 	ncpus = online_cpus(online, 1024);
 	if (ncpus <= 0) {
-		snprintf(err, errlen, "jflame: failed to read /sys/devices/system/cpu/online");
+		snprintf(err, errlen, "failed to read /sys/devices/system/cpu/online");
 		return NULL;
 	}
 	verbose_libbpf = o->verbose;
@@ -213,7 +213,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 
 	s->skel = profile_bpf__open();
 	if (!s->skel) {
-		snprintf(err, errlen, "jflame: failed to open the BPF program: %s", strerror(errno));
+		snprintf(err, errlen, "failed to open the BPF program: %s", strerror(errno));
 		goto fail;
 	}
 	s->skel->rodata->filter_pids = o->pids != NULL;
@@ -222,7 +222,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	/* in a sidecar's pid namespace: pids as this /proc has them, and only its tasks */
 	uint64_t ns_dev, ns_ino;
 	if (proc_info_self_pidns(&ns_dev, &ns_ino) < 0) {
-		snprintf(err, errlen, "jflame: failed to read its pid namespace (/proc/self/ns/pid): %s",
+		snprintf(err, errlen, "failed to read its pid namespace (/proc/self/ns/pid): %s",
 			 strerror(errno));
 		goto fail;
 	}
@@ -233,7 +233,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, ncpus, o->offcpu);
 	s->skel->rodata->ring_wakeup_bytes = ring / 4;
 	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
-		snprintf(err, errlen, "jflame: failed to size the BPF ring buffer: %s", strerror(errno));
+		snprintf(err, errlen, "failed to size the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	bpf_program__set_autoload(s->skel->progs.offcpu_switch, o->offcpu);
@@ -250,16 +250,16 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	/* one sample under construction per CPU, indexed by CPU number */
 	int possible = libbpf_num_possible_cpus();
 	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
-		snprintf(err, errlen, "jflame: failed to size the BPF scratch map: %s", strerror(errno));
+		snprintf(err, errlen, "failed to size the BPF scratch map: %s", strerror(errno));
 		goto fail;
 	}
 	if (profile_bpf__load(s->skel) != 0) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
-			snprintf(err, errlen, "jflame: not permitted to load eBPF programs; run as root (or grant "
+			snprintf(err, errlen, "not permitted to load eBPF programs; run as root (or grant "
 				 "CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
 		else
-			snprintf(err, errlen, "jflame: failed to load the BPF program: %s (run with -v for the "
+			snprintf(err, errlen, "failed to load the BPF program: %s (run with -v for the "
 				 "verifier's log)", strerror(e));
 		goto fail;
 	}
@@ -267,7 +267,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		__u32 pid = (__u32)o->pids[i];
 		__u8 one = 1;
 		if (bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY) != 0) {
-			snprintf(err, errlen, "jflame: failed to select pid %u: %s", pid, strerror(errno));
+			snprintf(err, errlen, "failed to select pid %u: %s", pid, strerror(errno));
 			goto fail;
 		}
 	}
@@ -275,7 +275,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	if (o->pids && o->follow_children) {
 		s->fork_link = bpf_program__attach(s->skel->progs.follow_fork);
 		if (!s->fork_link) {
-			snprintf(err, errlen, "jflame: failed to follow child processes (sched_process_fork): %s",
+			snprintf(err, errlen, "failed to follow child processes (sched_process_fork): %s",
 				 strerror(errno));
 			goto fail;
 		}
@@ -302,7 +302,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		s->fds[cpu] = fd;
 		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.profile_sample, fd);
 		if (!s->links[cpu]) {
-			snprintf(err, errlen, "jflame: failed to attach the BPF program to CPU %d: %s", cpu,
+			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu,
 				 strerror(errno));
 			goto fail;
 		}
@@ -310,12 +310,12 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), handle, s, NULL);
 	if (!s->rb) {
-		snprintf(err, errlen, "jflame: failed to open the BPF ring buffer: %s", strerror(errno));
+		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	return s;
 oom:
-	snprintf(err, errlen, "jflame: out of memory");
+	snprintf(err, errlen, "out of memory");
 fail:
 	sampler_close(s);
 	return NULL;

@@ -126,7 +126,7 @@ struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errle
 {
 	struct symbolizer *sy = calloc(1, sizeof(*sy));
 	if (!sy) {
-		snprintf(err, errlen, "jflame: out of memory");
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	sy->si = si;
@@ -141,7 +141,7 @@ struct symbolizer *symbolizer_new(struct str_intern *si, char *err, size_t errle
 	if (!sy->ks || !sy->elf || !sy->procs || !sy->kernel_dso || !sy->unknown || !sy->interpreted_dso ||
 	    !sy->vdso_dso) {
 		if (sy->ks && !err[0])
-			snprintf(err, errlen, "jflame: out of memory");
+			snprintf(err, errlen, "out of memory");
 		symbolizer_free(sy);
 		return NULL;
 	}

@@ -95,15 +95,15 @@ int heatmap_check(const struct heatmap *h, const struct heatmap_options *o, char
 	int rows = o->rows ? o->rows : HEATMAP_DEFAULT_ROWS;
 	int64_t cols = heatmap_columns(h);
 	if (rows < 1 || rows > HEATMAP_MAX_ROWS) {
-		snprintf(err, errlen, "jflame: heat map rows must be 1 to %d, not %d", HEATMAP_MAX_ROWS, rows);
+		snprintf(err, errlen, "heat map rows must be 1 to %d, not %d", HEATMAP_MAX_ROWS, rows);
 		return -1;
 	}
 	if (h->n == 0) {
-		snprintf(err, errlen, "jflame: no samples for the heat map");
+		snprintf(err, errlen, "no samples for the heat map");
 		return -1;
 	}
 	if (cols > HEATMAP_MAX_SECONDS) {
-		snprintf(err, errlen, "jflame: the samples span %lld s; the heat map shows at most %d s (cut the input "
+		snprintf(err, errlen, "the samples span %lld s; the heat map shows at most %d s (cut the input "
 			 "first, e.g. with perf script --time)", (long long)cols, HEATMAP_MAX_SECONDS);
 		return -1;
 	}
@@ -130,7 +130,7 @@ int heatmap_write_json(FILE *out, const struct heatmap *h, const struct heatmap_
 	if (heatmap_check(h, o, err, errlen) != 0)
 		goto out;
 	if (!(k = malloc(h->n * sizeof(*k)))) {
-		snprintf(err, errlen, "jflame: out of memory writing the heat map");
+		snprintf(err, errlen, "out of memory writing the heat map");
 		goto out;
 	}
 	for (size_t i = 0; i < h->n; i++) {
@@ -168,7 +168,7 @@ int heatmap_write_json(FILE *out, const struct heatmap *h, const struct heatmap_
 	rc = 0;
 	goto out;
 write_err:
-	snprintf(err, errlen, "jflame: failed to write the heat map");
+	snprintf(err, errlen, "failed to write the heat map");
 out:
 	free(k);
 	return rc;

@@ -47,7 +47,7 @@ static int page_data(FILE *out, void *ctx, char *err, size_t errlen)
 	if (!ferror(out))
 		return 0;
 fail:
-	snprintf(err, errlen, "jflame: failed to write the compare page");
+	snprintf(err, errlen, "failed to write the compare page");
 	return -1;
 }
 
@@ -68,7 +68,7 @@ int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const
 		c.total[1] += stacks[i].count;
 	}
 	if (!c.total[0] && !c.total[1]) {
-		snprintf(err, errlen, "jflame: no samples to compare");
+		snprintf(err, errlen, "no samples to compare");
 		goto out;
 	}
 	if (!(c.self = calloc(2 * call_tree_size(c.tree), sizeof(*c.self))))
@@ -84,7 +84,7 @@ int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const
 	rc = html_page_write(out, "compare.html", &p, err, errlen);
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory writing the compare page");
+	snprintf(err, errlen, "out of memory writing the compare page");
 out:
 	free(node);
 	free(c.self);

@@ -36,7 +36,7 @@ int html_page_write(FILE *out, const char *template_name, const struct html_page
 	size_t len;
 	const char *t = html_asset(template_name, &len), *end = t + len;
 	if (!t) {
-		snprintf(err, errlen, "jflame: no page template %s (a broken build?)", template_name);
+		snprintf(err, errlen, "no page template %s (a broken build?)", template_name);
 		return -1;
 	}
 	while (t < end) {
@@ -62,7 +62,7 @@ int html_page_write(FILE *out, const char *template_name, const struct html_page
 			snprintf(an, sizeof(an), "%.*s", (int)(n - 6), name + 6);
 			const char *a = html_asset(an, &alen);
 			if (!a) {
-				snprintf(err, errlen, "jflame: page template %s names a missing asset %s", template_name, an);
+				snprintf(err, errlen, "page template %s names a missing asset %s", template_name, an);
 				return -1;
 			}
 			fwrite(a, 1, alen, out);
@@ -72,7 +72,7 @@ int html_page_write(FILE *out, const char *template_name, const struct html_page
 		t = close + 2;
 	}
 	if (ferror(out)) {
-		snprintf(err, errlen, "jflame: failed to write the page");
+		snprintf(err, errlen, "failed to write the page");
 		return -1;
 	}
 	return 0;

@@ -47,7 +47,7 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 	errno = 0;
 	in = stdin_in ? gzdopen(0, "rb") : gzopen(path, "rb");
 	if (!in) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", name, strerror(errno ? errno : ENOMEM));
+		snprintf(err, errlen, "failed to open %s: %s", name, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
 	gzbuffer(in, 1u << 18);
@@ -59,14 +59,14 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 			char probe;
 			if (gzread(in, &probe, 1) > 0) {
 				if (gzdirect(in))
-					snprintf(err, errlen, "jflame: %s is larger than %zu MiB; cut it into parts", name, max >> 20);
+					snprintf(err, errlen, "%s is larger than %zu MiB; cut it into parts", name, max >> 20);
 				else
-					snprintf(err, errlen, "jflame: %s unpacks to more than %zu MiB, the limit for gzip input; "
+					snprintf(err, errlen, "%s unpacks to more than %zu MiB, the limit for gzip input; "
 						 "give it unpacked (gunzip -k), or cut it into parts", name, max >> 20);
 				goto out;
 			}
 		} else if (grow(&b, &cap, n, max) != 0) {
-			snprintf(err, errlen, "jflame: out of memory reading %s", name);
+			snprintf(err, errlen, "out of memory reading %s", name);
 			goto out;
 		}
 		size_t want = cap - n > (1u << 30) ? (1u << 30) : cap - n;
@@ -75,9 +75,9 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 		const char *msg = gzerror(in, &zerr);
 		if (got < 0 || zerr == Z_BUF_ERROR) {
 			if (zerr == Z_BUF_ERROR)
-				snprintf(err, errlen, "jflame: %s ends in the middle of its gzip data (truncated?)", name);
+				snprintf(err, errlen, "%s ends in the middle of its gzip data (truncated?)", name);
 			else
-				snprintf(err, errlen, "jflame: failed to read %s: %s%s", name,
+				snprintf(err, errlen, "failed to read %s: %s%s", name,
 					 zerr == Z_ERRNO ? strerror(errno) : msg,
 					 zerr == Z_DATA_ERROR ? " (a damaged gzip file?)" : "");
 			goto out;
@@ -87,7 +87,7 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 		n += (size_t)got;
 	}
 	if (!b && grow(&b, &cap, 0, max) != 0) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", name);
+		snprintf(err, errlen, "out of memory reading %s", name);
 		goto out;
 	}
 	b[n] = '\0';
@@ -113,7 +113,7 @@ int input_gunzip(const void *in, size_t n, size_t max, const char *name, char **
 		max = INPUT_MAX_GZIP;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 15 + 16) != Z_OK) { /* 16: gzip wrapper */
-		snprintf(err, errlen, "jflame: out of memory reading %s", name);
+		snprintf(err, errlen, "out of memory reading %s", name);
 		return -1;
 	}
 	z.next_in = (Bytef *)(uintptr_t)in;
@@ -123,11 +123,11 @@ int input_gunzip(const void *in, size_t n, size_t max, const char *name, char **
 			left -= z.avail_in;
 		}
 		if (have == max) {
-			snprintf(err, errlen, "jflame: %s inflates to more than %zu MiB; cut it into parts", name, max >> 20);
+			snprintf(err, errlen, "%s inflates to more than %zu MiB; cut it into parts", name, max >> 20);
 			goto out;
 		}
 		if (grow(&b, &cap, have, max) != 0) {
-			snprintf(err, errlen, "jflame: out of memory reading %s", name);
+			snprintf(err, errlen, "out of memory reading %s", name);
 			goto out;
 		}
 		size_t room = cap - have > (1u << 30) ? (1u << 30) : cap - have;
@@ -141,17 +141,17 @@ int input_gunzip(const void *in, size_t n, size_t max, const char *name, char **
 				break;
 			/* another gzip member follows, as `cat a.gz b.gz` makes */
 			if (inflateReset(&z) != Z_OK) {
-				snprintf(err, errlen, "jflame: out of memory reading %s", name);
+				snprintf(err, errlen, "out of memory reading %s", name);
 				goto out;
 			}
 			continue;
 		}
 		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			snprintf(err, errlen, "jflame: %s is not valid gzip data (%s)", name, z.msg ? z.msg : "damaged");
+			snprintf(err, errlen, "%s is not valid gzip data (%s)", name, z.msg ? z.msg : "damaged");
 			goto out;
 		}
 		if (input_done && z.avail_out > 0) {
-			snprintf(err, errlen, "jflame: %s ends in the middle of its gzip data (truncated?)", name);
+			snprintf(err, errlen, "%s ends in the middle of its gzip data (truncated?)", name);
 			goto out;
 		}
 	}

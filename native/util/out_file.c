@@ -96,12 +96,12 @@ static void create_error(const char *path, int e, char *err, size_t errlen)
 	if (slash == path)
 		dn = 1; /* "/x" is in "/" */
 	if (e == ENOENT)
-		snprintf(err, errlen, "jflame: failed to write %s: directory %.*s does not exist; create it first (mkdir -p %.*s)",
+		snprintf(err, errlen, "failed to write %s: directory %.*s does not exist; create it first (mkdir -p %.*s)",
 			 path, dn, dir, dn, dir);
 	else if (e == ENOTDIR)
-		snprintf(err, errlen, "jflame: failed to write %s: %.*s is not a directory", path, dn, dir);
+		snprintf(err, errlen, "failed to write %s: %.*s is not a directory", path, dn, dir);
 	else
-		snprintf(err, errlen, "jflame: failed to write %s: cannot create a file in %.*s: %s", path, dn, dir,
+		snprintf(err, errlen, "failed to write %s: cannot create a file in %.*s: %s", path, dn, dir,
 			 strerror(e));
 }
 
@@ -114,7 +114,7 @@ int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen
 		return 0;
 	}
 	if (strlen(path) >= sizeof(o->path)) {
-		snprintf(err, errlen, "jflame: output path too long: %.64s...", path);
+		snprintf(err, errlen, "output path too long: %.64s...", path);
 		return -1;
 	}
 	snprintf(o->path, sizeof(o->path), "%s", path);
@@ -124,12 +124,12 @@ int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen
 	bool exists = stat(path, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "jflame: %s is a directory; give a file name", path);
+			snprintf(err, errlen, "%s is a directory; give a file name", path);
 			return -1;
 		}
 		o->f = fopen(path, "we");
 		if (!o->f) {
-			snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -154,14 +154,14 @@ int out_file_open(struct out_file *o, const char *path, char *err, size_t errlen
 		return -1;
 	}
 	if (fchmod(fd, mode) != 0) {
-		snprintf(err, errlen, "jflame: failed to write %s: cannot set its mode: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to write %s: cannot set its mode: %s", path, strerror(errno));
 		close(fd);
 		out_file_abort(o);
 		return -1;
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
-		snprintf(err, errlen, "jflame: failed to open %s: %s", o->tmp, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", o->tmp, strerror(errno));
 		close(fd);
 		out_file_abort(o);
 		return -1;
@@ -174,7 +174,7 @@ int out_file_commit(struct out_file *o, char *err, size_t errlen)
 	if (o->f == stdout) {
 		o->f = NULL;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			snprintf(err, errlen, "jflame: failed to write standard output: %s", strerror(errno ? errno : EIO));
+			snprintf(err, errlen, "failed to write standard output: %s", strerror(errno ? errno : EIO));
 			return -1;
 		}
 		return 0;
@@ -182,7 +182,7 @@ int out_file_commit(struct out_file *o, char *err, size_t errlen)
 	int bad = ferror(o->f);
 	if (fclose(o->f) != 0 || bad) {
 		o->f = NULL;
-		snprintf(err, errlen, "jflame: failed to write %s: %s", o->path, strerror(errno ? errno : EIO));
+		snprintf(err, errlen, "failed to write %s: %s", o->path, strerror(errno ? errno : EIO));
 		out_file_abort(o);
 		return -1;
 	}
@@ -190,7 +190,7 @@ int out_file_commit(struct out_file *o, char *err, size_t errlen)
 	if (!o->tmp[0])
 		return 0; /* written in place (a device or pipe) */
 	if (rename(o->tmp, o->path) != 0) {
-		snprintf(err, errlen, "jflame: failed to rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+		snprintf(err, errlen, "failed to rename %s to %s: %s", o->tmp, o->path, strerror(errno));
 		out_file_abort(o);
 		return -1;
 	}

@@ -24,10 +24,10 @@ int out_name_check(const char *tmpl, char *err, size_t errlen)
 			continue;
 		}
 		if (p[1])
-			snprintf(err, errlen, "jflame: '%%%c' in output name '%s' is not a field; use %%t (window start, "
+			snprintf(err, errlen, "'%%%c' in output name '%s' is not a field; use %%t (window start, "
 				 "UTC), %%p (pid), %%h (host), %%n (window number), %%e (event) or %%%% (a percent sign)", p[1], tmpl);
 		else
-			snprintf(err, errlen, "jflame: output name '%s' ends in a lone '%%'; write %%%% for a percent sign",
+			snprintf(err, errlen, "output name '%s' ends in a lone '%%'; write %%%% for a percent sign",
 				 tmpl);
 		return -1;
 	}
@@ -224,7 +224,7 @@ long out_name_rotate(const char *tmpl, size_t keep, uint64_t keep_bytes, char *e
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - tmpl), tmpl);
 	if (!(d = opendir(dir))) {
-		snprintf(err, errlen, "jflame: failed to read directory %s to rotate outputs: %s", dir, strerror(errno));
+		snprintf(err, errlen, "failed to read directory %s to rotate outputs: %s", dir, strerror(errno));
 		return -1;
 	}
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
@@ -260,7 +260,7 @@ long out_name_rotate(const char *tmpl, size_t keep, uint64_t keep_bytes, char *e
 	}
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory rotating outputs");
+	snprintf(err, errlen, "out of memory rotating outputs");
 	removed = -1;
 out:
 	closedir(d);

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	struct str_intern *si = str_intern_new();
 	struct hotspot_vm *vm = si ? hotspot_vm_open(pid, si, err, sizeof(err)) : NULL;
 	if (!vm) {
-		fprintf(stderr, "%s\n", si ? err : "jflame: out of memory");
+		fprintf(stderr, "jflame: %s\n", si ? err : "out of memory");
 		goto out;
 	}
 	if (hotspot_vm_entries(vm, entry_seen, &b) != 0 || b.length < 0 || b.used < 0) {

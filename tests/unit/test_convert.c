@@ -343,7 +343,7 @@ static void test_pprof_malformed(void)
 		stack_table_init(&t);
 		CHECK_MSG(pprof_read(&t, cases[i].bytes, cases[i].len, "x.pb", NULL, &st, err, sizeof(err)) == -1,
 			  "%s: accepted", cases[i].what);
-		CHECK_MSG(strstr(err, cases[i].needle) && strncmp(err, "jflame: ", 8) == 0 && !strchr(err, '\n'),
+		CHECK_MSG(strstr(err, cases[i].needle) && strncmp(err, "jflame: ", 8) != 0 && !strchr(err, '\n'),
 			  "%s: '%s'", cases[i].what, err);
 		stack_table_free(&t);
 	}
@@ -454,7 +454,7 @@ static void test_speedscope_malformed(void)
 		stack_table_init(&t);
 		CHECK_MSG(speedscope_read(&t, cases[i].json, strlen(cases[i].json), "x.json", &st, err, sizeof(err)) == -1,
 			  "case %zu accepted: %s", i, cases[i].json);
-		CHECK_MSG(strstr(err, cases[i].needle) && strncmp(err, "jflame: x.json", 14) == 0 && !strchr(err, '\n'),
+		CHECK_MSG(strstr(err, cases[i].needle) && strncmp(err, "x.json", 6) == 0 && !strchr(err, '\n'),
 			  "case %zu: '%s' lacks '%s'", i, err, cases[i].needle);
 		stack_table_free(&t);
 	}

@@ -126,7 +126,7 @@ static void test_bad_input(void)
 	CHECK_EQ_INT(elf_lookup_symbols(path, &far, 1, &name, 1, &addr, err, sizeof(err)), -1);
 	CHECK(strstr(err, "is not an ELF file") != NULL);
 	CHECK_EQ_INT(elf_lookup_symbols("/nonexistent/libjvm.so", &far, 1, &name, 1, &addr, err, sizeof(err)), -1);
-	CHECK_EQ_STR(err, "jflame: failed to open /nonexistent/libjvm.so: No such file or directory");
+	CHECK_EQ_STR(err, "failed to open /nonexistent/libjvm.so: No such file or directory");
 }
 
 int main(void)

@@ -394,7 +394,7 @@ static void test_errors(void)
 
 	err[0] = '\0';
 	CHECK(elf_syms_load(in_tmp("missing"), NULL, err, sizeof(err)) == NULL);
-	CHECK_HAS_STR(err, "jflame: failed to open ");
+	CHECK_HAS_STR(err, "failed to open ");
 	CHECK_HAS_STR(err, "/missing: No such file or directory");
 
 	spit(in_tmp("text"), "not an ELF file\n");
@@ -412,7 +412,7 @@ static void test_errors(void)
 	CHECK_HAS_STR(err, "is not a regular file");
 	err[0] = '\0';
 	CHECK(elf_syms_load("/dev/null", NULL, err, sizeof(err)) == NULL);
-	CHECK_EQ_STR(err, "jflame: /dev/null is not a regular file");
+	CHECK_EQ_STR(err, "/dev/null is not a regular file");
 
 	/* a truncated ELF file: loads or fails, never crashes */
 	int in = open(fixture("fixture_full"), O_RDONLY), out = open(in_tmp("trunc"), O_WRONLY | O_CREAT, 0644);

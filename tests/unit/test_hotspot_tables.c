@@ -294,7 +294,7 @@ static void test_shape(const struct shape *s)
 	uint64_t stride = 300;
 	put64(&im, b.sym[HOTSPOT_SYM_STRUCT_STRIDE], stride);
 	CHECK(hotspot_vm_from_tables(b.sym, image_read, &im, si, err, sizeof(err)) == NULL);
-	CHECK_EQ_STR(err, "jflame: memory: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)");
+	CHECK_EQ_STR(err, "memory: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)");
 	put64(&im, b.sym[HOTSPOT_SYM_STRUCT_STRIDE], STRIDE);
 	put64(&im, b.sym[HOTSPOT_SYM_TYPES], BASE + image_end(&im) - 8); /* runs off the image */
 	CHECK(hotspot_vm_from_tables(b.sym, image_read, &im, si, err, sizeof(err)) == NULL);

@@ -100,7 +100,7 @@ static void test_errors(void)
 	CHECK_HAS_STR(err, "--cap-add=SYSLOG");
 	CHECK_HAS_STR(err, "kernel.kptr_restrict=0");
 	CHECK_HAS_STR(err, "kallsyms/zero");
-	CHECK(strncmp(err, "jflame: ", 8) == 0);
+	CHECK(strncmp(err, "jflame: ", 8) != 0); /* modules leave the prefix to the front end */
 
 	err[0] = '\0';
 	CHECK(kallsyms_load(data_path("garbage"), err, sizeof(err)) == NULL);
@@ -108,7 +108,7 @@ static void test_errors(void)
 
 	err[0] = '\0';
 	CHECK(kallsyms_load(data_path("missing"), err, sizeof(err)) == NULL);
-	CHECK_HAS_STR(err, "jflame: failed to open ");
+	CHECK_HAS_STR(err, "failed to open ");
 	CHECK_HAS_STR(err, "kallsyms/missing: No such file or directory");
 	CHECK(strchr(err, '\n') == NULL);
 

@@ -245,7 +245,7 @@ static void test_edges(void)
 
 	/* errors */
 	CHECK_EQ_INT(proc_maps_load(&pm, data_path("missing.maps"), err, sizeof(err)), -1);
-	CHECK_HAS_STR(err, "jflame: failed to open ");
+	CHECK_HAS_STR(err, "failed to open ");
 	CHECK_HAS_STR(err, "proc_maps/missing.maps: No such file or directory");
 	CHECK(strchr(err, '\n') == NULL);
 	CHECK(pm.n == 0 && pm.maps == NULL);
