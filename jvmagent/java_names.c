@@ -2,6 +2,8 @@
  * perf-map-agent's style by default (Lpkg/Class;::method). */
 #include "java_names.h"
 
+#include "folded_char.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +67,7 @@ static size_t put_frame(char *buf, size_t len, size_t pos, const char *s, size_t
 {
 	for (size_t i = 0; i < n && pos + 1 < len; i++) {
 		char c = s[i];
-		buf[pos++] = (c == ';' || c == '\n' || c == '\r') ? '_' : c;
+		buf[pos++] = folded_char(c);
 	}
 	if (pos < len)
 		buf[pos] = '\0';

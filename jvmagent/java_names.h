@@ -23,8 +23,8 @@ size_t java_name_append(char *buf, size_t len, size_t pos, const struct java_met
 /* The class of a JVM class signature as jflame's folded stacks show it:
  * "Ljava/lang/String;" -> "java/lang/String", "[B" -> "byte[]",
  * "[Ljava/lang/Object;" -> "java/lang/Object[]", "[[I" -> "int[][]", "I" -> "int".
- * A signature of another shape is kept as it is. ';', newline and carriage
- * return become '_' (they would break a folded line). Appends into buf at pos
+ * A signature of another shape is kept as it is. What would break a folded
+ * line goes by folded_char.h's rule (';' -> ':', line breaks -> ' '). Appends into buf at pos
  * (NUL-terminated, truncated if it does not fit); returns the new pos, which
  * stays below len. */
 size_t java_class_name(char *buf, size_t len, size_t pos, const char *sig);

@@ -144,7 +144,8 @@ static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, c
 				break;
 			}
 		}
-		/* the common case is a plain copy; the fix-ups are rare */
+		/* the common case is a plain copy; the fix-ups are rare. ';' -> ':' is
+		 * folded_char.h's rule (a perf script line holds no line break or NUL) */
 		k = cut < sizeof(name) - 1 ? cut : sizeof(name) - 1;
 		memcpy(name, f, k);
 		for (char *q = memchr(name, ';', k); q; q = memchr(q + 1, ';', k - (size_t)(q + 1 - name)))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <inttypes.h>
 
+#include "folded_char.h"
 #include "input_file.h"
 
 /* The number ending s[0..*n): integer or decimal (flamegraph.pl takes
@@ -229,7 +230,7 @@ int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean)
 	}
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		l->buf[l->len++] = c == ';' ? ':' : c == '\n' || c == '\r' || c == '\0' ? ' ' : c;
+		l->buf[l->len++] = folded_char(c);
 	}
 	return FOLDED_PUSH_OK;
 }

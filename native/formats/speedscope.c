@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "folded_char.h"
 #include "id_list.h"
 #include "str_index.h"
 #include "utf8.h"
@@ -331,7 +332,7 @@ static int load_frames(struct ss_reader *r, json_object *frames)
 		if (!r->frames[i])
 			return oom(r);
 		for (size_t k = 0; k < len; k++)
-			r->frames[i][k] = s[k] == ';' ? ':' : s[k] == '\n' || s[k] == '\r' || s[k] == '\0' ? ' ' : s[k];
+			r->frames[i][k] = folded_char(s[k]);
 		r->frames[i][len] = '\0';
 		r->frame_lens[i] = len;
 	}

@@ -8,21 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded_char.h"
 #include "frame_mark.h"
 #include "stack_table.h"
 #include "text_escape.h"
 
-static bool breaks_fold(char c)
-{
-	return c == ';' || c == '\n' || c == '\r' || c == STACK_LINE_MARK;
-}
-
-/* What a character that would break a folded line becomes: ';' is ':' (as
- * stackcollapse-perf.pl and jflame's other folded writers make it), line
- * breaks and the line mark '_' (target text holds none: text_escape). */
+/* What a character that would break a folded line becomes: folded_char's rule (';'
+ * is ':', line breaks ' '), and the line mark ' ' too (target text holds none of
+ * them: text_escape). */
 static char fold_char(char c)
 {
-	return !breaks_fold(c) ? c : c == ';' ? ':' : '_';
+	return c == STACK_LINE_MARK ? ' ' : folded_char(c);
 }
 
 static size_t put(char *out, size_t len, size_t pos, char c)

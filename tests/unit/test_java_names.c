@@ -178,17 +178,17 @@ static const struct class_case class_cases[] = {
 	{ "", "?" },
 	{ NULL, "?" },
 	{ "[", "[" },
-	{ "L;", "L_" },
+	{ "L;", "L:" },
 	{ "Lpkg/Class", "Lpkg/Class" },
 	{ "[Q", "[Q" },
 	{ "II", "II" },
 	{ "java/lang/String", "java/lang/String" },
 	/* characters that would break a folded line */
-	{ "Lpkg/A;B;", "pkg/A_B" },
-	{ "Lpkg/Cl\nass;", "pkg/Cl_ass" },
-	{ "Lpkg/Cl\rass;", "pkg/Cl_ass" },
+	{ "Lpkg/A;B;", "pkg/A:B" },
+	{ "Lpkg/Cl\nass;", "pkg/Cl ass" },
+	{ "Lpkg/Cl\rass;", "pkg/Cl ass" },
 	{ "Lpkg/Cl\\nass;", "pkg/Cl\\nass" },
-	{ "x;y", "x_y" },
+	{ "x;y", "x:y" },
 };
 #define NCLASS (sizeof(class_cases) / sizeof(class_cases[0]))
 
@@ -231,7 +231,7 @@ static void test_frame_names(void)
 	java_frame_name(buf, sizeof(buf), 0, NULL, NULL);
 	CHECK_EQ_STR(buf, "?.?");
 	java_frame_name(buf, sizeof(buf), 0, "Lpkg/C;", "a;b\nc\rd");
-	CHECK_EQ_STR(buf, "pkg/C.a_b_c_d");
+	CHECK_EQ_STR(buf, "pkg/C.a:b c d"); /* folded_char.h's rule */
 	/* appended after what is there; truncated safely */
 	strcpy(buf, "x:");
 	n = java_frame_name(buf, sizeof(buf), 2, "Lp/C;", "m");

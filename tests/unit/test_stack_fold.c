@@ -143,7 +143,7 @@ static const struct {
 	{ "pkg.Class::method", "pkg.Class::method" },
 	{ "Interpreter", "Interpreter" },
 	{ "no separator at all", "no separator at all" },
-	{ "a;b\nc\rd", "a:b_c_d" },
+	{ "a;b\nc\rd", "a:b c d" },
 	{ ";", ":" },
 	{ "Lx;::a->Ly;::b", "x.a->Ly:::b" }, /* chains are split by fold_add_frame, not here */
 };
@@ -330,9 +330,9 @@ static void test_deep(void)
 	fold_reset(&b);
 	CHECK(b.len == 0 && b.p && b.p[0] == '\0' && b.cap == cap);
 	fold_add(&b, "x;y\nz");
-	CHECK_EQ_STR(b.p, "x:y_z");
+	CHECK_EQ_STR(b.p, "x:y z");
 	fold_add(&b, "w");
-	CHECK_EQ_STR(b.p, "x:y_z;w");
+	CHECK_EQ_STR(b.p, "x:y z;w");
 	CHECK_EQ_INT(b.len, 7);
 	fold_free(&b);
 	fold_free(&b); /* twice is harmless */
@@ -362,11 +362,11 @@ static void test_lines(void)
 	fold_add_frame(&b, &mem);
 	check_buf(&b, "lines");
 	CHECK_EQ_STR(b.p, "[1] java;java/lang/Thread.run_[0]\x1fThread.java:840;p/W.spin_[0]\x1fW.java:0;"
-		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we_ird:x;p/W.a_[j]\x1fW.java:10;p/X.b_[i]\x1f?:0;"
+		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we ird:x;p/W.a_[j]\x1fW.java:10;p/X.b_[i]\x1f?:0;"
 		       "p/Y.c_[i]\x1fY.java:7");
 	CHECK_EQ_U64(b.nlines, 6);
 	fold_strip_lines(&plain, b.p, b.len);
-	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we_ird:x;"
+	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we ird:x;"
 		       "p/W.a_[j];p/X.b_[i];p/Y.c_[i]");
 	CHECK_EQ_U64(plain.len, strlen(plain.p));
 	/* the plain fold is what a fold without lines gives */
