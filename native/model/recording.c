@@ -103,30 +103,6 @@ static int grow(struct recording *r)
 	return 0;
 }
 
-/* The table's hash: str_hash's mixing on two lanes of eight bytes at once
- * (folded stacks are long, and the lanes don't wait on each other). */
-static uint64_t stack_hash(const char *s, size_t len)
-{
-	uint64_t a = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL), b = 0xc4ceb9fe1a85ec53ULL, w, x;
-	if (len < 16)
-		return str_hash(s, len);
-	for (; len >= 16; s += 16, len -= 16) {
-		memcpy(&w, s, 8);
-		memcpy(&x, s + 8, 8);
-		a = (a ^ w) * 0xff51afd7ed558ccdULL;
-		b = (b ^ x) * 0xc4ceb9fe1a85ec53ULL;
-		a ^= a >> 32;
-		b ^= b >> 29;
-	}
-	/* the last sixteen bytes, overlapping ones already mixed in */
-	memcpy(&w, s + len - 16, 8);
-	memcpy(&x, s + len - 8, 8);
-	a = (a ^ w ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
-	a ^= a >> 32;
-	a = (a ^ x) * 0xc4ceb9fe1a85ec53ULL;
-	return a ^ (a >> 29);
-}
-
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -144,7 +120,7 @@ int recording_add_weighted(struct recording *r, const char *stack, size_t len, u
 		len = (size_t)(nul - stack); /* the stack is a C string */
 	if ((r->nstacks + 1) * 2 > r->cap && grow(r) != 0)
 		return -1;
-	uint64_t h = stack_hash(stack, len) | 1; /* never 0: 0 marks an empty slot */
+	uint64_t h = str_hash(stack, len) | 1; /* never 0: 0 marks an empty slot */
 	size_t i = h & (r->cap - 1);
 	for (; r->keys[i].hash; i = (i + 1) & (r->cap - 1)) {
 		if (r->keys[i].hash == h && r->keys[i].len == len && memcmp(r->slots[i].stack, stack, len) == 0) {
