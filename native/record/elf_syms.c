@@ -21,6 +21,7 @@
 /* libiberty's header poisons basename(): it comes last and basename is unused */
 #include <libiberty/demangle.h>
 
+#include "str_intern.h"
 #include "text_escape.h"
 
 #define MAX_BUILD_ID 64	 /* bytes; GNU ld writes 20 (sha1) */
@@ -641,13 +642,12 @@ struct elf_cache {
 
 static size_t hash_key(dev_t dev, ino_t ino, const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h;
 
 	if (path) {
-		for (; *path; path++)
-			h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
+		h = str_hash(path, strlen(path));
 	} else {
-		h ^= (uint64_t)dev * 0x9e3779b97f4a7c15ULL;
+		h = (uint64_t)dev * 0x9e3779b97f4a7c15ULL;
 		h = (h ^ (uint64_t)ino) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 33;
 	}

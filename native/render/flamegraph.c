@@ -43,6 +43,9 @@ static double rng_next(struct draw *d)
 	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* --hash's colour: a number in [0, 1) from the name read forward or reversed, as
+ * flamegraph.pl's namehash reads it both ways. Not str_hash: this one is what
+ * the graphs' colours are, and changing it would recolour every --hash graph. */
 static double hash01(const char *s, size_t n, bool reversed)
 {
 	uint64_t h = 0xcbf29ce484222325ull;

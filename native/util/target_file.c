@@ -1,6 +1,7 @@
 /* target_file.c - opens the files a profiled process controls (its /tmp, perf
  * map, agent files, hsperfdata, ELF files) so that none can block, redirect or feed jflame. */
 #include "target_file.h"
+#include "str_intern.h"
 #include "text_escape.h"
 
 #include <errno.h>
@@ -339,18 +340,11 @@ static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t warned[WARN_SLOTS];
 static size_t nwarned;
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h ? h : 1;
-}
-
 /* true the first time path is seen (and while the table has room) */
 static bool first_time(const char *path)
 {
-	uint64_t h = fnv1a(path);
+	uint64_t h = str_hash(path, strlen(path));
+	h = h ? h : 1; /* 0 marks an empty slot */
 	bool first = false;
 	pthread_mutex_lock(&warn_lock);
 	if (nwarned < WARN_SLOTS / 2) {
