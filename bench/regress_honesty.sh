@@ -23,21 +23,14 @@ require_build "$jflame" "$jar"
 require_java
 
 work=$(mktemp -d /tmp/jflame-regress-honesty.XXXXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 
 echo "== false alarms: $windows windows of ${win} s, unchanged KafkaStyle"
 # record NAME SECONDS KAFKA-ARGS...: windows of the example after a 15-s warm-up
 record() {
 	local name=$1 secs=$2
 	shift 2
-	mkdir "$work/$name"
-	"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$jar" jflame.examples.KafkaStyle \
-		--seconds $((secs + 40)) "$@" >"$work/$name.log" 2>&1 &
-	local jvm=$!
-	sleep 15
-	"$jflame" record -p "$jvm" -F 99 --window "$win" -d "$secs" -o "$work/$name/cpu-%n.folded" 2>"$work/$name.rec"
-	kill "$jvm" 2>/dev/null || true
-	wait "$jvm" 2>/dev/null || true
+	JAVA=$java bash "$root/tests/data/regress/record_windows.sh" "$jflame" "$jar" "$work/$name" "$secs" "$win" "$@"
 }
 record steady $((windows * win))
 for mode in first "previous:$previous"; do

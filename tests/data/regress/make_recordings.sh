@@ -10,20 +10,14 @@ build=${1:?usage: make_recordings.sh BUILD (a build tree with native/jflame and 
 java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d /tmp/jflame-regress-data.XXXXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT
 
 # record NAME SECONDS KAFKA-ARGS...: SECONDS of 5-s windows after a 15-s warm-up
 record() {
 	local name=$1 secs=$2
 	shift 2
-	mkdir -p "$work/$name"
-	"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$build/examples/jflame-examples.jar" \
-		jflame.examples.KafkaStyle --seconds $((secs + 40)) "$@" >"$work/$name.log" 2>&1 &
-	local jvm=$!
-	sleep 15
-	"$build/native/jflame" record -p "$jvm" -F 99 --window 5 -d "$secs" -o "$work/$name/cpu-%n.folded"
-	kill "$jvm" 2>/dev/null || true
-	wait "$jvm" 2>/dev/null || true
+	JAVA=$java bash "$here/record_windows.sh" "$build/native/jflame" "$build/examples/jflame-examples.jar" \
+		"$work/$name" "$secs" 5 "$@"
 	tar -C "$work/$name" -cJf "$here/$name.tar.xz" .
 }
 record kafka-switch 120 --switch-after 62
