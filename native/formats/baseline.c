@@ -95,12 +95,11 @@ static int copy_compared(struct baseline *b, struct recording *dst, const struct
 	recording_free(dst);
 	if (recording_init(dst) != 0)
 		return -1;
-	for (size_t i = 0; i < src->cap; i++) {
-		if (!src->keys[i].hash)
-			continue;
-		size_t len = src->keys[i].len;
-		const char *s = compared(b, src->slots[i].stack, &len);
-		if (!s || recording_add(dst, s, len, src->slots[i].count) != 0)
+	const struct stack_table *t = &src->stacks;
+	for (size_t i = 0; i < t->stacks.n; i++) {
+		size_t len = t->stacks.lens[i];
+		const char *s = compared(b, t->stacks.strs[i], &len);
+		if (!s || recording_add(dst, s, len, t->counts[i]) != 0)
 			return -1;
 	}
 	return 0;
@@ -109,8 +108,9 @@ static int copy_compared(struct baseline *b, struct recording *dst, const struct
 static int add_window(struct regress *r, enum regress_side side, const struct recording *w)
 {
 	regress_window_begin(r, side);
-	for (size_t i = 0; i < w->cap; i++)
-		if (w->keys[i].hash && regress_window_stack(r, w->slots[i].stack, w->keys[i].len, w->slots[i].count) != 0)
+	const struct stack_table *t = &w->stacks;
+	for (size_t i = 0; i < t->stacks.n; i++)
+		if (regress_window_stack(r, t->stacks.strs[i], t->stacks.lens[i], t->counts[i]) != 0)
 			return -1;
 	regress_window_end(r);
 	return 0;
@@ -118,8 +118,9 @@ static int add_window(struct regress *r, enum regress_side side, const struct re
 
 static int sum_into(struct recording *dst, const struct recording *w)
 {
-	for (size_t i = 0; i < w->cap; i++)
-		if (w->keys[i].hash && recording_add(dst, w->slots[i].stack, w->keys[i].len, w->slots[i].count) != 0)
+	const struct stack_table *t = &w->stacks;
+	for (size_t i = 0; i < t->stacks.n; i++)
+		if (recording_add(dst, t->stacks.strs[i], t->stacks.lens[i], t->counts[i]) != 0)
 			return -1;
 	return 0;
 }

@@ -1,5 +1,5 @@
-/* recording.h - the one model of a recording that every writer reads: folded
- * stacks with counts, and what was recorded (target, time, rate, losses). */
+/* recording.h - what record and collapse aggregate: the stack store (stack_table.h)
+ * of their folded stacks, and what was recorded (target, time, rate, losses). */
 #ifndef JFLAME_RECORDING_H
 #define JFLAME_RECORDING_H
 
@@ -8,25 +8,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "stack_table.h"
+
 struct stack_count {
 	const char *stack; /* folded: frames root first joined by ';' */
 	uint64_t count;
 	uint64_t weight;   /* in recordings with a weight_type (see below): nanoseconds, or bytes for alloc */
 };
 
-struct recording_chunk;
-
-/* per slot: the stack's hash and length, so a probe compares text only on a match */
-struct recording_key {
-	uint64_t hash;
-	size_t len;
-};
-
 struct recording {
-	struct stack_count *slots; /* open addressing by stack string */
-	struct recording_key *keys; /* beside slots */
-	struct recording_chunk *chunks; /* where the stacks' text lives */
-	size_t cap, nstacks;
+	struct stack_table stacks; /* the stacks with their counts and weights: the one store */
+	size_t nstacks;            /* stacks.stacks.n, the number of distinct stacks */
 	uint64_t total;            /* sum of counts */
 	uint64_t total_weight;     /* sum of weights */
 	/* "" : counts are CPU samples and there are no weights (-e cpu);

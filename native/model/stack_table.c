@@ -1,11 +1,20 @@
-/* stack_table.c - convert's profile model: stacks numbered by str_index, their
- * counts and weights, the timeline of timestamped inputs, and the metadata. */
+/* stack_table.c - the stack store: stacks numbered by str_index, their counts and
+ * weights, sorted by their text, the timeline of timestamped inputs, the metadata. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* qsort_r */
+#endif
 #include "stack_table.h"
 
+#include <endian.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "key_sort.h"
+#include "recording.h"
+#include "swar.h"
 
 void stack_table_init(struct stack_table *t)
 {
@@ -180,20 +189,107 @@ out:
 	return rc;
 }
 
-static int cmp_stack(const void *a, const void *b, void *ctx)
+/* Sorting (stack_table_sorted): the stacks share long prefixes (the same root frames), so instead
+ * of strcmp over them again and again they are sorted by eight bytes at a
+ * time (big-endian, so numeric order is byte order), and runs that share those
+ * eight bytes by the next eight. A stack has no NUL byte and ends with zero
+ * padding, so a shorter stack sorts before one it is a prefix of, as strcmp. */
+struct sort_item {
+	const char *s;
+	size_t len;
+};
+
+static uint64_t key_at(const struct sort_item *it, size_t depth)
 {
-	char *const *strs = ctx;
-	return strcmp(strs[*(const uint32_t *)a], strs[*(const uint32_t *)b]);
+	uint64_t k = 0;
+	if (depth + 8 <= it->len) {
+		memcpy(&k, it->s + depth, 8);
+		return be64toh(k);
+	}
+	for (size_t i = 0; i < 8; i++) {
+		unsigned char c = depth + i < it->len ? (unsigned char)it->s[depth + i] : 0;
+		k = k << 8 | c;
+	}
+	return k;
+}
+
+static int str_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct sort_item *base = ctx;
+	return strcmp(base[((const struct key_item *)a)->idx].s, base[((const struct key_item *)b)->idx].s);
+}
+
+static void sort_items(struct sort_item *base, struct key_item *v, size_t n, size_t depth)
+{
+	while (n > 1) {
+		if (depth >= 4096) {
+			/* a long shared prefix: no deeper recursion */
+			qsort_r(v, n, sizeof(*v), str_cmp, (void *)base);
+			return;
+		}
+		bool same = true, longer = false;
+		for (size_t i = 0; i < n; i++) {
+			const struct sort_item *it = &base[v[i].idx];
+			if (i + 8 < n) /* the stacks are all over memory: ask for them ahead */
+				__builtin_prefetch(base[v[i + 8].idx].s + depth);
+			v[i].key = key_at(it, depth);
+			same = same && v[i].key == v[0].key;
+			longer = longer || it->len > depth;
+		}
+		if (!longer)
+			return; /* all end here: equal stacks */
+		if (same) {
+			/* they share these bytes: skip to where the first two part */
+			const struct sort_item *first = &base[v[0].idx];
+			size_t lcp = first->len;
+			for (size_t i = 1; i < n && lcp > depth; i++) {
+				const struct sort_item *it = &base[v[i].idx];
+				size_t m = it->len < lcp ? it->len : lcp, j = depth;
+				while (j + 8 <= m && swar_load(it->s + j) == swar_load(first->s + j))
+					j += 8;
+				while (j < m && it->s[j] == first->s[j])
+					j++;
+				lcp = j;
+			}
+			depth = lcp > depth ? lcp : depth + 1;
+			continue;
+		}
+		key_sort(v, n);
+		size_t start = 0;
+		for (size_t i = 1; i < n; i++) {
+			if (v[i].key != v[start].key) {
+				if (i - start > 1)
+					sort_items(base, v + start, i - start, depth + 8);
+				start = i;
+			}
+		}
+		/* the last run of one key: on to the next eight bytes here */
+		v += start;
+		n -= start;
+		depth += 8;
+	}
 }
 
 uint32_t *stack_table_sorted(const struct stack_table *t)
 {
-	uint32_t *ix = malloc((t->stacks.n ? t->stacks.n : 1) * sizeof(*ix));
-	if (!ix)
-		return NULL;
-	for (size_t i = 0; i < t->stacks.n; i++)
-		ix[i] = (uint32_t)i;
-	qsort_r(ix, t->stacks.n, sizeof(*ix), cmp_stack, t->stacks.strs);
+	size_t n = t->stacks.n, cnt = n ? n : 1;
+	uint32_t *ix = malloc(cnt * sizeof(*ix));
+	struct sort_item *base = malloc(cnt * sizeof(*base));
+	struct key_item *v = malloc(cnt * sizeof(*v));
+	if (ix && base && v) {
+		for (size_t i = 0; i < n; i++) {
+			base[i] = (struct sort_item){ t->stacks.strs[i], strlen(t->stacks.strs[i]) };
+			v[i] = (struct key_item){ 0, i };
+		}
+		sort_items(base, v, n, 0);
+		for (size_t i = 0; i < n; i++)
+			ix[i] = (uint32_t)v[i].idx;
+	} else {
+		free(ix);
+		ix = NULL;
+	}
+	free(base);
+	free(v);
 	return ix;
 }
 

@@ -1,5 +1,5 @@
-/* stack_table.h - the profile jflame convert reads into and writes from: folded
- * stacks with sample counts and weights, samples in time order, and what they measure. */
+/* stack_table.h - the stack store: folded stacks numbered in the order first seen, with
+ * sample counts and weights, samples in time order, and what they measure. */
 #ifndef JFLAME_STACK_TABLE_H
 #define JFLAME_STACK_TABLE_H
 
@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recording.h"
 #include "str_index.h"
+
+struct recording;
 
 /* One sample of a timestamped input (perf script text), in input order. */
 struct timed_sample {
