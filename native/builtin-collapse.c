@@ -11,6 +11,7 @@
 #include "cli_num.h"
 #include "collapse.h"
 #include "out_file.h"
+#include "profile_writer.h"
 #include "recording.h"
 
 #define MAX_INPUTS 256
@@ -122,29 +123,11 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
 }
 
-/* "stack count\n" lines, most samples first */
-struct sorted_out {
-	const struct stack_count *s;
-	size_t n;
-};
-
-static int write_sorted(FILE *f, void *ctx, char *err, size_t errlen)
+/* the folded row of the writer table, from the recording's stack store */
+static int write_folded(FILE *f, void *ctx, char *err, size_t errlen)
 {
-	const struct sorted_out *o = ctx;
-	(void)err, (void)errlen;
-	for (size_t i = 0; i < o->n; i++) {
-		/* "stack count\n" without printf's parsing: a few % of the whole run */
-		char num[24];
-		size_t k = sizeof(num);
-		uint64_t v = o->s[i].count;
-		num[--k] = '\n';
-		do
-			num[--k] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		num[--k] = ' ';
-		fputs_unlocked(o->s[i].stack, f);
-		fwrite_unlocked(num + k, 1, sizeof(num) - k, f);
-	}
+	if (profile_writer_write(profile_writer_of(PFMT_FOLDED), f, ctx, NULL, err, errlen) != 0)
+		return cli_err_prefix(err, errlen);
 	return 0;
 }
 
@@ -188,16 +171,7 @@ int cmd_collapse(int argc, char **argv)
 			 c.out_of_range);
 		goto out;
 	}
-	struct sorted_out so;
-	struct stack_count *sorted = recording_sorted(&rec, &so.n);
-	if (!sorted) {
-		snprintf(err, sizeof(err), "jflame: out of memory");
-		goto out;
-	}
-	so.s = sorted;
-	r = cli_output_write(cmd.output, write_sorted, &so, err, sizeof(err));
-	free(sorted);
-	if (r != 0)
+	if (cli_output_write(cmd.output, write_folded, &rec.stacks, err, sizeof(err)) != 0)
 		goto out;
 	rc = 0;
 out:

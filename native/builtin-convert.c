@@ -10,15 +10,10 @@
 #include "cli_io.h"
 #include "cli_num.h"
 #include "cli_profile.h"
-#include "collapse.h"
-#include "flamegraph.h"
 #include "folded.h"
-#include "input_file.h"
 #include "out_file.h"
-#include "perf_script.h"
-#include "pprof.h"
 #include "profile_format.h"
-#include "speedscope.h"
+#include "profile_writer.h"
 #include "stack_table.h"
 
 #define MAX_OUTPUTS 16
@@ -64,24 +59,37 @@ static const char usage[] =
 struct convert_cmd {
 	const char *input;
 	const char *outputs[MAX_OUTPUTS];
-	enum profile_format formats[MAX_OUTPUTS];
+	const struct profile_writer *writers[MAX_OUTPUTS];
 	bool raw[MAX_OUTPUTS]; /* pprof without gzip (.pb) */
 	size_t noutputs;
-	enum profile_format from, to;
+	enum profile_format from;
+	const struct profile_writer *to;
 	long rate;
 	const char *sample_index;
 	const char *title;
 };
 
-static int parse_format(const char *opt, const char *arg, bool output, enum profile_format *f)
+static int parse_from(const char *arg, enum profile_format *f)
 {
 	enum profile_format x = profile_format_named(arg);
-	if (x != PFMT_UNKNOWN && !(output && x == PFMT_STACKS) && !(!output && x == PFMT_SVG)) {
+	if (x != PFMT_UNKNOWN && x != PFMT_SVG) {
 		*f = x;
 		return 0;
 	}
-	fprintf(stderr, "jflame: %s takes %s, not '%s'\n", opt,
-		output ? "folded, pprof, speedscope or svg" : "folded, stacks, pprof or speedscope", arg);
+	fprintf(stderr, "jflame: -f takes folded, stacks, pprof or speedscope, not '%s'\n", arg);
+	return -1;
+}
+
+static int parse_to(const char *arg, const struct profile_writer **w)
+{
+	const struct profile_writer *x = profile_writer_named(arg);
+	char names[128];
+	if (x && (x->cmds & PW_CONVERT)) {
+		*w = x;
+		return 0;
+	}
+	profile_writer_list(names, sizeof(names), PW_CONVERT, false);
+	fprintf(stderr, "jflame: -t takes %s, not '%s'\n", names, arg);
 	return -1;
 }
 
@@ -106,11 +114,11 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 				return -1;
 			break;
 		case 'f':
-			if (parse_format("-f", optarg, false, &c->from) != 0)
+			if (parse_from(optarg, &c->from) != 0)
 				return -1;
 			break;
 		case 't':
-			if (parse_format("-t", optarg, true, &c->to) != 0)
+			if (parse_to(optarg, &c->to) != 0)
 				return -1;
 			break;
 		case 'F':
@@ -148,99 +156,46 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 		fprintf(stderr, "jflame: -t names the format of a single output; with several -o let the extensions tell\n");
 		return -1;
 	}
+	char names[128], exts[128];
+	profile_writer_list(names, sizeof(names), PW_CONVERT, false);
+	profile_writer_list(exts, sizeof(exts), PW_CONVERT, true);
 	for (size_t i = 0; i < c->noutputs; i++) {
 		bool raw = false;
-		enum profile_format f = profile_format_of_name(c->outputs[i], &raw);
+		const struct profile_writer *w = profile_writer_of_name(c->outputs[i], &raw);
 		if (c->to) {
-			f = c->to;
+			w = c->to;
 			raw = false;
 		} else if (strcmp(c->outputs[i], "-") == 0) {
-			fprintf(stderr, "jflame: -o - (standard output) needs -t FORMAT: folded, pprof, speedscope or svg\n");
+			fprintf(stderr, "jflame: -o - (standard output) needs -t FORMAT: %s\n", names);
 			return -1;
 		}
-		if (f == PFMT_TEXT)
-			f = PFMT_FOLDED;
-		if (f == PFMT_STACKS) {
+		if (w && w->format == PFMT_STACKS) {
 			fprintf(stderr, "jflame: convert does not write .stacks ('%s'): only jflame record has each sample's "
 				"addresses and times; record with -o run.stacks\n", c->outputs[i]);
 			return -1;
 		}
-		if (f == PFMT_UNKNOWN) {
-			fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .folded, .pb.gz, .json or .svg, or "
-				"give -t FORMAT\n", c->outputs[i]);
+		if (!w || !(w->cmds & PW_CONVERT)) {
+			fprintf(stderr, "jflame: cannot tell the format of '%s'; name it %s, or give -t FORMAT\n",
+				c->outputs[i], exts);
 			return -1;
 		}
-		c->formats[i] = f;
+		c->writers[i] = w;
 		c->raw[i] = raw;
 	}
 	return 0;
 }
 
-/* ---- writing ---------------------------------------------------------------------- */
-
-static int write_folded(FILE *out, const struct stack_table *t, char *err, size_t errlen)
-{
-	uint32_t *order = stack_table_sorted(t);
-	if (!order) {
-		snprintf(err, errlen, "jflame: out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < t->stacks.n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", t->stacks.strs[order[i]], t->counts[order[i]]);
-	free(order);
-	return 0;
-}
-
-static int write_svg(FILE *out, const struct stack_table *t, const char *title, char *err, size_t errlen)
-{
-	uint32_t *order = stack_table_sorted(t);
-	struct fg_stack *st = malloc((t->stacks.n ? t->stacks.n : 1) * sizeof(*st));
-	int rc = -1;
-	if (!order || !st) {
-		snprintf(err, errlen, "jflame: out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < t->stacks.n; i++)
-		st[i] = (struct fg_stack){ t->stacks.strs[order[i]], t->counts[order[i]], 0 };
-	const struct stack_meta *m = &t->meta;
-	struct fg_options o = {
-		.title = title ? title : m->name[0] ? m->name : NULL,
-		.countname = strcmp(m->count_unit, "count") == 0 ? m->count_type : m->count_unit,
-		.colors = "java",
-		.legend = true,
-		.hash = true,
-	};
-	rc = flamegraph_write(out, st, t->stacks.n, &o, err, errlen);
-out:
-	free(order);
-	free(st);
-	return rc;
-}
-
-/* One output of the table in one format. */
+/* One output of the table, written by its row of the writer table. */
 struct table_out {
 	const struct stack_table *t;
-	enum profile_format format;
-	bool raw;
-	const char *title;
+	const struct profile_writer *w;
+	struct profile_write_opts o;
 };
 
 static int write_table(FILE *out, void *ctx, char *err, size_t errlen)
 {
-	const struct table_out *w = ctx;
-	switch (w->format) {
-	case PFMT_FOLDED:
-		return write_folded(out, w->t, err, errlen);
-	case PFMT_PPROF:
-		return pprof_write(out, w->t, w->raw, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
-	case PFMT_SPEEDSCOPE:
-		return speedscope_write(out, w->t, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
-	case PFMT_SVG:
-		return write_svg(out, w->t, w->title, err, errlen);
-	default:
-		snprintf(err, errlen, "jflame: cannot write %s", profile_format_label(w->format));
-		return -1;
-	}
+	const struct table_out *x = ctx;
+	return profile_writer_write(x->w, out, x->t, &x->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -282,7 +237,7 @@ int cmd_convert(int argc, char **argv)
 			t.timeline[i].weight = period;
 	}
 	for (size_t i = 0; i < cmd.noutputs; i++) {
-		struct table_out w = { &t, cmd.formats[i], cmd.raw[i], cmd.title };
+		struct table_out w = { &t, cmd.writers[i], { .raw = cmd.raw[i], .title = cmd.title } };
 		if (cli_output_write(cli_output_path(cmd.outputs[i]), write_table, &w, err, sizeof(err)) != 0)
 			goto out;
 	}

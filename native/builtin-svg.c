@@ -162,7 +162,7 @@ struct svg_out {
 static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct svg_out *w = ctx;
-	return flamegraph_write(out, w->f->stacks, w->f->n, w->o, err, errlen);
+	return flamegraph_write(out, w->f->stacks, w->f->n, w->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 }
 
 int cmd_svg(int argc, char **argv)

@@ -65,6 +65,8 @@ const char *profile_format_label(enum profile_format f)
 		return "SVG";
 	case PFMT_TEXT:
 		return "text";
+	case PFMT_HTML:
+		return "HTML";
 	default:
 		return "unknown";
 	}

@@ -14,6 +14,7 @@ enum profile_format {
 	PFMT_SPEEDSCOPE, /* speedscope's JSON */
 	PFMT_SVG,        /* a flame graph (written, never read) */
 	PFMT_TEXT,       /* .txt: folded or perf script, the content tells */
+	PFMT_HTML,       /* record's heat map page (written, never read) */
 };
 
 /* The format a file name says (.folded .collapsed .stacks .perf .script .pb
@@ -29,7 +30,8 @@ enum profile_format profile_format_named(const char *name);
  * (blanks, hex address, blank) perf script; text whose first line ends in a
  * blank and a count folded (unless its second line is a frame line). */
 enum profile_format profile_format_sniff(const char *buf, size_t len);
-/* "folded stacks", "perf script text", "pprof", "speedscope JSON", "SVG". */
+/* "folded stacks", "perf script text", "pprof", "speedscope JSON", "SVG",
+ * "HTML". */
 const char *profile_format_label(enum profile_format f);
 
 #endif

@@ -6,6 +6,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "profile_format.h"
+#include "profile_writer.h"
 #include "speedscope.h"
 #include "stack_table.h"
 
@@ -581,6 +582,113 @@ static void test_profile_format(void)
 	CHECK(profile_format_named("yaml") == PFMT_UNKNOWN);
 }
 
+/* The writer table: which row a file name or -t name picks, for convert
+ * (case ignored, .gz) and for record (case kept, .pb.gz only), the lists
+ * the messages give, and the rows' writers. */
+static void test_profile_writer(void)
+{
+	static const struct {
+		const char *name;
+		enum profile_format convert, record; /* PFMT_UNKNOWN: no row */
+		bool raw;
+	} names[] = {
+		{ "cpu.folded", PFMT_FOLDED, PFMT_FOLDED, false },   { "x.collapsed.gz", PFMT_FOLDED, PFMT_UNKNOWN, false },
+		{ "X.FOLDED", PFMT_FOLDED, PFMT_UNKNOWN, false },     { "x.txt", PFMT_FOLDED, PFMT_UNKNOWN, false },
+		{ "run.stacks", PFMT_STACKS, PFMT_STACKS, false },   { "perf.script", PFMT_STACKS, PFMT_UNKNOWN, false },
+		{ "cpu.pb.gz", PFMT_PPROF, PFMT_PPROF, false },      { "cpu.PB.GZ", PFMT_PPROF, PFMT_UNKNOWN, false },
+		{ "cpu.pb", PFMT_PPROF, PFMT_UNKNOWN, true },        { "cpu.pprof", PFMT_PPROF, PFMT_UNKNOWN, false },
+		{ "x.json", PFMT_SPEEDSCOPE, PFMT_SPEEDSCOPE, false }, { "x.svg", PFMT_SVG, PFMT_SVG, false },
+		{ "x.html", PFMT_UNKNOWN, PFMT_HTML, false },        { "-", PFMT_UNKNOWN, PFMT_SVG, false },
+		{ "out.svg/cpu", PFMT_UNKNOWN, PFMT_UNKNOWN, false }, { "x.gz", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
+		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		bool raw = !names[i].raw;
+		const struct profile_writer *c = profile_writer_of_name(names[i].name, &raw);
+		const struct profile_writer *r = profile_writer_for_record(names[i].name);
+		CHECK_MSG((c ? c->format : PFMT_UNKNOWN) == names[i].convert, "convert %s", names[i].name);
+		CHECK_MSG(raw == names[i].raw, "%s", names[i].name);
+		CHECK_MSG((r ? r->format : PFMT_UNKNOWN) == names[i].record, "record %s", names[i].name);
+		CHECK_MSG(!r || (r->cmds & PW_RECORD), "record %s", names[i].name);
+	}
+	/* the writers' extensions are the readers' (.txt is written as folded) */
+	static const char *const stems[] = { "a.folded", "a.collapsed", "a.stacks", "a.perf", "a.script", "a.pb",
+					     "a.pprof", "a.json", "a.svg", "a.txt", "a.html", "a.bin", "a", "a.pb.gz.x",
+					     "A.Folded", "dir.svg/a", ".json", "" };
+	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		for (int gz = 0; gz < 3; gz++) {
+			char name[64];
+			bool raw, wraw;
+			snprintf(name, sizeof(name), "%s%s", stems[i], gz == 0 ? "" : gz == 1 ? ".gz" : ".GZ");
+			enum profile_format f = profile_format_of_name(name, &raw);
+			const struct profile_writer *w = profile_writer_of_name(name, &wraw);
+			CHECK_MSG((w ? w->format : PFMT_UNKNOWN) == (f == PFMT_TEXT ? PFMT_FOLDED : f), "%s", name);
+			CHECK_MSG(raw == wraw, "%s", name);
+		}
+	}
+	CHECK(profile_writer_named("collapsed") == profile_writer_of(PFMT_FOLDED));
+	CHECK(profile_writer_named("pb") == profile_writer_of(PFMT_PPROF));
+	CHECK(profile_writer_named("json") == profile_writer_of(PFMT_SPEEDSCOPE));
+	CHECK(profile_writer_named("SVG") == NULL);
+	CHECK(!(profile_writer_named("stacks")->cmds & PW_CONVERT));
+	CHECK(!(profile_writer_named("html")->cmds & PW_CONVERT));
+	CHECK(profile_writer_of(PFMT_TEXT) == NULL);
+
+	char list[128];
+	profile_writer_list(list, sizeof(list), PW_CONVERT, false);
+	CHECK_EQ_STR(list, "folded, pprof, speedscope or svg");
+	profile_writer_list(list, sizeof(list), PW_CONVERT, true);
+	CHECK_EQ_STR(list, ".folded, .pb.gz, .json or .svg");
+	profile_writer_list(list, sizeof(list), PW_SVG, true);
+	CHECK_EQ_STR(list, ".svg");
+	profile_writer_list(list, 8, PW_RECORD, true); /* cut, terminated */
+	CHECK_EQ_STR(list, ".folded");
+
+	/* the rows' writers: folded in byte order, the SVG titled, no writer for .stacks */
+	struct stack_table t;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	stack_table_init(&t);
+	CHECK(stack_table_add(&t, "m;b", 3, 2, 0) >= 0);
+	CHECK(stack_table_add(&t, "m;a", 3, 5, 0) >= 0);
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(profile_writer_write(profile_writer_of(PFMT_FOLDED), f, &t, NULL, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK_EQ_STR(buf, "m;a 5\nm;b 2\n");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	struct profile_write_opts o = { .title = "T<itle>" };
+	CHECK_MSG(profile_writer_write(profile_writer_of(PFMT_SVG), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
+	fclose(f);
+	CHECK_HAS_STR(buf, ">T&lt;itle&gt;</text>");
+	CHECK_HAS_STR(buf, "<title>a (5 samples, 71.43%)</title>");
+	free(buf);
+	/* record's graph (its title, subtitle and warning, units) drawn as flamegraph_write draws it */
+	struct fg_options g = { .title = "cpu: java", .subtitle = "frame pointers: off", .subtitle_warning = true,
+				.colors = "java", .legend = true, .hash = true, .countname = "ms", .count_scale = 1000 };
+	struct fg_stack st[] = { { "m;a", 5, 0 }, { "m;b", 2, 0 } };
+	char *direct = NULL;
+	size_t direct_len = 0;
+	f = open_memstream(&direct, &direct_len);
+	CHECK(flamegraph_write(f, st, 2, &g, err, sizeof(err)) == 0);
+	fclose(f);
+	f = open_memstream(&buf, &len);
+	o.graph = &g;
+	CHECK_MSG(profile_writer_write(profile_writer_for_record("-"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
+	fclose(f);
+	CHECK_HAS_STR(buf, "class=\"warning\"");
+	CHECK_MSG(len == direct_len && memcmp(buf, direct, len) == 0, "the table's SVG differs from flamegraph_write's");
+	free(direct);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	CHECK(profile_writer_write(profile_writer_of(PFMT_STACKS), f, &t, NULL, err, sizeof(err)) == -1);
+	fclose(f);
+	CHECK_EQ_STR(err, "cannot write stacks from a profile's stacks");
+	CHECK_EQ_U64(len, 0);
+	free(buf);
+	stack_table_free(&t);
+}
+
 /* stack_frame_line splits a frame at its line mark. */
 static void test_frame_line(void)
 {
@@ -703,6 +811,7 @@ int main(void)
 	test_pprof_lines();
 	test_speedscope_lines();
 	test_profile_format();
+	test_profile_writer();
 	test_pprof_roundtrip();
 	test_pprof_gzip_and_weights();
 	test_pprof_foreign();

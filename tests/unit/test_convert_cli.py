@@ -193,6 +193,10 @@ class BadInput(Case):
         self.one_line_error(run(["-f", "folded", "-", "-o", self.p("out.pb.gz")], b"# only a comment\n"), "no stacks")
         self.one_line_error(run([os.path.join(DATA, "convert", "sampled.json"), "-o", self.p("out.svg"),
                                  "-f", "stacks"]), "no samples")
+        # every count zero: the flame graph's own message, with the prefix as every other
+        self.one_line_error(run(["-", "-o", self.p("out.svg")], b"a;b 0\n"), "no samples")
+        r = cli_test.run(["svg", "-o", self.p("out.svg")], b"a;b 0\n")
+        self.one_line_error(r, "no samples")
         self.no_output_left()
 
     def test_failure_keeps_an_existing_output(self):
