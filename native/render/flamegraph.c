@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph_js.h"
 #include "frame_tree.h"
+#include "html_assets.h"
 #include "palette.h"
 #include "svg_out.h"
 
@@ -384,6 +384,20 @@ static void draw_text(struct out *o, const char *id, double x, double y, const c
 	out_str(o, "</text>\n");
 }
 
+/* A script from html_assets/ into the page; one missing is a broken build. */
+static void out_asset(struct out *o, const char *name)
+{
+	size_t len;
+	const char *a = html_asset(name, &len);
+
+	if (!a) {
+		if (!o->err)
+			o->err = ENOENT;
+		return;
+	}
+	out_mem(o, a, len);
+}
+
 static void draw_page(struct draw *d, double legend_y, const struct legend_item *items, size_t nitems)
 {
 	const struct fg_options *op = d->o;
@@ -442,7 +456,8 @@ static void draw_page(struct draw *d, double legend_y, const struct legend_item 
 		 op->inverted ? "true" : "false");
 	out_str(o, num);
 	out_str(o, SEARCHCOLOR "\" };\n");
-	out_str(o, flamegraph_js);
+	out_asset(o, "flame_core.js");
+	out_asset(o, "flamegraph.js");
 	out_str(o, "]]>\n</script>\n<rect x=\"0\" y=\"0\" width=\"");
 	out_num(o, W);
 	out_str(o, "\" height=\"");

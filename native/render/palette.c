@@ -3,6 +3,7 @@
 #include "palette.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frame_mark.h"
@@ -118,30 +119,40 @@ static const char *const jvm_c[] = {
  * C1 ("new_instance Runtime1 stub") and C2 ("_new_array_Java"), and the
  * intrinsics' stubs that take CPU time (array copies and fills, CRCs, crypto,
  * digests, big integers, libm). */
-static const char *const jvm_stubs[] = {
-	"call_stub", "catch_exception", "forward exception", "forward_exception", "vtable chunks",
-	"vtable stub", "itable stub", "I2C/C2I adapters", "MethodHandles adapters", "native signature handlers",
-	"ic_miss_stub", "wrong_method_stub", "wrong_method_abstract_stub", "resolve_virtual_call",
-	"resolve_opt_virtual_call", "resolve_static_call", "SafepointBlob", "DeoptimizationBlob",
-	"UncommonTrapBlob", "ExceptionBlob", "generic_arraycopy", "unsafe_arraycopy", "checkcast_arraycopy",
-	"checkcast_arraycopy_uninit", "jbyte_fill", "jshort_fill", "jint_fill", "arrayof_jbyte_fill",
-	"arrayof_jshort_fill", "arrayof_jint_fill", "updateBytesCRC32", "updateBytesCRC32C",
-	"updateBytesAdler32", "aescrypt_encryptBlock", "aescrypt_decryptBlock",
-	"cipherBlockChaining_encryptAESCrypt", "cipherBlockChaining_decryptAESCrypt",
-	"electronicCodeBook_encryptAESCrypt", "electronicCodeBook_decryptAESCrypt", "counterMode_AESCrypt",
-	"galoisCounterMode_AESCrypt", "ghash_processBlocks", "md5_implCompress", "md5_implCompressMB",
-	"sha1_implCompress", "sha1_implCompressMB", "sha256_implCompress", "sha256_implCompressMB",
-	"sha512_implCompress", "sha512_implCompressMB", "vectorizedMismatch", "multiplyToLen", "squareToLen",
-	"mulAdd", "montgomery_multiply", "montgomery_square", "bigIntegerRightShiftWorker",
-	"bigIntegerLeftShiftWorker", "libmSin", "libmCos", "libmTan", "libmExp", "libmLog", "libmLog10",
-	"libmPow", NULL,
+static const char *const jvm_stubs[] = { /* sorted by strcmp() for bsearch() */
+	"DeoptimizationBlob", "ExceptionBlob", "I2C/C2I adapters", "MethodHandles adapters", "SafepointBlob",
+	"UncommonTrapBlob", "aescrypt_decryptBlock", "aescrypt_encryptBlock", "arrayof_jbyte_fill",
+	"arrayof_jint_fill", "arrayof_jshort_fill", "bigIntegerLeftShiftWorker",
+	"bigIntegerRightShiftWorker", "call_stub", "catch_exception", "checkcast_arraycopy",
+	"checkcast_arraycopy_uninit", "cipherBlockChaining_decryptAESCrypt",
+	"cipherBlockChaining_encryptAESCrypt", "counterMode_AESCrypt", "electronicCodeBook_decryptAESCrypt",
+	"electronicCodeBook_encryptAESCrypt", "forward exception", "forward_exception",
+	"galoisCounterMode_AESCrypt", "generic_arraycopy", "ghash_processBlocks", "ic_miss_stub",
+	"itable stub", "jbyte_fill", "jint_fill", "jshort_fill", "libmCos", "libmExp", "libmLog",
+	"libmLog10", "libmPow", "libmSin", "libmTan", "md5_implCompress", "md5_implCompressMB",
+	"montgomery_multiply", "montgomery_square", "mulAdd", "multiplyToLen", "native signature handlers",
+	"resolve_opt_virtual_call", "resolve_static_call", "resolve_virtual_call", "sha1_implCompress",
+	"sha1_implCompressMB", "sha256_implCompress", "sha256_implCompressMB", "sha512_implCompress",
+	"sha512_implCompressMB", "squareToLen", "unsafe_arraycopy", "updateBytesAdler32", "updateBytesCRC32",
+	"updateBytesCRC32C", "vectorizedMismatch", "vtable chunks", "vtable stub",
+	"wrong_method_abstract_stub", "wrong_method_stub",
 };
+
+const char *const *palette_jvm_stubs(size_t *n)
+{
+	*n = sizeof(jvm_stubs) / sizeof(jvm_stubs[0]);
+	return jvm_stubs;
+}
+
+static int stub_cmp(const void *key, const void *name)
+{
+	return strcmp(key, *(const char *const *)name);
+}
 
 static bool is_jvm_stub(const char *s, size_t len)
 {
-	for (const char *const *w = jvm_stubs; *w; w++)
-		if (strcmp(s, *w) == 0)
-			return true;
+	if (bsearch(s, jvm_stubs, sizeof(jvm_stubs) / sizeof(jvm_stubs[0]), sizeof(jvm_stubs[0]), stub_cmp))
+		return true;
 	/* jint_disjoint_arraycopy_avx3, arrayof_jlong_conjoint_arraycopy */
 	if ((has_prefix(s, "j") || has_prefix(s, "arrayof_j")) && strstr(s, "_arraycopy"))
 		return true;

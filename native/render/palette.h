@@ -88,6 +88,10 @@ enum fg_hue palette_kind_hue(const char *s, size_t len);
 enum fg_hue palette_name_hue(const char *s);
 enum fg_hue palette_hue_at(const char *const *frames, size_t depth, enum fg_hue base);
 
+/* The names of the JVM's generated stubs that rule 6 matches whole (n of
+ * them, sorted by strcmp() for bsearch()); public for the tests. */
+const char *const *palette_jvm_stubs(size_t *n);
+
 /* flamegraph.pl's palettes by --colors name */
 enum palette { PAL_JAVA, PAL_HOT, PAL_MEM, PAL_IO, PAL_JS, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA,
 	       PAL_YELLOW, PAL_PURPLE, PAL_ORANGE };

@@ -67,6 +67,8 @@ def check_file(path):
     scripts = root.findall(SVG + "script")
     if len(scripts) != 1 or "function zoom(" not in (scripts[0].text or ""):
         problems.append("no viewer script")
+    elif "var JFlameCore" not in scripts[0].text or "JFlameCore.layout(" not in scripts[0].text:
+        problems.append("the viewer script without the shared zoom and search (flame_core.js)")
     if problems:
         return problems
 

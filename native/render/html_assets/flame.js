@@ -1,6 +1,7 @@
 /* flame.js - jflame's flame graph component for the HTML views (heat map,
- * compare): the page's call tree, drawn as SVG; click to zoom, regex search,
- * tooltips. Shared by heatmap.js and compare.js; no dependencies. */
+ * compare): the page's call tree, drawn as SVG; click to zoom, regex search
+ * (both flame_core.js's, as in the SVG), tooltips. Shared by heatmap.js and
+ * compare.js; needs flame_core.js before it. */
 "use strict";
 var JFlame = (function () {
 	var SHADES = 8, MATCH_COLOR = "rgb(230,0,230)", FONT_WIDTH = 0.59;
@@ -95,6 +96,11 @@ var JFlame = (function () {
 	}
 	Tree.prototype.children = function (i) {
 		return this.kids[i] || [];
+	};
+	/* The tree as flame_core.js walks it. */
+	Tree.prototype.shape = function () {
+		var t = this;
+		return { parent: this.model.parent, kids: function (i) { return t.children(i); } };
 	};
 
 	var tip = null;
@@ -196,7 +202,6 @@ var JFlame = (function () {
 		var z = this.zoomed, out = [], self = this, matched = this.matched;
 		if (z && !(v[z] > 0))
 			z = this.zoomed = 0;
-		var scale = v[z] > 0 ? (W - 2 * pad) / v[z] : 0;
 
 		function frame(i, x, w, cls) {
 			var d = tree.depth[i], y = pad + (maxDepth - d) * fh, name = model.name(i);
@@ -212,23 +217,7 @@ var JFlame = (function () {
 				"\" rx=\"2\" fill=\"" + fill + "\"/>" + (label ? "<text x=\"" + (x + 3).toFixed(2) + "\" y=\"" +
 				(y + fh - 5) + "\">" + esc(label) + "</text>" : "") + "</g>");
 		}
-		function subtree(i, x) {
-			var w = v[i] * scale;
-			if (w < 0.1)
-				return;
-			frame(i, x, w, "");
-			var k = tree.children(i);
-			for (var j = 0; j < k.length; j++) {
-				if (v[k[j]] > 0) {
-					subtree(k[j], x);
-					x += v[k[j]] * scale;
-				}
-			}
-		}
-		for (var a = model.parent[z]; z && a >= 0; a = model.parent[a])
-			frame(a, pad, W - 2 * pad, "anc");
-		if (scale > 0)
-			subtree(z, pad);
+		JFlameCore.layout(tree.shape(), v, z, pad, W - 2 * pad, 0.1, frame);
 		/* deep stacks make a tall graph whose root is at the bottom: the
 		 * graph scrolls in its box, which starts at the root and keeps its
 		 * distance from the bottom when the graph is drawn again (zoom, search) */
@@ -283,32 +272,17 @@ var JFlame = (function () {
 	/* Paints the frames whose name matches re (a RegExp; null clears) and
 	 * returns the share of all samples under them ("Matched: x%"). */
 	Graph.prototype.search = function (re) {
-		var tree = this.tree, model = tree.model, v = tree.v[this.side], sum = 0;
+		var tree = this.tree, model = tree.model, v = tree.v[this.side];
 		if (!re) {
 			this.matched = null;
 			this.matchedPct = null;
 		} else {
-			var m = new Uint8Array(model.size), stack = [[0, false]];
-			while (stack.length) {
-				var top = stack.pop(), i = top[0], under = top[1], hit = re.test(model.name(i));
-				if (re.global)
-					re.lastIndex = 0;
-				if (hit) {
-					m[i] = 1;
-					if (!under)
-						sum += v[i];
-				}
-				var k = tree.children(i);
-				for (var j = 0; j < k.length; j++)
-					if (v[k[j]] > 0)
-						stack.push([k[j], under || hit]);
-			}
-			this.matched = m;
-			this.matchedPct = v[0] > 0 ? 100 * sum / v[0] : 0;
+			var m = JFlameCore.match(tree.shape(), v, function (i) { return model.name(i); }, re);
+			this.matched = m.hits;
+			this.matchedPct = JFlameCore.pct(m.sum, v[0]);
 		}
 		if (this.o.matched)
-			this.o.matched.textContent = this.matchedPct === null ? "" : "Matched: " +
-				(this.matchedPct === 100 ? "100" : this.matchedPct.toFixed(1)) + "%";
+			this.o.matched.textContent = this.matchedPct === null ? "" : JFlameCore.matchedText(this.matchedPct);
 		this.render();
 		return this.matchedPct;
 	};
@@ -335,10 +309,8 @@ var JFlame = (function () {
 				apply(null);
 				return;
 			}
-			var re;
-			try {
-				re = new RegExp(s, ic && ic.checked ? "i" : "");
-			} catch (err) {
+			var re = JFlameCore.compile(s, ic && ic.checked);
+			if (!re) {
 				input.setCustomValidity("not a regular expression");
 				input.reportValidity();
 				return;
@@ -357,9 +329,10 @@ var JFlame = (function () {
 			input.value = "";
 			apply(null);
 		});
-		document.addEventListener("keydown", function (e) {
-			if ((e.ctrlKey || e.metaKey) && e.key === "f" && input.offsetParent !== null) {
-				e.preventDefault();
+		JFlameCore.keys({
+			find: function () {
+				if (input.offsetParent === null)
+					return false;
 				input.focus();
 				input.select();
 			}
