@@ -40,6 +40,9 @@ if [[ $scope == all ]]; then
   chromium
   # deploy tests: the Kubernetes manifests parsed as YAML
   python3-yaml
+  # the man pages (CMake's manpages target; scripts/package.sh, the image): help2man
+  # writes them from the usage texts; groff and man-db render them in tests/unit
+  help2man groff-base man-db
   # the container image (scripts/image.sh) and its end-to-end test: Debian 12
   # rootfs from Debian's archive, podman to build and run images without a
   # registry (runc where crun refuses hybrid cgroups; buildah and skopeo for

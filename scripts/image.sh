@@ -112,10 +112,11 @@ mapfile -t sources < <(debian_sources)
 # and what they pull in; the agent needs only libc: it dlopens capstone where the
 # JVM's image has it), ca-certificates for --push https.
 runtime_pkgs=(libbpf1 libelf1 zlib1g libcap2 libprotobuf-c1 libjson-c5 libcurl4 libxxhash0 libgsl27 libgslcblas0 ca-certificates)
-# build: scripts/deps.sh's build group (no test-only packages)
+# build: scripts/deps.sh's build group (no test-only packages) and help2man (the man pages)
 build_pkgs=(build-essential cmake pkg-config clang llvm openjdk-17-jdk-headless libcapstone-dev
 	libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool
-	libprotobuf-c-dev protobuf-c-compiler libjson-c-dev libcurl4-openssl-dev libxxhash-dev libgsl-dev)
+	libprotobuf-c-dev protobuf-c-compiler libjson-c-dev libcurl4-openssl-dev libxxhash-dev libgsl-dev
+	help2man)
 # test app: a plain JRE, as Java service images have (none of jflame's libraries)
 java_pkgs=(openjdk-17-jre-headless)
 # no manuals, docs (but copyrights) or translations in the images (the JDK's

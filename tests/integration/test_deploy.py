@@ -15,9 +15,10 @@
 #   -strict (no field the API does not know). kubeconform itself is not
 #   packaged by Debian or npm.
 # Install: `cmake --install` of this build into a scratch prefix gives bin/jflame,
-# lib/libjflame-agent.so, the man page, the README and docs/; the installed jflame finds
-# its agent in ../lib (attaches it to a JVM); the man page documents every
-# option of every subcommand's --help and carries jflame's version.
+# lib/libjflame-agent.so, the man pages (jflame.1, jflame-<command>.1), the README and
+# docs/; the installed jflame finds its agent in ../lib (attaches it to a JVM); each
+# command's man page documents every option of its --help, and every page carries
+# jflame's version.
 import glob
 import json
 import os
@@ -264,8 +265,8 @@ class InstallTest(unittest.TestCase):
         docs = sorted("share/doc/jflame/docs/" + os.path.basename(p)
                       for p in glob.glob(os.path.join(SRC, "docs", "*.md")))
         self.assertTrue(docs, "no docs/*.md in %s" % SRC)
-        self.assertEqual(files, ["bin/jflame", "lib/libjflame-agent.so", "share/doc/jflame/README.md"] + docs +
-                         ["share/man/man1/jflame.1"])
+        pages = sorted(["share/man/man1/jflame.1"] + ["share/man/man1/jflame-%s.1" % s for s in SUBCOMMANDS])
+        self.assertEqual(files, ["bin/jflame", "lib/libjflame-agent.so", "share/doc/jflame/README.md"] + docs + pages)
         self.assertTrue(os.access(os.path.join(self.prefix, "bin/jflame"), os.X_OK))
 
     def test_installed_jflame_finds_its_agent_in_lib(self):
@@ -280,33 +281,32 @@ class InstallTest(unittest.TestCase):
         with open("/proc/%d/maps" % jvm.pid) as f:
             self.assertIn(agent, f.read(), "the JVM did not map the installed agent: " + r.stderr)
 
-    def man_source(self):
-        with open(os.path.join(self.prefix, "share/man/man1/jflame.1")) as f:
-            return f.read()
+    def man_path(self, page):
+        return os.path.join(self.prefix, "share/man/man1", page + ".1")
 
-    def test_man_page_renders_and_has_the_version(self):
-        src = self.man_source()
+    def test_man_pages_render_and_have_the_version(self):
         version = subprocess.run([JFLAME, "--version"], capture_output=True, text=True).stdout.split()[-1]
-        m = re.search(r'^\.TH JFLAME 1 "[^"]*" "jflame ([^"]+)"', src, re.M)
-        self.assertTrue(m, "no .TH line with the version")
-        self.assertEqual(m.group(1), version, "scripts/jflame.1's .TH version differs from jflame --version")
         groff = shutil.which("groff")
         jvmtest.require(groff, "groff missing")
-        r = subprocess.run([groff, "-man", "-ww", "-z", os.path.join(self.prefix, "share/man/man1/jflame.1")],
-                           capture_output=True, text=True, timeout=60)
-        self.assertEqual((r.returncode, r.stderr), (0, ""), "groff warnings")
+        for page in ["jflame"] + ["jflame-" + s for s in SUBCOMMANDS]:
+            with open(self.man_path(page)) as f:
+                src = f.read()
+            m = re.search(r'^\.TH %s "?1"? "[^"]*" "jflame ([^"]+)"' % re.escape(page.upper()), src, re.M)
+            self.assertTrue(m, "no .TH line with the version in " + page)
+            self.assertEqual(m.group(1), version, "%s.1's .TH version differs from jflame --version" % page)
+            r = subprocess.run([groff, "-man", "-ww", "-z", self.man_path(page)],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual((r.returncode, r.stderr), (0, ""), "groff warnings in " + page)
 
-    def test_man_page_documents_every_option(self):
-        src = self.man_source().replace("\\-", "-")
-        src = re.sub(r"\\f[BIRP]", "", src)
-        sections = re.split(r"^\.SS ", src, flags=re.M)
-        by_sub = {s.split("\n", 1)[0].strip(): s for s in sections[1:]}
+    def test_man_pages_document_every_option(self):
         for sub in SUBCOMMANDS:
-            self.assertIn(sub, by_sub, "the man page has no section for %s" % sub)
+            with open(self.man_path("jflame-" + sub)) as f:
+                src = f.read().replace("\\-", "-")
+            src = re.sub(r"\\f[BIRP]", "", src)
             text = subprocess.run([JFLAME, sub, "--help"], capture_output=True, text=True).stdout
             missing = [o for o in help_options(text) if o not in ("-h", "--help")
-                       and not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), by_sub[sub])]
-            self.assertEqual(missing, [], "jflame %s --help options not in the man page's %s section" % (sub, sub))
+                       and not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), src)]
+            self.assertEqual(missing, [], "jflame %s --help options not in jflame-%s.1" % (sub, sub))
 
 
 if __name__ == "__main__":
