@@ -8,6 +8,13 @@
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
 
+/* The walker's registers and frame layout for the architecture built for. */
+#if defined(__TARGET_ARCH_x86)
+#include "walker_arch_x86_64.h"
+#else
+#error "the HotSpot walker knows x86-64 only: a port adds bpf/walker_arch_<arch>.h (see walker_arch_x86_64.h) and selects it here"
+#endif
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by jflame between open and load. */
@@ -28,11 +35,6 @@ const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, n
 #define RING_BYTES (16 * 1024 * 1024)
 const volatile __u64 ring_wakeup_bytes = RING_BYTES / 4;
 
-/* HotSpot on x86_64 (frame_x86.hpp): interpreter frame slots, in words from rbp. */
-#define INTERP_SENDER_SP (-1)
-#define INTERP_METHOD (-3)
-#define INTERP_BCP (-8)
-#define INTERP_SLOTS 10            /* words read below rbp: down to the bcp slot and one more */
 #define SEGMAP_STEPS 12            /* segment map hops to a blob's start (OTel saw at most 9) */
 #define RA_SEARCH_SLOTS 6          /* stack words searched for a return address */
 #define BLOB_HEADER 512            /* CodeBlob bytes read at once, at most */
@@ -89,7 +91,7 @@ struct blob_cache_entry {
  * was 60 times, with these values tracked precisely), but values in a map are
  * not tracked, so that walk_step is verified about twice. */
 struct walk_regs {
-	__u64 pc, sp, fp, r13;
+	__u64 pc, sp, fp, bcp; /* bcp: the interpreter's bcp register (USER_REG_BCP) */
 	__u64 win_lo, win_hi;
 	__u32 n;
 	__u8 end;
@@ -217,47 +219,48 @@ static __always_inline const __u64 *stack_at(struct walk *w, __u64 addr, __u32 n
 	return w->win;
 }
 
-/* Unwinds through the return address at ra_at (the saved rbp, if the frame
- * saved one, just below it). false when it is not code of the JVM. */
+/* Unwinds through the return address at ra_at (the saved frame pointer, if
+ * the frame saved one, just below it). false when it is not code of the JVM. */
 static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_saved)
 {
-	const __u64 *slot = stack_at(w, ra_at - 8, 2);
-	if (!slot)
+	const __u64 *rec = stack_at(w, record_of_return_at(ra_at), FRAME_RECORD_WORDS);
+	if (!rec)
 		return false;
-	if (!in_code(w->hp, slot[1]))
+	if (!in_code(w->hp, frame_return_address(rec)))
 		return false;
-	w->r->pc = slot[1];
-	w->r->sp = ra_at + 8;
+	w->r->pc = frame_return_address(rec);
+	w->r->sp = caller_sp_after_return_at(ra_at);
 	if (fp_saved)
-		w->r->fp = slot[0];
+		w->r->fp = frame_saved_fp(rec);
 	return true;
 }
 
-/* A compiled frame's return address is at sp + frame size - 8; code that
- * pushed more than the blob says is covered by searching a few words further,
- * as HotSpot's own safe_for_sender and the OTel profiler do. */
+/* A compiled frame's return address is in its top word (compiled_return_at);
+ * code that pushed more than the blob says is covered by searching a few words
+ * further, as HotSpot's own safe_for_sender and the OTel profiler do. */
 static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bool fp_saved)
 {
-	__u64 at = w->r->sp + frame_bytes - 8;
-	const __u64 *stack = stack_at(w, at - 8, 2);
+	__u64 at = compiled_return_at(w->r->sp, frame_bytes);
+	const __u64 *rec = stack_at(w, record_of_return_at(at), FRAME_RECORD_WORDS);
 	/* the return address where the frame size says, most of the time */
-	if (!stack)
+	if (!rec)
 		return false;
-	if (in_code(w->hp, stack[1])) {
-		w->r->pc = stack[1];
-		w->r->sp = at + 8;
+	if (in_code(w->hp, frame_return_address(rec))) {
+		w->r->pc = frame_return_address(rec);
+		w->r->sp = caller_sp_after_return_at(at);
 		if (fp_saved)
-			w->r->fp = stack[0];
+			w->r->fp = frame_saved_fp(rec);
 		return true;
 	}
-	if (!(stack = stack_at(w, at - 8, RA_SEARCH_SLOTS + 1)))
+	if (!(rec = stack_at(w, record_of_return_at(at), RA_SEARCH_SLOTS + 1)))
 		return false;
 	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
-		if (in_code(w->hp, stack[i + 1])) {
-			w->r->pc = stack[i + 1];
-			w->r->sp = at + 8 * i + 8;
+		/* the record one word further: frame_return_address(rec + i), as rec[i + 1] */
+		if (in_code(w->hp, rec[i + 1])) {
+			w->r->pc = rec[i + 1];
+			w->r->sp = caller_sp_after_return_at(at + 8 * i);
 			if (fp_saved)
-				w->r->fp = stack[i];
+				w->r->fp = rec[i];
 			return true;
 		}
 	}
@@ -267,15 +270,15 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 /* Frame-pointer step: what the kernel does for native code. */
 static __always_inline void unwind_fp(struct walk *w)
 {
-	const __u64 *slot = NULL;
+	const __u64 *rec = NULL;
 	if (!w->r->fp || w->r->fp < w->r->sp || w->r->fp - w->r->sp > MAX_FRAME_BYTES || (w->r->fp & 7) ||
-	    !(slot = stack_at(w, w->r->fp, 2)) || !slot[1]) {
+	    !(rec = stack_at(w, w->r->fp, FRAME_RECORD_WORDS)) || !frame_return_address(rec)) {
 		w->r->done = true; /* the stack's root, or a frame without a frame pointer */
 		return;
 	}
-	w->r->pc = slot[1];
-	w->r->sp = w->r->fp + 16;
-	w->r->fp = slot[0];
+	w->r->pc = frame_return_address(rec);
+	w->r->sp = frame_caller_sp(w->r->fp);
+	w->r->fp = frame_saved_fp(rec);
 }
 
 static __always_inline bool fp_plausible(const struct walk *w)
@@ -289,18 +292,20 @@ static __always_inline void walk_fail(struct walk *w, __u8 why)
 	w->r->done = true;
 }
 
-/* An interpreter frame: rbp-based with fixed slots (frame_x86.hpp). The
- * caller's sp is the sender sp the interpreter saved (its caller may have
- * been extended by an adapter). */
+/* An interpreter frame: frame-pointer based with fixed slots (INTERP_*, below
+ * the frame record). The caller's sp is the sender sp the interpreter saved
+ * (its caller may have been extended by an adapter). */
 static __always_inline void unwind_interp(struct walk *w, struct profile_frame *f, bool leaf)
 {
 	const __u64 *slots;
 	__u64 cm = 0, bcp, bci;
-	if (!fp_plausible(w) || !w->r->fp || !(slots = stack_at(w, w->r->fp - 8 * INTERP_SLOTS, INTERP_SLOTS + 2)))
+	if (!fp_plausible(w) || !w->r->fp ||
+	    !(slots = stack_at(w, w->r->fp - 8 * INTERP_SLOTS, INTERP_SLOTS + FRAME_RECORD_WORDS)))
 		return walk_fail(w, PROFILE_END_BAD_INTERP);
-	__u64 method = slots[INTERP_SLOTS + INTERP_METHOD];
-	/* the running frame keeps its bcp in r13; callers have it saved */
-	bcp = leaf ? w->r->r13 : slots[INTERP_SLOTS + INTERP_BCP];
+	const __u64 *rec = slots + INTERP_SLOTS; /* the frame record, at fp */
+	__u64 method = rec[INTERP_METHOD];
+	/* the running frame keeps its bcp in a register; callers have it saved */
+	bcp = leaf ? w->r->bcp : rec[INTERP_BCP];
 	if (!method || (method & 7) ||
 	    bpf_probe_read_user(&cm, sizeof(cm), (void *)(method + w->hp->method_const_method)) != 0 || !cm)
 		return walk_fail(w, PROFILE_END_BAD_INTERP);
@@ -309,9 +314,9 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
 	f->method = method;
 	f->cookie = (__u32)(cm >> 3);
 	f->bci = bcp >= cm + w->hp->const_method_size && bci < 0xffff ? (__u16)bci : 0xffff;
-	w->r->pc = slots[INTERP_SLOTS + 1];
-	w->r->sp = slots[INTERP_SLOTS + INTERP_SENDER_SP];
-	w->r->fp = slots[INTERP_SLOTS];
+	w->r->pc = frame_return_address(rec);
+	w->r->sp = rec[INTERP_SENDER_SP];
+	w->r->fp = frame_saved_fp(rec);
 	if (!w->r->pc)
 		w->r->done = true;
 }
@@ -320,26 +325,27 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
  * the frame is not (or no longer) frame_size words: true when handled. */
 static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, __s32 complete)
 {
-	__u8 code[16];
+	__u8 code[EPILOGUE_CODE_BYTES];
 	if (complete > 0 && w->r->pc < code_begin + (__u32)complete) {
-		/* before `push rbp` the return address is at sp, after it at sp + 8 */
+		/* before the frame pointer is pushed the return address is at sp, after it above it */
 		if (take_return(w, w->r->sp, false))
 			return true;
-		return take_return(w, w->r->sp + 8, true);
+		return take_return(w, return_above_saved_fp(w->r->sp), true);
 	}
-	if (bpf_probe_read_user(code, sizeof(code), (void *)(w->r->pc - 1)) != 0)
+	if (bpf_probe_read_user(code, sizeof(code), (void *)(w->r->pc - EPILOGUE_CODE_BEFORE)) != 0)
 		return false;
-	if (code[1] == 0xc3) /* ret */
+	/* code[1] is the instruction at pc */
+	if (code_is_ret(code[1]))
 		return take_return(w, w->r->sp, false);
 	bool ret_ahead = false;
-	for (int i = 2; i < 16; i++)
-		ret_ahead |= code[i] == 0xc3;
+	for (int i = 2; i < EPILOGUE_CODE_BYTES; i++)
+		ret_ahead |= code_is_ret(code[i]);
 	if (!ret_ahead)
 		return false;
-	if (code[1] == 0x5d) /* pop rbp; ... ret */
-		return take_return(w, w->r->sp + 8, true);
-	/* just after `pop rbp` or `leave`, or on the return's safepoint poll */
-	if (code[0] == 0x5d || code[0] == 0xc9 || (code[1] == 0x0f && code[2] == 0x87 && code[7] == 0xc3))
+	if (code_is_pop_fp(code[1])) /* pop the frame pointer; ... ret */
+		return take_return(w, return_above_saved_fp(w->r->sp), true);
+	/* just after popping the frame pointer or `leave`, or on the return's safepoint poll */
+	if (code_is_pop_fp(code[0]) || code_is_leave(code[0]) || code_is_return_poll(code + 1))
 		return take_return(w, w->r->sp, false);
 	return false;
 }
@@ -471,7 +477,7 @@ static long scan_step(__u32 j, void *ctx)
 	if (ra < w->hp->jvm_text_low || ra >= w->hp->jvm_text_high || fp <= a || fp - a > MAX_FRAME_BYTES || (fp & 7))
 		return 0;
 	w->r->pc = ra;
-	w->r->sp = a + 8;
+	w->r->sp = caller_sp_after_return_at(a);
 	w->r->fp = fp;
 	q->found = true;
 	return 1;
@@ -575,22 +581,21 @@ static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u3
  * event's sample that hit user mode), else those saved on kernel entry. */
 static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
 {
-	/* context fields are read whole, 8 bytes (the verifier allows no less) */
-	if (perf && (*(volatile __u64 *)&((struct bpf_perf_event_data *)ctx)->regs.cs & 3) == 3) {
+	if (perf && user_mode_sampled(ctx)) {
 		struct bpf_perf_event_data *pe = ctx;
-		w->r->pc = pe->regs.ip;
-		w->r->sp = pe->regs.sp;
-		w->r->fp = pe->regs.bp;
-		w->r->r13 = pe->regs.r13;
+		w->r->pc = pe->regs.USER_REG_PC;
+		w->r->sp = pe->regs.USER_REG_SP;
+		w->r->fp = pe->regs.USER_REG_FP;
+		w->r->bcp = pe->regs.USER_REG_BCP;
 		return 0;
 	}
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs)
 		return -1;
-	w->r->pc = BPF_CORE_READ(regs, ip);
-	w->r->sp = BPF_CORE_READ(regs, sp);
-	w->r->fp = BPF_CORE_READ(regs, bp);
-	w->r->r13 = BPF_CORE_READ(regs, r13);
+	w->r->pc = BPF_CORE_READ(regs, USER_REG_PC);
+	w->r->sp = BPF_CORE_READ(regs, USER_REG_SP);
+	w->r->fp = BPF_CORE_READ(regs, USER_REG_FP);
+	w->r->bcp = BPF_CORE_READ(regs, USER_REG_BCP);
 	return 0;
 }
 
@@ -800,7 +805,7 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (ktid && select_current(&pid, &tid)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 		if (prev_state != 0 && regs) /* blocked (not preempted): in which syscall */
-			v.nr = (__s64)BPF_CORE_READ(regs, orig_ax);
+			v.nr = (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL);
 		if (bpf_map_update_elem(&offcpu_start, &ktid, &v, BPF_ANY) != 0)
 			count(PROFILE_STAT_OFFCPU_LOST);
 	}
@@ -837,7 +842,7 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 
 	if (!ktid || !(pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
 		return 0;
-	return offcpu_emit(ctx, ktid, pend, pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, orig_ax));
+	return offcpu_emit(ctx, ktid, pend, pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL));
 }
 
 /* A launched command's children (a wrapper script starting java) are recorded too. */

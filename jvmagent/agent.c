@@ -22,6 +22,7 @@
 #include "agent_sampler.h"
 #include "agent_status.h"
 #include "code_table.h"
+#include "deadline.h"
 #include "inline_ranges.h"
 #include "java_names.h"
 #include "prologue_check.h"
@@ -260,13 +261,7 @@ static void *status_loop(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&g.lock);
 	while (!g.stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += FLUSH_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = deadline_after_ms(FLUSH_MS);
 		pthread_cond_timedwait(&g.wake, &g.lock, &ts);
 		if (g.stopping)
 			break;

@@ -17,6 +17,7 @@
 #include "agent_alloc.h"
 #include "agent_lock.h"
 #include "agent_sampler.h"
+#include "deadline.h"
 #include "java_names.h"
 #include "sample_ring.h"
 
@@ -208,13 +209,7 @@ static void JNICALL control_loop(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		pthread_mutex_lock(&smp.lock);
 		if (smp.stop)
 			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += CONTROL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = deadline_after_ms(CONTROL_MS);
 		pthread_cond_timedwait(&smp.wake, &smp.lock, &ts);
 	}
 	pthread_mutex_unlock(&smp.lock);
@@ -310,14 +305,7 @@ void agent_sampler_stop(int wait_ms)
 	smp.stop = true;
 	pthread_cond_broadcast(&smp.wake);
 	if (wait_ms > 0 && smp.running) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += wait_ms / 1000;
-		ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = deadline_after_ms(wait_ms);
 		while (smp.running && pthread_cond_timedwait(&smp.wake, &smp.lock, &ts) == 0)
 			;
 	}

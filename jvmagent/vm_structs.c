@@ -1,7 +1,8 @@
 /* vm_structs.c - finds fields and flags through HotSpot's gHotSpotVMStructs and
- * gHotSpotVMTypes tables, exported by libjvm for the serviceability agent. */
+ * gHotSpotVMTypes tables in the agent's own process (parsed by vm_tables.c, as jflame's are). */
 #define _GNU_SOURCE
 #include "vm_structs.h"
+#include "vm_tables.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -9,13 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct table {
-	const char *base;
-	uint64_t stride;
-	uint64_t type_off, field_off, static_off, offset_off, address_off, size_off;
-};
-
-static struct table structs, types;
 static int ready;
 static long off_flag_name = -1, off_flag_addr = -1, flag_size = -1;
 static void **flag_array_addr;
@@ -37,14 +31,47 @@ static int load_u64(void *lib, const char *name, uint64_t *out)
 	return 0;
 }
 
-static const char *str_at(const char *entry, uint64_t off)
-{
-	return *(const char *const *)(entry + off);
-}
+enum { W_FLAG_NAME, W_FLAG_ADDR, W_FLAGS, W_NUM_FLAGS, W_OSTHREAD, W_THREAD_ID, W_FLAG_SIZE };
 
-static int same(const char *a, const char *b)
+/* JDK 9+ spells the flag type JVMFlag, JDK 8 Flag. */
+static const struct vm_tables_want wanted[] = {
+	{ "JVMFlag", "_name", W_FLAG_NAME },  { "Flag", "_name", W_FLAG_NAME },
+	{ "JVMFlag", "_addr", W_FLAG_ADDR },  { "Flag", "_addr", W_FLAG_ADDR },
+	{ "JVMFlag", "flags", W_FLAGS },      { "Flag", "flags", W_FLAGS },
+	{ "JVMFlag", "numFlags", W_NUM_FLAGS }, { "Flag", "numFlags", W_NUM_FLAGS },
+	{ "Thread", "_osthread", W_OSTHREAD }, { "JavaThread", "_osthread", W_OSTHREAD },
+	{ "OSThread", "_thread_id", W_THREAD_ID },
+	{ "JVMFlag", NULL, W_FLAG_SIZE },     { "Flag", NULL, W_FLAG_SIZE },
+};
+
+static void tables_take(void *ctx, const struct hotspot_entry *e)
 {
-	return a && strcmp(a, b) == 0;
+	(void)ctx;
+	switch (vm_tables_match(wanted, sizeof(wanted) / sizeof(wanted[0]), e)) {
+	case W_FLAG_NAME:
+		off_flag_name = (long)e->value;
+		break;
+	case W_FLAG_ADDR:
+		off_flag_addr = (long)e->value;
+		break;
+	case W_FLAGS:
+		if (e->is_static)
+			flag_array_addr = (void **)(uintptr_t)e->value;
+		break;
+	case W_NUM_FLAGS:
+		if (e->is_static)
+			flag_count_addr = (size_t *)(uintptr_t)e->value;
+		break;
+	case W_OSTHREAD:
+		off_osthread = (long)e->value;
+		break;
+	case W_THREAD_ID:
+		off_thread_id = (long)e->value;
+		break;
+	case W_FLAG_SIZE:
+		flag_size = (long)e->value;
+		break;
+	}
 }
 
 /* libjvm: the launcher loads it RTLD_GLOBAL; otherwise find it in /proc/self/maps. */
@@ -76,6 +103,7 @@ int vm_structs_init(void)
 {
 	void *lib;
 	const char *const *sp, *const *tp;
+	struct vm_tables_layout l;
 	if (ready)
 		return ready > 0 ? 0 : -1;
 	ready = -1;
@@ -84,50 +112,22 @@ int vm_structs_init(void)
 	tp = sym(lib, "gHotSpotVMTypes");
 	if (!sp || !tp || !*sp || !*tp)
 		return -1;
-	structs.base = *sp;
-	types.base = *tp;
-	if (load_u64(lib, "gHotSpotVMStructEntryArrayStride", &structs.stride) ||
-	    load_u64(lib, "gHotSpotVMStructEntryTypeNameOffset", &structs.type_off) ||
-	    load_u64(lib, "gHotSpotVMStructEntryFieldNameOffset", &structs.field_off) ||
-	    load_u64(lib, "gHotSpotVMStructEntryIsStaticOffset", &structs.static_off) ||
-	    load_u64(lib, "gHotSpotVMStructEntryOffsetOffset", &structs.offset_off) ||
-	    load_u64(lib, "gHotSpotVMStructEntryAddressOffset", &structs.address_off) ||
-	    load_u64(lib, "gHotSpotVMTypeEntryArrayStride", &types.stride) ||
-	    load_u64(lib, "gHotSpotVMTypeEntryTypeNameOffset", &types.type_off) ||
-	    load_u64(lib, "gHotSpotVMTypeEntrySizeOffset", &types.size_off))
+	l.structs = (uint64_t)(uintptr_t)*sp;
+	l.types = (uint64_t)(uintptr_t)*tp;
+	if (load_u64(lib, "gHotSpotVMStructEntryArrayStride", &l.struct_stride) ||
+	    load_u64(lib, "gHotSpotVMStructEntryTypeNameOffset", &l.struct_type) ||
+	    load_u64(lib, "gHotSpotVMStructEntryFieldNameOffset", &l.struct_field) ||
+	    load_u64(lib, "gHotSpotVMStructEntryTypeStringOffset", &l.struct_type_string) ||
+	    load_u64(lib, "gHotSpotVMStructEntryIsStaticOffset", &l.struct_is_static) ||
+	    load_u64(lib, "gHotSpotVMStructEntryOffsetOffset", &l.struct_offset) ||
+	    load_u64(lib, "gHotSpotVMStructEntryAddressOffset", &l.struct_address) ||
+	    load_u64(lib, "gHotSpotVMTypeEntryArrayStride", &l.type_stride) ||
+	    load_u64(lib, "gHotSpotVMTypeEntryTypeNameOffset", &l.type_type) ||
+	    load_u64(lib, "gHotSpotVMTypeEntrySizeOffset", &l.type_size))
 		return -1;
-
-	for (const char *e = structs.base;; e += structs.stride) {
-		const char *type = str_at(e, structs.type_off), *field = str_at(e, structs.field_off);
-		if (!type)
-			break;
-		if (!field)
-			continue;
-		int is_static = *(const int32_t *)(e + structs.static_off);
-		uint64_t offset = *(const uint64_t *)(e + structs.offset_off);
-		void *address = *(void *const *)(e + structs.address_off);
-		if (same(type, "JVMFlag") || same(type, "Flag")) {
-			if (same(field, "_name"))
-				off_flag_name = (long)offset;
-			else if (same(field, "_addr"))
-				off_flag_addr = (long)offset;
-			else if (same(field, "flags") && is_static)
-				flag_array_addr = address;
-			else if (same(field, "numFlags") && is_static)
-				flag_count_addr = address;
-		} else if ((same(type, "Thread") || same(type, "JavaThread")) && same(field, "_osthread")) {
-			off_osthread = (long)offset;
-		} else if (same(type, "OSThread") && same(field, "_thread_id")) {
-			off_thread_id = (long)offset;
-		}
-	}
-	for (const char *e = types.base;; e += types.stride) {
-		const char *type = str_at(e, types.type_off);
-		if (!type)
-			break;
-		if (same(type, "JVMFlag") || same(type, "Flag"))
-			flag_size = (long)*(const uint64_t *)(e + types.size_off);
-	}
+	if (vm_tables_each(&l, false, &vm_tables_own_memory, tables_take, NULL) != 0 ||
+	    vm_tables_each(&l, true, &vm_tables_own_memory, tables_take, NULL) != 0)
+		return -1;
 	ready = 1;
 	return 0;
 }

@@ -20,9 +20,6 @@
 #include "remote_mem.h"
 #include "target_file.h"
 
-#define MAX_STRIDE 256        /* a table entry is well below this */
-#define MAX_ENTRIES (1 << 15) /* entries of a table at most (JDK 17 has 1500) */
-#define MAX_NAME 256          /* type, field and type names */
 #define NO_COUNTER_FLUSH_NS 1000000000ULL
 #define PAGE 4096
 #define PAGES 128 /* the table reader's page cache */
@@ -95,21 +92,6 @@ static int pages_read(const struct hotspot_vm *vm, struct pages *pc, uint64_t ad
 	return 0;
 }
 
-/* A NUL-terminated string of at most len - 1 bytes: 0 when a NUL was found. */
-static int pages_cstr(const struct hotspot_vm *vm, struct pages *pc, uint64_t addr, char *out, size_t len)
-{
-	for (size_t got = 0; got + 1 < len;) {
-		size_t chunk = 32 - ((addr + got) & 31); /* stops at 32-byte boundaries: near a mapping's end too */
-		chunk = chunk < len - 1 - got ? chunk : len - 1 - got;
-		if (pages_read(vm, pc, addr + got, out + got, chunk) != 0)
-			return -1;
-		if (memchr(out + got, '\0', chunk))
-			return 0;
-		got += chunk;
-	}
-	return -1;
-}
-
 /* ---- the tables ------------------------------------------------------------------ */
 
 /* ... and after them, in the same lookup, the symbols that may be missing
@@ -132,60 +114,41 @@ static const char *const sym_names[NSYMS_ALL] = {
 	"_ZN12StubCodeDesc5_listE", /* StubCodeDesc::_list: the generated stubs' names */
 };
 
-/* Reads one table (types: gHotSpotVMTypes) and calls fn for each entry. The
- * end is the entry without a type name; garbage ends it too (bounded). */
+/* The tables' reads: through the vm's page cache. */
+struct table_mem {
+	const struct hotspot_vm *vm;
+	struct pages *pc;
+};
+
+static int table_mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct table_mem *m = ctx;
+	return pages_read(m->vm, m->pc, addr, buf, len);
+}
+
+/* Reads one table (types: gHotSpotVMTypes) and calls fn for each entry. */
 static int table_read(const struct hotspot_vm *vm, struct pages *pc, bool types, hotspot_entry_fn fn, void *ctx)
 {
 	const uint64_t *s = vm->sym;
-	uint64_t base = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPES : HOTSPOT_SYM_STRUCTS]);
-	uint64_t stride = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPE_STRIDE : HOTSPOT_SYM_STRUCT_STRIDE]);
-	uint64_t type_off = remote_mem_u64(&vm->mem, s[types ? HOTSPOT_SYM_TYPE_TYPE : HOTSPOT_SYM_STRUCT_TYPE]);
-	uint64_t field_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_FIELD]);
-	uint64_t tstring_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_TSTRING]);
-	uint64_t static_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_STATIC]);
-	uint64_t offset_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_OFFSET]);
-	uint64_t address_off = types ? 0 : remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_ADDRESS]);
-	uint64_t size_off = types ? remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPE_SIZE]) : 0;
-	unsigned char e[MAX_STRIDE];
-	char type[MAX_NAME], field[MAX_NAME], tstring[MAX_NAME];
-	uint64_t type_ptr = 0;
-	if (!base || stride < 8 || stride > MAX_STRIDE || type_off > stride - 8 || field_off > stride - 8 ||
-	    tstring_off > stride - 8 || static_off > stride - 4 || offset_off > stride - 8 ||
-	    address_off > stride - 8 || size_off > stride - 8)
-		return -1;
-	for (uint64_t i = 0; i < MAX_ENTRIES; i++) {
-		uint64_t tp, fp, sp, v;
-		int32_t is_static;
-		if (pages_read(vm, pc, base + i * stride, e, stride) != 0)
-			return -1;
-		memcpy(&tp, e + type_off, 8);
-		if (!tp)
-			return 0;
-		if (tp != type_ptr) { /* entries of one type share their name */
-			type_ptr = 0;
-			if (pages_cstr(vm, pc, tp, type, sizeof(type)) != 0)
-				continue;
-			type_ptr = tp;
-		}
-		struct hotspot_entry ent = { .type = type };
-		if (types) {
-			memcpy(&ent.value, e + size_off, 8);
-			fn(ctx, &ent);
-			continue;
-		}
-		memcpy(&fp, e + field_off, 8);
-		memcpy(&sp, e + tstring_off, 8);
-		memcpy(&is_static, e + static_off, 4);
-		if (!fp || pages_cstr(vm, pc, fp, field, sizeof(field)) != 0)
-			continue;
-		ent.field = field;
-		ent.type_string = sp && pages_cstr(vm, pc, sp, tstring, sizeof(tstring)) == 0 ? tstring : "";
-		ent.is_static = is_static != 0;
-		memcpy(&v, e + (ent.is_static ? address_off : offset_off), 8);
-		ent.value = v;
-		fn(ctx, &ent);
+	struct table_mem m = { vm, pc };
+	const struct vm_tables_mem mem = { table_mem_read, NULL, &m };
+	struct vm_tables_layout l = { 0 };
+	if (types) {
+		l.types = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPES]);
+		l.type_stride = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPE_STRIDE]);
+		l.type_type = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPE_TYPE]);
+		l.type_size = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_TYPE_SIZE]);
+	} else {
+		l.structs = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCTS]);
+		l.struct_stride = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_STRIDE]);
+		l.struct_type = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_TYPE]);
+		l.struct_field = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_FIELD]);
+		l.struct_type_string = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_TSTRING]);
+		l.struct_is_static = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_STATIC]);
+		l.struct_offset = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_OFFSET]);
+		l.struct_address = remote_mem_u64(&vm->mem, s[HOTSPOT_SYM_STRUCT_ADDRESS]);
 	}
-	return -1;
+	return vm_tables_each(&l, types, &mem, fn, ctx);
 }
 
 int hotspot_vm_entries(struct hotspot_vm *vm, hotspot_entry_fn fn, void *ctx)
@@ -213,10 +176,7 @@ enum field {
 };
 enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, A_FLAGS, A_NFLAGS, A_CALL_STUB_RET, NSTATICS };
 
-static const struct {
-	const char *type, *field;
-	int id;
-} wanted[] = {
+static const struct vm_tables_want wanted[] = {
 	{ "CodeHeap", "_memory", F_HEAP_MEMORY },
 	{ "CodeHeap", "_segmap", F_HEAP_SEGMAP },
 	{ "CodeHeap", "_log2_segment_size", F_HEAP_LOG2 },
@@ -272,10 +232,7 @@ static const int int_fields[] = { F_NM_SCOPES_PCS, F_NM_SCOPES_DATA, F_NM_DEPS, 
 				  F_NM_IMMUTABLE_SIZE, F_BLOB_RELOC_SIZE, F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,
 				  F_PCDESC_SCOPE };
 
-static const struct {
-	const char *type, *field;
-	int id;
-} wanted_static[] = {
+static const struct vm_tables_want wanted_static[] = {
 	{ "CodeCache", "_heaps", A_HEAPS },
 	{ "CodeCache", "_low_bound", A_LOW },
 	{ "CodeCache", "_high_bound", A_HIGH },
@@ -286,15 +243,12 @@ static const struct {
 	{ "StubRoutines", "_call_stub_return_address", A_CALL_STUB_RET },
 };
 
-static const struct {
-	const char *type;
-	int id;
-} wanted_types[] = {
-	{ "HeapBlock", T_HEAPBLOCK },
-	{ "ConstMethod", T_CONSTMETHOD },
-	{ "ConstantPool", T_CONSTANTPOOL },
-	{ "PcDesc", T_PCDESC },
-	{ "JVMFlag", T_JVMFLAG },
+static const struct vm_tables_want wanted_types[] = {
+	{ "HeapBlock", NULL, T_HEAPBLOCK },
+	{ "ConstMethod", NULL, T_CONSTMETHOD },
+	{ "ConstantPool", NULL, T_CONSTANTPOOL },
+	{ "PcDesc", NULL, T_PCDESC },
+	{ "JVMFlag", NULL, T_JVMFLAG },
 };
 
 struct tables {
@@ -306,31 +260,26 @@ struct tables {
 static void tables_take(void *ctx, const struct hotspot_entry *e)
 {
 	struct tables *t = ctx;
-	size_t k;
+	int id;
 	if (!e->field) {
-		for (k = 0; k < sizeof(wanted_types) / sizeof(wanted_types[0]); k++)
-			if (strcmp(e->type, wanted_types[k].type) == 0)
-				t->f[wanted_types[k].id] = e->value <= 0xffff ? (long)e->value : -1;
+		if ((id = vm_tables_match(wanted_types, sizeof(wanted_types) / sizeof(wanted_types[0]), e)) >= 0)
+			t->f[id] = e->value <= 0xffff ? (long)e->value : -1;
 		return;
 	}
 	if (e->is_static) {
-		for (k = 0; k < sizeof(wanted_static) / sizeof(wanted_static[0]); k++)
-			if (strcmp(e->type, wanted_static[k].type) == 0 &&
-			    strcmp(e->field, wanted_static[k].field) == 0)
-				t->a[wanted_static[k].id] = e->value;
+		if ((id = vm_tables_match(wanted_static, sizeof(wanted_static) / sizeof(wanted_static[0]), e)) >= 0)
+			t->a[id] = e->value;
 		return;
 	}
-	for (k = 0; k < sizeof(wanted) / sizeof(wanted[0]); k++)
-		if (strcmp(e->type, wanted[k].type) == 0 && strcmp(e->field, wanted[k].field) == 0) {
-			/* an offset past 64 KiB is no offset this code can use */
-			t->f[wanted[k].id] = e->value <= 0xffff ? (long)e->value : -1;
-			if (wanted[k].id == F_BLOB_COMPLETE) /* "int", from JDK 23 "int16_t" */
-				t->complete_size = strstr(e->type_string, "16") ? 2 :
-						   strstr(e->type_string, "int") ? 4 : 0;
-			for (size_t i = 0; i < sizeof(int_fields) / sizeof(int_fields[0]); i++)
-				if (int_fields[i] == wanted[k].id && strcmp(e->type_string, "int") != 0)
-					t->f[wanted[k].id] = -1;
-		}
+	if ((id = vm_tables_match(wanted, sizeof(wanted) / sizeof(wanted[0]), e)) < 0)
+		return;
+	/* an offset past 64 KiB is no offset this code can use */
+	t->f[id] = e->value <= 0xffff ? (long)e->value : -1;
+	if (id == F_BLOB_COMPLETE) /* "int", from JDK 23 "int16_t" */
+		t->complete_size = strstr(e->type_string, "16") ? 2 : strstr(e->type_string, "int") ? 4 : 0;
+	for (size_t i = 0; i < sizeof(int_fields) / sizeof(int_fields[0]); i++)
+		if (int_fields[i] == id && strcmp(e->type_string, "int") != 0)
+			t->f[id] = -1;
 }
 
 static bool fits_u16(long v)

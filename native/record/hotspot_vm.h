@@ -13,6 +13,7 @@
 #include "hotspot_names.h" /* hotspot_read_fn, struct hotspot_layout */
 #include "profile.h"
 #include "str_intern.h"
+#include "vm_tables.h" /* struct hotspot_entry, hotspot_entry_fn */
 
 struct hotspot_vm;
 
@@ -110,15 +111,6 @@ const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob);
 /* The layout the names use (for tests). */
 const struct hotspot_layout *hotspot_vm_layout(const struct hotspot_vm *vm);
 
-/* One entry of the JVM's tables: a field (gHotSpotVMStructs: type, field,
- * type_string, offset or, when is_static, address) or a type
- * (gHotSpotVMTypes: type, size). */
-struct hotspot_entry {
-	const char *type, *field, *type_string; /* field and type_string NULL for a type */
-	bool is_static;
-	uint64_t value; /* the offset, the static field's address, or the type's size */
-};
-typedef void (*hotspot_entry_fn)(void *ctx, const struct hotspot_entry *e);
 /* Calls fn for every entry of both tables, read anew (for tests and tools):
  * 0, or -1 when they cannot be read (a vm made by hotspot_vm_new has none). */
 int hotspot_vm_entries(struct hotspot_vm *vm, hotspot_entry_fn fn, void *ctx);
