@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_layout.py - native/'s stages include only their own and lower stages'
-headers (util < model < attach < record < formats < render < the front ends), and
+headers (util < model < attach < record < formats < render < session < the front ends), and
 no stage calls a function the front ends define (a sample's path runs down the
 stages and never climbs back to builtin-*.c by name)."""
 import os
@@ -9,7 +9,7 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 NATIVE = os.path.join(ROOT, 'native')
-STAGES = ['util', 'model', 'attach', 'record', 'formats', 'render']
+STAGES = ['util', 'model', 'attach', 'record', 'formats', 'render', 'session']
 FRONT = len(STAGES)  # jflame.c, builtin-*.c and their helpers in native/ itself
 # headers from outside native/: the agent's pure-C modules (jvmagent/), the BPF
 # program's shared types and skeleton (bpf/, generated), and generated code

@@ -1,0 +1,156 @@
+/* record_windows.c - a recording's windows: the folded samples of the sampler and of the
+ * agents go into the window of their time, with its .stacks file and heat map; opened, freed. */
+#include "record_windows.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heatmap.h"
+#include "out_name.h"
+#include "record_outputs.h"
+#include "sampler.h"
+#include "symbolize.h"
+
+/* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
+static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
+				const char *thread, const struct frame *f, size_t n)
+{
+	FILE *out = stacks_order_begin(&w->stacks_order, w->stacks.f);
+	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
+	uint64_t period = strcmp(event, "cpu-clock") == 0 ? 1000000000ULL / (uint64_t)r->o.freq : 1;
+	if (s->kind == PROFILE_KIND_OFFCPU) { /* as perf's offcpu-time: the period is the time blocked */
+		event = "offcpu-time";
+		period = s->weight_ns;
+	}
+	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
+		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period, event);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].line > 0) /* perf script -F+srcline puts "file:line" under its frame */
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n  %s:%d\n", (uint64_t)f[i].addr, f[i].name, f[i].dso,
+				f[i].file ? f[i].file : "??", f[i].line);
+		else
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)f[i].addr, f[i].name, f[i].dso);
+	}
+	fputc('\n', out);
+	stacks_order_end(&w->stacks_order, s->ts_ns, w->stacks.f);
+}
+
+/* The window a sample taken at ts belongs to: the current one, or the next
+ * when ts is past the current one's end (opened then). NULL when there is no
+ * memory for a window. */
+static struct window *window_for(struct record *r, uint64_t ts)
+{
+	struct window *w = &r->win[r->cur], *next = &r->win[!r->cur];
+	if (!w->open && record_window_open(r, w, w->start_ns, w->seq) != 0)
+		return NULL;
+	if (ts < w->end_ns)
+		return w;
+	if (!next->open && record_window_open(r, next, w->end_ns, w->seq + 1) != 0)
+		return w; /* no memory for another window: it stays in this one */
+	return next;
+}
+
+/* The pipeline's sink: a named and folded sample goes into the window of its
+ * time, with its counts, and into the .stacks and heat map outputs. */
+void record_windows_add_folded(void *ctx, const struct folded_sample *fs)
+{
+	struct record *r = ctx;
+	const struct profile_sample *s = fs->s;
+	struct window *w = window_for(r, s->ts_ns);
+	if (!w) {
+		r->no_window++;
+		return;
+	}
+	w->handled++;
+	if (fs->flags & FOLDED_UNWIND_FAILED)
+		w->unwind_failed++;
+	if (fs->flags & FOLDED_TRUNCATED)
+		w->truncated++;
+	w->stack_errors += fs->stack_errors;
+	if (r->want_lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
+								   fs->weight) != 0))
+		w->oom++;
+	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
+		w->oom++;
+	if (w->stacks_open)
+		write_stacks_sample(r, w, s, fs->thread, fs->frames, fs->nframes);
+	/* the heat map leaves the idle task out, as FlameScope does */
+	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
+									 fs->len, 1) != 0)
+		w->oom++;
+}
+
+/* The agents' samples' sink: into the window of their time, with its counts. */
+void record_windows_add_agent(void *ctx, const struct agent_sample *as)
+{
+	struct record *r = ctx;
+	struct window *w = window_for(r, as->ts_ns);
+	if (!w) {
+		r->no_window++;
+		return;
+	}
+	r->ring_samples++;
+	w->jhandled[as->kind]++;
+	if (as->truncated)
+		w->jtruncated[as->kind]++;
+	if (as->oom || recording_add_weighted(&w->jrec[as->kind], as->stack, as->len, 1, as->weight) != 0)
+		w->oom++;
+}
+
+void record_window_free(struct record *r, struct window *w)
+{
+	recording_free(&w->rec);
+	recording_free(&w->jrec[J_ALLOC]);
+	recording_free(&w->jrec[J_LOCK]);
+	if (r->want_lines)
+		recording_free(&w->rec_lines);
+	if (r->want_heatmap)
+		heatmap_free(&w->heatmap);
+	if (w->stacks_open)
+		out_file_abort(&w->stacks);
+	stacks_order_free(&w->stacks_order);
+	w->stacks_open = false;
+	w->open = false;
+}
+
+int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq, char *err,
+			   size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->seq = seq;
+	w->start_ns = start_ns;
+	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
+	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
+	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
+	    (r->o.alloc && recording_init(&w->jrec[J_ALLOC]) != 0) || (r->o.lock && recording_init(&w->jrec[J_LOCK]) != 0) ||
+	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
+		record_window_free(r, w);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->o.noutputs; i++) {
+		if (r->o.formats[i] != OUT_STACKS)
+			continue;
+		if (record_output_path(r, w, i, w->stacks_path, sizeof(w->stacks_path), err, errlen) != 0 ||
+		    out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0) {
+			record_window_free(r, w);
+			return -1;
+		}
+		w->stacks_open = true;
+	}
+	w->open = true;
+	return 0;
+}
+
+/* Opens window seq from start_ns. A window after the first that cannot be
+ * opened is said in a warning; its samples stay in the window before. */
+int record_window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq)
+{
+	char err[ERR_LEN];
+	if (record_window_open_err(r, w, start_ns, seq, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", seq, err);
+	return -1;
+}
