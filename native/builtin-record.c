@@ -147,7 +147,8 @@ static const char usage[] =
 	"      --diff-out FILE     with --baseline: a differential graph (.svg, .html\n"
 	"                          or .folded; %t %n as in -o) for each window with a\n"
 	"                          regression\n"
-	"      --on-regression CMD with --baseline: run CMD (sh -c) for such a window,\n"
+	"      --on-regression CMD\n"
+	"                          with --baseline: run CMD (sh -c) for such a window,\n"
 	"                          with JFLAME_WINDOW, JFLAME_WINDOW_START, JFLAME_FRAME,\n"
 	"                          JFLAME_BEFORE, JFLAME_AFTER, JFLAME_CHANGE (points),\n"
 	"                          JFLAME_REGRESSIONS, JFLAME_FILES, JFLAME_DIFF set\n"
@@ -172,6 +173,14 @@ static const char usage[] =
 	"  -v, --verbose           libbpf's messages, the stack cache's figures\n"
 	"  -h, --help              this text\n"
 	"\n"
+	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
+	"or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
+	"inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
+	"debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
+	"else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
+	"agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
+	"(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n"
+	"\n"
 	"Examples:\n"
 	"  jflame record -p 4242 -d 30 -o cpu.svg\n"
 	"  jflame record -a -d 10 -o host.svg -o host.folded\n"
@@ -183,15 +192,7 @@ static const char usage[] =
 	"  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
 	"  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
 	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
-	"  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n"
-	"\n"
-	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
-	"or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
-	"inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
-	"debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
-	"else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
-	"agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
-	"(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n";
+	"  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n";
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -296,7 +297,7 @@ static int opt_event(struct record_cli *cli, char *arg)
 static int opt_output(struct record_cli *cli, char *arg)
 {
 	struct record_opts *o = &cli->o;
-	enum out_format f;
+	enum profile_format f;
 	if (record_output_format(arg, &f) != 0) {
 		fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
 			".stacks, .pb.gz, .json or .html\n", arg);

@@ -14,10 +14,10 @@
 #include "out_file.h"
 #include "out_name.h"
 #include "pprof.h"
+#include "profile_writer.h"
 #include "push.h"
 #include "record_windows.h"
 #include "sampler.h"
-#include "speedscope.h"
 #include "stack_table.h"
 #include "symbolize.h"
 
@@ -45,36 +45,49 @@ static uint64_t stack_value(const struct recording *rec, const struct stack_coun
 	return recording_timed(rec) ? (s->weight + 500) / 1000 : s->count;
 }
 
-static int write_folded(FILE *f, const struct recording *rec, bool count_view)
+/* The stacks of rec with their numbers in folded and SVG outputs, in t (initialized, empty);
+ * folded leaves the stacks whose number is 0 out. 0, or -1 out of memory. */
+static int value_table(struct stack_table *t, const struct recording *rec, bool count_view, bool skip_zero)
 {
 	size_t n;
+	int rc = 0;
 	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
-	/* time modes and lock: microseconds, integers as flamegraph.pl wants them; alloc: bytes */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		uint64_t v = stack_value(rec, &s[i], count_view);
-		if (v)
-			fprintf(f, "%s %" PRIu64 "\n", s[i].stack, v);
+		if ((v || !skip_zero) && stack_table_add(t, s[i].stack, strlen(s[i].stack), v, 0) < 0)
+			rc = -1;
 	}
 	free(s);
-	return 0;
+	return rc;
+}
+
+/* time modes and lock: microseconds, integers as flamegraph.pl wants them; alloc: bytes */
+static int write_folded(FILE *f, const struct recording *rec, bool count_view, char *err, size_t errlen)
+{
+	struct stack_table t;
+	int rc = -1;
+	stack_table_init(&t);
+	if (value_table(&t, rec, count_view, true) != 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		rc = profile_writer_write(profile_writer_of(PFMT_FOLDED), f, &t, NULL, err, errlen);
+	stack_table_free(&t);
+	return rc;
 }
 
 static int write_svg(FILE *f, const struct recording *rec, bool count_view, char *err, size_t errlen)
 {
-	size_t n;
 	char title[400], subtitle[800];
-	struct stack_count *s = recording_sorted(rec, &n);
-	struct fg_stack *st = s ? malloc((n ? n : 1) * sizeof(*st)) : NULL;
+	struct stack_table t;
 	int rc = -1;
-	if (!st) {
+	stack_table_init(&t);
+	/* time modes and lock: widths in microseconds, shown in ms; alloc: bytes */
+	if (value_table(&t, rec, count_view, false) != 0) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	/* time modes and lock: widths in microseconds, shown in ms; alloc: bytes */
-	for (size_t i = 0; i < n; i++)
-		st[i] = (struct fg_stack){ s[i].stack, stack_value(rec, &s[i], count_view), 0 };
 	snprintf(title, sizeof(title), "%s: %s", recording_title(rec), rec->target);
 	bool agent = recording_alloc(rec) || recording_lock(rec);
 	if (agent) {
@@ -122,10 +135,10 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 		.count_scale = recording_timed(rec) || (recording_lock(rec) && !count_view) ? 1000 : 0,
 		.bytes = recording_alloc(rec) && !count_view,
 	};
-	rc = flamegraph_write(f, st, n, &o, err, errlen);
+	rc = profile_writer_write(profile_writer_of(PFMT_SVG), f, &t, &(struct profile_write_opts){ .graph = &o }, err,
+				  errlen);
 out:
-	free(st);
-	free(s);
+	stack_table_free(&t);
 	return rc;
 }
 
@@ -142,7 +155,7 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 	} else {
 		if (!pprof && count_view && (recording_alloc(rec) || recording_lock(rec)))
 			t.meta.has_weight = false; /* speedscope: the samples */
-		rc = pprof ? pprof_write(f, &t, false, err, errlen) : speedscope_write(f, &t, err, errlen);
+		rc = profile_writer_write(profile_writer_of(pprof ? PFMT_PPROF : PFMT_SPEEDSCOPE), f, &t, NULL, err, errlen);
 	}
 	stack_table_free(&t);
 	return rc;
@@ -199,7 +212,7 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 		e[0] = '\0';
 		if (r->o.out_ev[i] != ev)
 			continue;
-		if (r->o.formats[i] == OUT_STACKS) {
+		if (r->o.formats[i] == PFMT_STACKS) {
 			if (!w->stacks_open)
 				continue;
 			w->stacks_open = false;
@@ -211,15 +224,15 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 		} else if (out_file_open(&of, path, e, sizeof(e)) != 0) {
 			wr = -1;
 		} else {
-			if (r->o.formats[i] == OUT_SVG)
+			if (r->o.formats[i] == PFMT_SVG)
 				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
-			else if (r->o.formats[i] == OUT_PPROF || r->o.formats[i] == OUT_SPEEDSCOPE)
+			else if (r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE)
 				wr = write_profile(of.f, rec, ev == EV_BPF && r->want_lines ? &w->rec_lines : NULL,
-						   end_real_ns, r->o.formats[i] == OUT_PPROF, r->o.count_view, e, sizeof(e));
-			else if (r->o.formats[i] == OUT_HEATMAP)
+						   end_real_ns, r->o.formats[i] == PFMT_PPROF, r->o.count_view, e, sizeof(e));
+			else if (r->o.formats[i] == PFMT_HTML)
 				wr = write_heatmap(w, of.f, e, sizeof(e));
 			else
-				wr = write_folded(of.f, rec, r->o.count_view);
+				wr = write_folded(of.f, rec, r->o.count_view, e, sizeof(e));
 			if (wr != 0) {
 				if (!e[0])
 					snprintf(e, sizeof(e), "out of memory writing %.900s", path);
@@ -245,30 +258,12 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 	return rc;
 }
 
-int record_output_format(const char *path, enum out_format *f)
+int record_output_format(const char *path, enum profile_format *f)
 {
-	const char *dot = strrchr(path, '.');
-	const char *slash = strrchr(path, '/');
-	if (strcmp(path, "-") == 0) { /* standard output: the flame graph */
-		*f = OUT_SVG;
-		return 0;
-	}
-	if (!dot || (slash && dot < slash))
+	const struct profile_writer *w = profile_writer_for_record(path);
+	if (!w)
 		return -1;
-	if (strcmp(dot, ".svg") == 0)
-		*f = OUT_SVG;
-	else if (strcmp(dot, ".folded") == 0 || strcmp(dot, ".collapsed") == 0)
-		*f = OUT_FOLDED;
-	else if (strcmp(dot, ".stacks") == 0)
-		*f = OUT_STACKS;
-	else if (strcmp(dot, ".gz") == 0 && dot - path >= 3 && strncmp(dot - 3, ".pb", 3) == 0)
-		*f = OUT_PPROF;
-	else if (strcmp(dot, ".json") == 0)
-		*f = OUT_SPEEDSCOPE;
-	else if (strcmp(dot, ".html") == 0)
-		*f = OUT_HEATMAP;
-	else
-		return -1;
+	*f = w->format;
 	return 0;
 }
 
@@ -277,7 +272,7 @@ int record_output_format(const char *path, enum out_format *f)
 static const char *const event_words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
 
 /* Adds one output of event ev (its name copied). */
-static int add_spec(struct record_opts *o, const char *name, enum out_format f, enum rec_event ev)
+static int add_spec(struct record_opts *o, const char *name, enum profile_format f, enum rec_event ev)
 {
 	static char names[MAX_SPECS][4096];
 	if (o->noutputs == MAX_SPECS) {
@@ -303,9 +298,9 @@ static int outputs_expand(struct record_opts *o)
 	size_t nev = (size_t)o->bpf_on + o->alloc + o->lock;
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
 		const char *name = o->user_outputs[i];
-		enum out_format f = o->user_formats[i];
-		bool timeline = f == OUT_STACKS || f == OUT_HEATMAP;
-		const char *what = f == OUT_STACKS ? "the .stacks output (timestamped samples)" :
+		enum profile_format f = o->user_formats[i];
+		bool timeline = f == PFMT_STACKS || f == PFMT_HTML;
+		const char *what = f == PFMT_STACKS ? "the .stacks output (timestamped samples)" :
 				   "the .html heat map";
 		char buf[4096];
 		int w = out_name_event_word(name, event_words, 5);
@@ -393,7 +388,7 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 {
 	if (o->nuser_outputs == 0 && !o->push) { /* with --push, files only when asked for */
 		o->user_outputs[0] = "jflame.svg";
-		o->user_formats[0] = OUT_SVG;
+		o->user_formats[0] = PFMT_SVG;
 		o->nuser_outputs = 1;
 	}
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
@@ -438,7 +433,7 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 				"part: put %%t or %%n in the file name only\n", o->outputs[i]);
 			return -1;
 		}
-		nstacks += o->formats[i] == OUT_STACKS;
+		nstacks += o->formats[i] == PFMT_STACKS;
 	}
 	if (nstacks > 1) {
 		fprintf(stderr, "jflame: only one .stacks output at a time\n");

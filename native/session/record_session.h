@@ -14,6 +14,7 @@
 #include "attach.h"
 #include "heatmap.h"
 #include "out_file.h"
+#include "profile_format.h"
 #include "recording.h"
 #include "sample_pipeline.h"
 #include "stacks_order.h"
@@ -51,7 +52,6 @@ enum rec_event { EV_BPF, EV_ALLOC, EV_LOCK, EV_N };
 #define J_ALLOC AGENT_ALLOC /* index of the agents' recordings in a window */
 #define J_LOCK AGENT_LOCK
 
-enum out_format { OUT_SVG, OUT_FOLDED, OUT_STACKS, OUT_PPROF, OUT_SPEEDSCOPE, OUT_HEATMAP };
 
 struct record_opts {
 	bool all;
@@ -60,11 +60,11 @@ struct record_opts {
 	int freq;
 	double duration; /* seconds; 0 = until Ctrl-C or every target exited */
 	const char *outputs[MAX_SPECS];     /* after the naming rule: one event each */
-	enum out_format formats[MAX_SPECS];
+	enum profile_format formats[MAX_SPECS];
 	enum rec_event out_ev[MAX_SPECS];
 	size_t noutputs;
 	const char *user_outputs[MAX_OUTPUTS]; /* as given with -o */
-	enum out_format user_formats[MAX_OUTPUTS];
+	enum profile_format user_formats[MAX_OUTPUTS];
 	size_t nuser_outputs;
 	const char *event;         /* the perf event of CPU samples; NULL: chosen */
 	enum rec_mode mode;        /* -e cpu (default), offcpu, wall */
