@@ -106,6 +106,24 @@ class Jvm:
             time.sleep(0.05)
         raise AssertionError("JVM did not print %r within %ss" % (text, timeout))
 
+    def wait_thread(self, name, timeout):
+        """Waits until the JVM runs a thread named name (as /proc shows it: its
+        first 15 bytes)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                for tid in os.listdir("/proc/%d/task" % self.pid):
+                    with open("/proc/%d/task/%s/comm" % (self.pid, tid)) as f:
+                        if f.read().rstrip("\n") == name[:15]:
+                            return
+            except FileNotFoundError:  # a thread or the JVM gone meanwhile
+                pass
+            if self.proc.poll() is not None:
+                raise AssertionError("JVM exited (%s) before running thread %r; stderr:\n%s"
+                                     % (self.proc.returncode, name, self.stderr()[-3000:]))
+            time.sleep(0.05)
+        raise AssertionError("JVM did not run thread %r within %ss" % (name, timeout))
+
     def wait(self, timeout=120):
         try:
             return self.proc.wait(timeout)
@@ -167,6 +185,19 @@ class Jvm:
                 pass
             time.sleep(0.1)
         raise AssertionError("status never satisfied the condition; last status: %r" % st)
+
+
+_shared = {}
+
+
+def shared_jvm(key, *args, **kw):
+    """One Jvm(*args, **kw) per key for the whole test file, started when first
+    asked for and ended after the file's last test: for cases that only record
+    a JVM (a recording leaves it as it was). Its run time outlives the tests."""
+    if key not in _shared:
+        _shared[key] = Jvm(*args, **kw)
+        unittest.addModuleCleanup(_shared[key].cleanup)
+    return _shared[key]
 
 
 def record(args, timeout=120, check=True, launch=False, env=None, cwd=None):

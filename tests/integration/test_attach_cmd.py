@@ -46,12 +46,15 @@ class AttachCase(unittest.TestCase):
         return subprocess.run(list(prefix) + [JFLAME] + list(args), capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL, env=full_env)
 
-    def warm_jvm(self, millis=30000, flags=(), prefix=()):
-        """A JVM without the agent that has been running and compiling."""
+    def warm_jvm(self, millis=30000, flags=(), prefix=(), compiled=False):
+        """A JVM without the agent that has been running and compiling (it said
+        ready after 2000 rounds of its hot loop). compiled: for the cases whose
+        assertions name code compiled before the attach, a second more."""
         jvm = Jvm(["hot", str(millis)], jvm_flags=list(flags), prefix=prefix, cwd=self.tmp)
         self.addCleanup(jvm.cleanup)
         self.assertFalse(os.path.exists(jvm.map_path))
-        time.sleep(1.0)  # spin is compiled long before the attach
+        if compiled:
+            time.sleep(1.0)  # spin is compiled long before the attach
         return jvm
 
     def assert_one_line_error(self, r, *needles):
@@ -66,7 +69,7 @@ class AttachCase(unittest.TestCase):
 
 class AttachCommandTest(AttachCase):
     def test_attach_replays_code_compiled_before(self):
-        jvm = self.warm_jvm()
+        jvm = self.warm_jvm(compiled=True)
         r = self.jflame("attach", str(jvm.pid))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
@@ -106,7 +109,7 @@ class AttachCommandTest(AttachCase):
         self.assertTrue(jvm.alive())
 
     def test_attach_as_root_to_jvm_of_unprivileged_user(self):
-        jvm = self.warm_jvm(prefix=NOBODY)
+        jvm = self.warm_jvm(prefix=NOBODY, compiled=True)
         with open("/proc/%d/status" % jvm.pid) as f:
             uid = [l.split()[2] for l in f if l.startswith("Uid:")][0]
         self.assertNotEqual(uid, "0")
@@ -122,7 +125,7 @@ class AttachCommandTest(AttachCase):
 
     def test_jattach_referee_same_result(self):
         a = self.warm_jvm()
-        b = self.warm_jvm()
+        b = self.warm_jvm(compiled=True)  # a has run longer still
         ra = jvmtest.jattach(a.pid, "load", jvmtest.AGENT, "true", "unfold")
         self.assertEqual(ra.returncode, 0, ra.stdout + ra.stderr)
         rb = self.jflame("attach", str(b.pid), "unfold")
@@ -215,7 +218,7 @@ class AttachErrorTest(AttachCase):
 class RecordAttachTest(AttachCase):
     def test_record_p_is_agentless(self):
         # -XX:+DebugNonSafepoints: inlined callees placed exactly, in the hot loop too
-        jvm = self.warm_jvm(flags=["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"])
+        jvm = self.warm_jvm(flags=["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"], compiled=True)
         folded, svg = os.path.join(self.tmp, "l.folded"), os.path.join(self.tmp, "l.svg")
         r = self.jflame("record", "-p", str(jvm.pid), "-d", "2", "-o", folded, "-o", svg)
         self.assertEqual(r.returncode, 0, r.stderr)

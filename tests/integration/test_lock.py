@@ -37,16 +37,25 @@ def slurp(path):
 
 
 class LockBase(unittest.TestCase):
+    """One LockContend JVM for the class: each recording is measured against
+    the waiter's own totals around it, and what a recording leaves behind (the
+    lock events and the park hook off again) is what the tests check."""
     LOCK = "monitor"
 
-    def setUp(self):
+    @classmethod
+    def setUpClass(cls):
         jvmtest.check_setup()
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        cls.shared_tmp = tempfile.mkdtemp(prefix="jflame-lock-")
+        cls.addClassCleanup(shutil.rmtree, cls.shared_tmp, True)
+        cls.recordings = None
+        cls.jvm = Jvm(["--seconds", "600", "--lock", cls.LOCK], agent_opts="",
+                      jvm_flags=["-XX:+PreserveFramePointer"], main="jflame.examples.LockContend", ready=READY)
+        cls.addClassCleanup(cls.jvm.cleanup)
+
+    def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="jflame-lock-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
-        self.jvm = Jvm(["--seconds", "120", "--lock", self.LOCK], agent_opts="",
-                       jvm_flags=["-XX:+PreserveFramePointer"], main="jflame.examples.LockContend", ready=READY)
-        self.addCleanup(self.jvm.cleanup)
 
     def out(self, name):
         return os.path.join(self.tmp, name)
@@ -69,15 +78,26 @@ class LockBase(unittest.TestCase):
         span = (after[0] - before[0]) / 1e9
         return r, (after[1] - before[1]) * SECONDS / span
 
+    def two_recordings(self):
+        """Two `-e lock` recordings one after the other (the first also to a flame
+        graph and speedscope), made once for the class: [(folded, the ns the waiter
+        measured blocked over it)] for each."""
+        cls = type(self)
+        if cls.recordings is None:
+            out = lambda name: os.path.join(cls.shared_tmp, name)
+            r, ns1 = self.record("-e", "lock", "-o", out("lock1.folded"), "-o", out("lock1.svg"),
+                                 "-o", out("lock1.json"))
+            time.sleep(1)
+            r, ns2 = self.record("-e", "lock", "-o", out("lock2.folded"))
+            cls.recordings = [(out("lock1.folded"), ns1), (out("lock2.folded"), ns2)]
+        return cls.recordings
+
     def check_two_recordings(self, leaf, through):
         """Two recordings one after the other: each one's waits add up to what the
         waiter measured over it (a wait seen beginning in the first recording and
         ending in the second belongs to neither)."""
-        for k in (1, 2):
-            folded = self.out("lock%d.folded" % k)
-            r, measured_ns = self.record("-e", "lock", "-o", folded)
+        for k, (folded, measured_ns) in enumerate(self.two_recordings(), 1):
             self.waits_match(self.waiter(folded), leaf, through, measured_ns, "recording %d: " % k)
-            time.sleep(1)
 
     def waits_match(self, stacks, leaf, through, measured_ns, what=""):
         """The waiter's stacks with leaf through the frame through: there are some, and
@@ -102,14 +122,13 @@ class LockBase(unittest.TestCase):
 
 class LockCase(LockBase):
     def test_lock_blocked_time(self):
-        folded, svg = self.out("lock.folded"), self.out("lock.svg")
-        r, measured_ns = self.record("-e", "lock", "-o", folded, "-o", svg, "-o", self.out("lock.json"))
+        folded, measured_ns = self.two_recordings()[0]
         self.waits_match(self.waiter(folded), LEDGER, POST, measured_ns)
-        text = slurp(svg)
+        text = slurp(folded[:-len(".folded")] + ".svg")
         self.assertIn("lock (monitor class)", text)
         self.assertIn("Lock: ", text)
         self.assertRegex(text, r"<title>jflame/examples/Ledger \([0-9,.]+ ms, ")
-        self.assertIn('"unit": "nanoseconds"', slurp(self.out("lock.json")).replace('":"', '": "'))
+        self.assertIn('"unit": "nanoseconds"', slurp(folded[:-len(".folded")] + ".json").replace('":"', '": "'))
 
     def test_two_recordings(self):
         self.check_two_recordings(LEDGER, POST)
@@ -138,8 +157,7 @@ class JucLockCase(LockBase):
     LOCK = "juc"
 
     def test_juc_lock_blocked_time(self):
-        folded = self.out("lock.folded")
-        r, measured_ns = self.record("-e", "lock", "-o", folded)
+        folded, measured_ns = self.two_recordings()[0]
         on_lock = self.waits_match(self.waiter(folded), JUC_LOCK, JUC_POST, measured_ns)
         # the Java frames down to LockSupport.park; the wrapped Unsafe.park itself left out
         f = on_lock[0][0]
@@ -158,9 +176,11 @@ class JucLockCase(LockBase):
         """Parks on a Condition (awaitNanos, an idle executor's worker in
         LinkedBlockingQueue.take) and on a CountDownLatch give no lock samples,
         although each of those threads parks every 2 ms for about 2 ms."""
-        folded = self.out("lock.folded")
-        self.record("-e", "lock", "-o", folded)
-        self.waiter(folded)
+        for folded, _ in self.two_recordings():
+            self.waiter(folded)
+            self.no_waiting_samples(folded)
+
+    def no_waiting_samples(self, folded):
         for name in IDLE:
             stacks = self.thread(folded, name)
             self.assertFalse([(f, n) for f, n in stacks if "ConditionObject" in f[-1] or "CountDownLatch" in f[-1]],

@@ -11,7 +11,7 @@ import time
 import unittest
 
 import jvmtest
-from jvmtest import Jvm, read_folded
+from jvmtest import read_folded
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 THREAD = "sleep-spin"
@@ -32,10 +32,11 @@ class OffCpuCase(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def sleep_spin(self):
-        jvm = Jvm(["--seconds", "120"], agent_opts="", jvm_flags=["-XX:+PreserveFramePointer"],
-                  main="jflame.examples.SleepSpin", ready="jflame-example: ready")
-        self.addCleanup(jvm.cleanup)
-        return jvm
+        """The SleepSpin JVM, one for the file: each recording is measured
+        against the thread's own totals around it."""
+        return jvmtest.shared_jvm("sleep-spin", ["--seconds", "600"], agent_opts="",
+                                  jvm_flags=["-XX:+PreserveFramePointer"], main="jflame.examples.SleepSpin",
+                                  ready="jflame-example: ready")
 
     def totals(self, jvm):
         m = TOTALS.findall(jvm.stdout())

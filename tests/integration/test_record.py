@@ -48,6 +48,11 @@ class RecordCase(unittest.TestCase):
         self.addCleanup(jvm.cleanup)
         return jvm
 
+    def hot_jvm(self):
+        """A JVM in the hot loop with the agent and -XX:+PreserveFramePointer,
+        one for the file: the cases that only record it share it."""
+        return jvmtest.shared_jvm("hot", ["hot", "600000"], agent_opts="", jvm_flags=["-XX:+PreserveFramePointer"])
+
     def thread_stacks(self, stacks, pid, thread):
         root = "[%d] java" % pid
         return [(frames, n) for frames, n in stacks if frames[0] == root and len(frames) > 1 and frames[1] == thread]
@@ -55,7 +60,7 @@ class RecordCase(unittest.TestCase):
 
 class JavaRecordTest(RecordCase):
     def test_hot_method_dominates_its_thread(self):
-        jvm = self.jvm("hot", 15000)
+        jvm = self.hot_jvm()
         folded, svg, stacks_out = self.out("hot.folded"), self.out("hot.svg"), self.out("hot.stacks")
         r = self.record("-p", str(jvm.pid), "-d", "3", "-o", folded, "-o", svg, "-o", stacks_out)
         s = summary(r.stderr)
@@ -99,7 +104,7 @@ class JavaRecordTest(RecordCase):
         self.assertIn("Ljflame/examples/Workload;::spin (/tmp/perf-%d.map)" % jvm.pid, text)
 
     def test_pprof_speedscope_and_heatmap_outputs(self):
-        jvm = self.jvm("hot", 15000)
+        jvm = self.hot_jvm()
         out = {ext: self.out("hot" + ext) for ext in (".folded", ".pb.gz", ".json", ".html")}
         args = ["-p", str(jvm.pid), "-d", "2"]
         for path in out.values():
@@ -219,7 +224,7 @@ class NativeRecordTest(RecordCase):
 
 class EndingTest(RecordCase):
     def test_sigint_still_writes_outputs(self):
-        jvm = self.jvm("hot", 20000)
+        jvm = self.hot_jvm()
         folded, svg = self.out("int.folded"), self.out("int.svg")
         p = subprocess.Popen([JFLAME, "record", "-p", str(jvm.pid), "-o", folded, "-o", svg],
                              stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
@@ -233,7 +238,7 @@ class EndingTest(RecordCase):
         self.assertEqual([f for f in os.listdir(self.tmp) if ".svg." in f or ".folded." in f], [])
 
     def test_sigterm_still_writes_outputs(self):
-        jvm = self.jvm("hot", 20000)
+        jvm = self.hot_jvm()
         folded = self.out("term.folded")
         p = subprocess.Popen([JFLAME, "record", "-p", str(jvm.pid), "-o", folded],
                              stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
@@ -245,7 +250,7 @@ class EndingTest(RecordCase):
 
     def test_sigint_writes_the_svg_to_standard_output(self):
         # -o -: the flame graph on standard output once the recording ends, no file named '-'
-        jvm = self.jvm("hot", 20000)
+        jvm = self.hot_jvm()
         p = subprocess.Popen([JFLAME, "record", "-p", str(jvm.pid), "-o", "-"], cwd=self.tmp,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         time.sleep(2)

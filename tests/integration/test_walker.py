@@ -94,14 +94,19 @@ class WalkerTest(unittest.TestCase):
     def record(self, *args, timeout=180):
         return jvmtest.record(args, timeout=timeout)
 
-    def jvm(self, args, agent_opts=None, flags=(), stacks=False, ready=None):
+    def jvm(self, args, agent_opts=None, flags=(), stacks=False, ready=None, thread=None):
+        """A JVM running the workload; ready: the line it says when warmed up;
+        thread: wait only until it runs that thread instead (nothing to warm up)."""
         kw = {}
         if stacks:
             kw = {"main": "jflame.examples.Stacks"}
         j = Jvm(args, agent_opts=agent_opts, jvm_flags=list(flags), wait_ready=False, **kw)
         self.addCleanup(j.cleanup)
-        # an interpreted (-Xint) warm-up on a loaded machine takes a while
-        j.wait_output(ready or ("jflame-stacks: ready" if stacks else "jflame-workload: ready"), 240)
+        if thread:
+            j.wait_thread(thread, 60)
+        else:
+            # an interpreted (-Xint) warm-up on a loaded machine takes a while
+            j.wait_output(ready or ("jflame-stacks: ready" if stacks else "jflame-workload: ready"), 240)
         return j
 
     def perf_reach(self, jvm):
@@ -183,7 +188,11 @@ class WalkerTest(unittest.TestCase):
         self.assertGreaterEqual(spin / total, 0.8, [f for f, _ in stacks][:3])
 
     def test_xint_names_interpreted_frames(self):
-        jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"])
+        # interpreted only: nothing is compiled, so no warm-up to wait for (the
+        # workload's "ready" comes after 2000 rounds of its hot loop, minutes
+        # when interpreted on a loaded machine); the hot loop runs from the
+        # hot thread's start
+        jvm = self.jvm(["hot", "120000"], agent_opts="", flags=["-Xint"], thread=HOT)
         folded, stacks_out = self.out("xint.folded"), self.out("xint.stacks")
         pprof, speedscope = self.out("xint.pb.gz"), self.out("xint.json")
         self.record("-p", str(jvm.pid), "-d", "4", "-o", folded, "-o", stacks_out, "-o", pprof, "-o", speedscope)
