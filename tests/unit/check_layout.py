@@ -14,6 +14,7 @@ FRONT = len(STAGES)  # jflame.c, builtin-*.c and their helpers in native/ itself
 # headers from outside native/: the agent's pure-C modules (jvmagent/), the BPF
 # program's shared types and skeleton (bpf/, generated), and generated code
 OUTSIDE = {'profile.h': 0, 'profile.skel.h': 3, 'profile.pb-c.h': 4, 'html_assets.h': 5}
+RECORD_MAX_LINES = 800
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # a function defined at file level and not static: "type name(" at the start of a line
 DEFINITION = re.compile(r'^(?!static\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])?([A-Za-z_]\w*)\s*\([^;]*?\)\s*\{', re.M)
@@ -66,6 +67,11 @@ def main():
             if re.search(r'\b%s\s*\(' % re.escape(name), text):
                 bad.append('native/%s (%s) calls %s(), which the front end %s defines' % (
                     rel, where[r], name, where_defined))
+    # the front end of record keeps its options and main loop; the session is below it (#21)
+    record_lines = sum(1 for _ in open(os.path.join(NATIVE, 'builtin-record.c'), encoding='utf-8'))
+    if record_lines > RECORD_MAX_LINES:
+        bad.append('native/builtin-record.c has %d lines, over %d: what is not options or the main loop '
+                   'belongs in native/session/' % (record_lines, RECORD_MAX_LINES))
     for s in STAGES:
         if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
             bad.append('native/%s has no README.md saying what lives there' % s)
