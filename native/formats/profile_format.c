@@ -21,7 +21,7 @@ enum profile_format profile_format_of_name(const char *path, bool *raw)
 		{ ".folded", PFMT_FOLDED }, { ".collapsed", PFMT_FOLDED }, { ".stacks", PFMT_STACKS },
 		{ ".perf", PFMT_STACKS },   { ".script", PFMT_STACKS },    { ".pb", PFMT_PPROF },
 		{ ".pprof", PFMT_PPROF },   { ".json", PFMT_SPEEDSCOPE },  { ".svg", PFMT_SVG },
-		{ ".txt", PFMT_TEXT },
+		{ ".txt", PFMT_TEXT },      { ".jfr", PFMT_JFR },
 	};
 	size_t n = strlen(path);
 	bool gz = ends_with(path, n, ".gz");
@@ -43,6 +43,7 @@ enum profile_format profile_format_named(const char *name)
 		{ "folded", PFMT_FOLDED }, { "collapsed", PFMT_FOLDED },      { "stacks", PFMT_STACKS },
 		{ "perf", PFMT_STACKS },   { "pprof", PFMT_PPROF },           { "pb", PFMT_PPROF },
 		{ "json", PFMT_SPEEDSCOPE }, { "speedscope", PFMT_SPEEDSCOPE }, { "svg", PFMT_SVG },
+		{ "jfr", PFMT_JFR },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(name, names[i].name) == 0)
@@ -67,6 +68,8 @@ const char *profile_format_label(enum profile_format f)
 		return "text";
 	case PFMT_HTML:
 		return "HTML";
+	case PFMT_JFR:
+		return "JFR";
 	default:
 		return "unknown";
 	}
@@ -98,6 +101,8 @@ enum profile_format profile_format_sniff(const char *buf, size_t len)
 {
 	const unsigned char *b = (const unsigned char *)buf;
 	size_t bom = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0, i = bom, probe = len < 4096 ? len : 4096;
+	if (len >= 4 && memcmp(buf, "FLR\0", 4) == 0)
+		return PFMT_JFR;
 	while (i < len && isspace(b[i]))
 		i++;
 	if (i < len && b[i] == '{')
