@@ -210,7 +210,7 @@ int cmd_convert(int argc, char **argv)
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	stack_table_init(&t);
-	if (cli_profile_read(&t, cmd.input, cmd.from, cmd.sample_index, "convert", err, sizeof(err)) != 0)
+	if (cli_profile_read(&t, cmd.input, cmd.from, cmd.sample_index, 0, "convert", err, sizeof(err)) != 0)
 		goto out;
 	if (!t.meta.name[0] && strcmp(cmd.input, "-") != 0) {
 		const char *base = strrchr(cmd.input, '/');

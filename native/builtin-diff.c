@@ -270,11 +270,12 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 	return 0;
 }
 
-/* Reads one side; refuses differential input and empty profiles. */
-static int read_side(struct folded *f, const char *path, const char *which, char *err, size_t errlen)
+/* Reads one side's folded stacks into t; refuses differential input and empty profiles. */
+static int read_side(struct stack_table *t, const char *path, const char *which, char *err, size_t errlen)
 {
 	const char *name = cli_input_name(path);
-	if (folded_read(f, path, 0, err, errlen) != 0)
+	struct folded fs, *f = &fs;
+	if (folded_read(f, t, path, 0, 0, err, errlen) != 0)
 		return cli_err_prefix(err, errlen);
 	if (f->differential) {
 		snprintf(err, errlen, "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
@@ -347,7 +348,7 @@ static int add_window(struct diff_side *d, const char *path, char *err, size_t e
 	}
 	d->names[d->nwins] = name;
 	stack_table_init(&w[d->nwins]);
-	int rc = cli_profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, "diff", err, errlen);
+	int rc = cli_profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, 0, "diff", err, errlen);
 	d->nwins++; /* freed with the side, read or not */
 	return rc;
 }
@@ -512,26 +513,16 @@ out:
 	return rc;
 }
 
-/* A side's windows summed as folded stacks, for the graphs. */
-static int side_folded(struct folded *f, struct stack_table *sum, const struct diff_side *d, char *err, size_t errlen)
+/* A side's windows summed, for the graphs. */
+static int side_sum(struct stack_table *sum, const struct diff_side *d, char *err, size_t errlen)
 {
-	memset(f, 0, sizeof(*f));
 	for (size_t w = 0; w < d->nwins; w++)
 		for (size_t i = 0; i < d->wins[w].stacks.n; i++)
-			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i], d->wins[w].counts[i], 0) < 0)
-				goto oom;
-	f->stacks = calloc(sum->stacks.n ? sum->stacks.n : 1, sizeof(*f->stacks));
-	if (!f->stacks)
-		goto oom;
-	for (size_t i = 0; i < sum->stacks.n; i++) {
-		f->stacks[i] = (struct fg_stack){ sum->stacks.strs[i], sum->counts[i], 0 };
-		f->total += sum->counts[i];
-	}
-	f->n = f->cap = sum->stacks.n;
+			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i], d->wins[w].counts[i], 0) < 0) {
+				snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(d->path));
+				return -1;
+			}
 	return 0;
-oom:
-	snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(d->path));
-	return -1;
 }
 
 /* The graphs read folded files as they always have (their messages, their
@@ -549,7 +540,6 @@ static bool graph_reads_folded(const char *path)
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_cmd cmd;
-	struct folded before = { 0 }, after = { 0 };
 	struct folded_diff raw = { 0 }, norm = { 0 };
 	struct out_file of[MAX_OUTPUTS];
 	size_t opened = 0, committed = 0;
@@ -590,18 +580,17 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int k = 0; k < 2; k++) {
 		const char *path = k ? cmd.after : cmd.before, *which = k ? "AFTER" : "BEFORE";
-		struct folded *f = k ? &after : &before;
 		/* standard input is read once: the report's windows draw the graph too */
 		if (graph_reads_folded(path) && !(sides[k].nwins && strcmp(path, "-") == 0)) {
-			if (read_side(f, path, which, err, sizeof(err)) != 0)
+			if (read_side(&sums[k], path, which, err, sizeof(err)) != 0)
 				goto out;
 			continue;
 		}
 		if (!sides[k].nwins && side_read(&sides[k], path, which, err, sizeof(err)) != 0)
 			goto out;
-		if (side_folded(f, &sums[k], &sides[k], err, sizeof(err)) != 0)
+		if (side_sum(&sums[k], &sides[k], err, sizeof(err)) != 0)
 			goto out;
-		if (f->total == 0) {
+		if (sums[k].total_count == 0) {
 			snprintf(err, sizeof(err), "jflame: no samples in %s (%s)", cli_input_name(path), which);
 			goto out;
 		}
@@ -609,8 +598,8 @@ int cmd_diff(int argc, char **argv)
 	struct folded_diff_opts as_read = { .strip_hex = cmd.strip_hex, .merge_ids = !cmd.keep_ids };
 	struct folded_diff_opts scaled = as_read;
 	scaled.normalize = true;
-	if (folded_diff_build(&raw, &before, &after, &as_read) != 0 ||
-	    (cmd.normalize && folded_diff_build(&norm, &before, &after, &scaled) != 0)) {
+	if (folded_diff_build(&raw, &sums[0], &sums[1], &as_read) != 0 ||
+	    (cmd.normalize && folded_diff_build(&norm, &sums[0], &sums[1], &scaled) != 0)) {
 		snprintf(err, sizeof(err), "jflame: out of memory merging the profiles");
 		goto out;
 	}
@@ -665,8 +654,6 @@ out:
 		fprintf(stderr, "%s\n", err);
 	folded_diff_free(&raw);
 	folded_diff_free(&norm);
-	folded_free(&before);
-	folded_free(&after);
 	for (int k = 0; k < 2; k++) {
 		side_free(&sides[k]);
 		stack_table_free(&sums[k]);

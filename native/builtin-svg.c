@@ -1,5 +1,5 @@
 /* builtin-svg.c - `jflame svg`: folded stacks (flamegraph.pl's input, also its
- * two-column differential form) to an interactive SVG, with flamegraph.pl's options. */
+ * two-column differential form) or any profile convert reads to an interactive SVG. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,17 +8,20 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
+#include "cli_profile.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
-#include "folded.h"
 #include "out_file.h"
+#include "profile_writer.h"
 
 static const char usage[] =
 	"usage: jflame svg [options] [FILE...] > graph.svg\n"
 	"\n"
 	"Draws folded stacks (one 'frame;frame;... count' line per stack, plain or gzip,\n"
 	"standard input when no FILE) as an interactive flame graph, as flamegraph.pl\n"
-	"does, with its options (one or two dashes):\n"
+	"does, with its options (one or two dashes). It also draws what jflame convert\n"
+	"reads (perf script text, pprof, speedscope JSON), told by the file's name or\n"
+	"content; text it does not recognize is read as folded stacks.\n"
 	"\n"
 	"  --title TEXT        the title (default \"Flame Graph\")\n"
 	"  --subtitle TEXT     a second line\n"
@@ -155,49 +158,43 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 }
 
 struct svg_out {
-	const struct folded *f;
+	const struct stack_table *t;
 	const struct fg_options *o;
 };
 
 static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct svg_out *w = ctx;
-	return flamegraph_write(out, w->f->stacks, w->f->n, w->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
+	return profile_writer_write(profile_writer_of(PFMT_SVG), out, w->t, &(struct profile_write_opts){ .graph = w->o },
+				    err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 }
 
 int cmd_svg(int argc, char **argv)
 {
 	struct svg_cmd cmd;
-	struct folded f = { 0 };
+	struct stack_table t;
 	char err[1024] = "";
 	int rc = 1;
 
+	stack_table_init(&t);
 	out_file_clean_on_signals(); /* an interrupted run leaves no temporary file */
 	int p = parse_options(&cmd, argc, argv);
-	if (p != 0)
+	if (p != 0) {
+		stack_table_free(&t);
 		return p > 0 ? 0 : 2;
-	if (folded_read(&f, cmd.input, 0, err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
-		goto out;
 	}
-	const char *name = cli_input_name(cmd.input);
-	if (f.n == 0) {
-		char why[200];
-		cli_folded_none(&f, why, sizeof(why));
-		snprintf(err, sizeof(err), "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' "
-			 "lines, as jflame collapse writes)", name, why[0] ? " (" : "", why, why[0] ? ")" : "");
+	unsigned flags = CLI_PROFILE_BEFORE | CLI_PROFILE_FOLDED | (cmd.o.flamechart ? CLI_PROFILE_ORDER : 0);
+	if (cli_profile_read(&t, cmd.input, PFMT_UNKNOWN, NULL, flags, "svg", err, sizeof(err)) != 0)
 		goto out;
-	}
-	cli_folded_warn(&f, NULL);
-	cmd.o.differential = f.differential;
+	cmd.o.differential = t.befores != NULL;
 	cmd.o.legend = !cmd.no_legend;
-	struct svg_out w = { &f, &cmd.o };
+	struct svg_out w = { &t, &cmd.o };
 	if (cli_output_write(cmd.output, write_svg, &w, err, sizeof(err)) != 0)
 		goto out;
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
 		fprintf(stderr, "%s\n", err);
-	folded_free(&f);
+	stack_table_free(&t);
 	return rc;
 }

@@ -17,10 +17,11 @@
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-static int table_from_folded(struct stack_table *t, struct folded *f, const char *name, const char *cmd, char *err,
-			     size_t errlen)
+/* The checks and warnings after reading folded stacks into t. */
+static int folded_done(const struct folded *f, const char *name, const char *cmd, unsigned flags, char *err,
+		       size_t errlen)
 {
-	if (f->differential) {
+	if (f->differential && !(flags & CLI_PROFILE_BEFORE)) {
 		snprintf(err, errlen, "jflame: %s has two counts a line (a differential profile); %s takes one "
 			 "(cut one column: awk '{print $1, $NF}')", name, cmd);
 		return -1;
@@ -28,17 +29,12 @@ static int table_from_folded(struct stack_table *t, struct folded *f, const char
 	if (f->n == 0) {
 		char why[200];
 		cli_folded_none(f, why, sizeof(why));
-		snprintf(err, errlen, "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines)",
+		snprintf(err, errlen, "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines, "
+			 "as jflame collapse writes)",
 			 name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return -1;
 	}
 	cli_folded_warn(f, NULL);
-	for (size_t i = 0; i < f->n; i++) {
-		if (stack_table_add(t, f->stacks[i].frames, strlen(f->stacks[i].frames), f->stacks[i].count, 0) < 0) {
-			snprintf(err, errlen, "jflame: out of memory reading %s", name);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -146,12 +142,13 @@ out:
 }
 
 int cli_profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
-		     const char *cmd, char *err, size_t errlen)
+		     unsigned flags, const char *cmd, char *err, size_t errlen)
 {
 	const char *name = cli_input_name(path);
 	bool raw;
 	enum profile_format f = from ? from : profile_format_of_name(path, &raw);
-	struct folded fo = { 0 };
+	struct folded fo;
+	unsigned order = flags & CLI_PROFILE_ORDER ? FOLDED_KEEP_ORDER : 0;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = -1;
@@ -163,11 +160,11 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	}
 	/* folded and perf script files stream from their readers */
 	if (f == PFMT_FOLDED) {
-		if (folded_read(&fo, path, 0, err, errlen) != 0) {
+		if (folded_read(&fo, t, path, 0, order, err, errlen) != 0) {
 			cli_err_prefix(err, errlen);
 			goto out;
 		}
-		rc = table_from_folded(t, &fo, name, cmd, err, errlen);
+		rc = folded_done(&fo, name, cmd, flags, err, errlen);
 		goto out;
 	}
 	if (f == PFMT_STACKS) {
@@ -182,18 +179,15 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	if (f == PFMT_TEXT)
 		f = seen == PFMT_STACKS ? PFMT_STACKS : PFMT_FOLDED;
 	if (f == PFMT_UNKNOWN)
-		f = seen;
+		f = seen == PFMT_UNKNOWN && (flags & CLI_PROFILE_FOLDED) ? PFMT_FOLDED : seen;
 	switch (f) {
-	case PFMT_FOLDED: {
-		char *text = buf;
-		buf = NULL; /* fo owns it, also when parsing fails */
-		if (folded_parse(&fo, text, len, name, err, errlen) != 0) {
+	case PFMT_FOLDED:
+		if (folded_parse(&fo, t, buf, len, name, order, err, errlen) != 0) {
 			cli_err_prefix(err, errlen);
 			goto out;
 		}
-		rc = table_from_folded(t, &fo, name, cmd, err, errlen);
+		rc = folded_done(&fo, name, cmd, flags, err, errlen);
 		break;
-	}
 	case PFMT_STACKS:
 		rc = table_from_stacks(t, NULL, buf, len, name, err, errlen);
 		break;
@@ -242,7 +236,6 @@ out:
 		snprintf(err, errlen, "jflame: no stacks in %s; nothing to %s", name, cmd);
 		rc = -1;
 	}
-	folded_free(&fo);
 	free(buf);
 	return rc;
 }

@@ -6,12 +6,21 @@
 #include "profile_format.h"
 #include "stack_table.h"
 
+enum {
+	CLI_PROFILE_BEFORE = 1 << 0, /* take a differential profile (folded "stack before after":
+					the table's befores); else it is an error */
+	CLI_PROFILE_ORDER = 1 << 1,  /* keep folded input's lines in order (the table's steps) */
+	CLI_PROFILE_FOLDED = 1 << 2, /* content no format claims is folded stacks (flamegraph.pl's
+					input, with its messages), not an error */
+};
+
 /* Reads path ("-": standard input; gzip or plain) into t (initialized): its
  * format from, or (PFMT_UNKNOWN) told by its name and then its content;
- * sample_index picks a pprof sample type (NULL: the first). cmd names the
- * command in messages ("convert"). Warnings about skipped lines go to stderr.
- * 0, or -1 with one line in err (no stacks is an error). */
+ * sample_index picks a pprof sample type (NULL: the first); flags
+ * CLI_PROFILE_*. cmd names the command in messages ("convert"). Warnings about
+ * skipped lines go to stderr. 0, or -1 with one line in err (no stacks is an
+ * error). */
 int cli_profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
-		     const char *cmd, char *err, size_t errlen);
+		     unsigned flags, const char *cmd, char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,6 @@
 
 #include "cli_profile.h"
 #include "diff_graph.h"
-#include "folded.h"
 #include "folded_diff.h"
 #include "out_file.h"
 #include "out_name.h"
@@ -38,7 +37,7 @@ static int read_profile(struct window_regress *w, char *err, size_t errlen)
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	if (cli_profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, "record --baseline", err, errlen) != 0)
+	if (cli_profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, 0, "record --baseline", err, errlen) != 0)
 		goto out;
 	for (size_t i = 0; i < t.stacks.n; i++)
 		if (baseline_add_profile_stack(w->b, t.stacks.strs[i], t.stacks.lens[i], t.counts[i]) != 0) {
@@ -99,46 +98,17 @@ void window_regress_free(struct window_regress *w)
 	free(w);
 }
 
-/* A recording's stacks as a folded profile (pointing into it). */
-static int as_folded(struct folded *f, const struct recording *r)
-{
-	size_t n = 0;
-	struct stack_count *sc = recording_sorted(r, &n);
-	memset(f, 0, sizeof(*f));
-	if (!sc && r->nstacks)
-		return -1;
-	f->stacks = calloc(n ? n : 1, sizeof(*f->stacks));
-	if (!f->stacks) {
-		free(sc);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		f->stacks[i] = (struct fg_stack){ sc[i].stack, sc[i].count, 0 };
-		f->total += sc[i].count;
-	}
-	f->n = f->cap = n;
-	free(sc);
-	return 0;
-}
-
 /* The differential graph of the last comparison into path. 0, or -1 with err. */
 static int write_diff(struct window_regress *w, const char *path, const struct window_regress_window *win, char *err,
 		      size_t errlen)
 {
-	struct folded before, after;
 	struct folded_diff d = { 0 };
 	struct out_file of;
 	bool opened = false;
 	char subtitle[512];
 	int rc = -1;
-	memset(&before, 0, sizeof(before));
-	memset(&after, 0, sizeof(after));
-	if (as_folded(&before, baseline_before(w->b)) != 0 || as_folded(&after, baseline_after(w->b)) != 0) {
-		snprintf(err, errlen, "out of memory drawing %s", path);
-		goto out;
-	}
 	struct folded_diff_opts fo = { 0 };
-	if (folded_diff_build(&d, &before, &after, &fo) != 0) {
+	if (folded_diff_build(&d, &baseline_before(w->b)->stacks, &baseline_after(w->b)->stacks, &fo) != 0) {
 		snprintf(err, errlen, "out of memory drawing %s", path);
 		goto out;
 	}
@@ -167,8 +137,6 @@ out:
 	if (opened)
 		out_file_abort(&of);
 	folded_diff_free(&d);
-	folded_free(&before);
-	folded_free(&after);
 	return rc;
 }
 

@@ -1,5 +1,5 @@
-/* folded.c - the folded-stack reader behind `jflame svg` and `jflame diff`: a
- * line is a stack, blanks, a count (a second count makes it differential). */
+/* folded.c - the folded-stack reader behind every command that reads folded
+ * stacks: a line is a stack, blanks, a count (a second count makes it differential). */
 #include "folded.h"
 
 #include <errno.h>
@@ -79,12 +79,14 @@ static int too_big(const char *name, uint64_t lineno, const char *t, size_t n, b
 	return -1;
 }
 
-int folded_parse(struct folded *f, char *text, size_t len, const char *name, char *err, size_t errlen)
+/* Parses the whole lines text[0..len) (a line may end at len without '\n'),
+ * numbering them from *lineno on. */
+static int parse_lines(struct folded *f, struct stack_table *t, const char *text, size_t len, const char *name,
+		       unsigned flags, uint64_t *line_count, char *err, size_t errlen)
 {
-	uint64_t lineno = 0;
-	f->text = text;
+	uint64_t lineno = *line_count;
 	for (size_t off = 0; off < len;) {
-		char *line = text + off, *nl = memchr(line, '\n', len - off);
+		const char *line = text + off, *nl = memchr(line, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - line) : len - off;
 		off += n + 1;
 		lineno++;
@@ -124,30 +126,35 @@ int folded_parse(struct folded *f, char *text, size_t len, const char *name, cha
 		}
 		if (after >= FOLDED_MAX_COUNT - f->total || before >= FOLDED_MAX_COUNT - f->total_before)
 			return too_big(name, lineno, NULL, 0, true, err, errlen);
-		k = k2;
-		line[k] = '\0';
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 4096;
-			struct fg_stack *s = realloc(f->stacks, cap * sizeof(*s));
-			if (!s) {
-				snprintf(err, errlen, "out of memory reading %s", name);
-				return -1;
-			}
-			f->stacks = s;
-			f->cap = cap;
+		long id = f->differential ? stack_table_add_diff(t, line, k2, before, after) :
+					    stack_table_add(t, line, k2, after, 0);
+		if (id < 0 || ((flags & FOLDED_KEEP_ORDER) && stack_table_add_step(t, (uint32_t)id, after, before) != 0)) {
+			snprintf(err, errlen, "out of memory reading %s", name);
+			return -1;
 		}
-		f->stacks[f->n++] = (struct fg_stack){ line, after, before };
+		f->n++;
 		f->total += after;
 		f->total_before += before;
 	}
+	*line_count = lineno;
 	return 0;
 }
 
+int folded_parse(struct folded *f, struct stack_table *t, const char *text, size_t len, const char *name,
+		 unsigned flags, char *err, size_t errlen)
+{
+	uint64_t lineno = 0;
+	memset(f, 0, sizeof(*f));
+	return parse_lines(f, t, text, len, name, flags, &lineno, err, errlen);
+}
+
 /* A plain file is mapped, not read: its pages come from the page cache
- * (copied on write where a stack's end is marked) instead of being zeroed and
- * copied into fresh memory. 1 when done, 0 when the file is not for this
- * (gzip, a pipe, empty), -1 on error. */
-static int map_plain(struct folded *f, const char *path, char *err, size_t errlen)
+ * instead of being zeroed and copied into fresh memory, and leave this
+ * process's memory block by block once parsed (the store has copied what it
+ * keeps). 1 when done, 0 when the file is not for this (gzip, a pipe, empty),
+ * -1 on error. */
+static int map_plain(struct folded *f, struct stack_table *t, const char *path, unsigned flags, char *err,
+		     size_t errlen)
 {
 	struct stat st;
 	unsigned char magic[2];
@@ -159,51 +166,49 @@ static int map_plain(struct folded *f, const char *path, char *err, size_t errle
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 || pread(fd, magic, 2, 0) != 2 ||
 	    (magic[0] == 0x1f && magic[1] == 0x8b))
 		goto out;
-	char *text = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	char *text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (text == MAP_FAILED)
 		goto out;
 	madvise(text, (size_t)st.st_size, MADV_SEQUENTIAL);
-#ifdef MADV_POPULATE_WRITE
-	/* every page gets a NUL written (a stack's end): copy them in one call,
-	 * not one fault each (Linux 5.14+; older kernels fault them in as before) */
-	madvise(text, (size_t)st.st_size, MADV_POPULATE_WRITE);
-#endif
-	f->mapped = (size_t)st.st_size;
-	if (folded_parse(f, text, (size_t)st.st_size, path, err, errlen) != 0) {
-		rc = -1;
-		goto out;
-	}
+	const size_t block = (size_t)64 << 20, size = (size_t)st.st_size;
+	uint64_t lineno = 0;
 	rc = 1;
+	for (size_t off = 0; off < size && rc == 1;) {
+		/* whole lines, about a block of them */
+		size_t end = size - off > block ? off + block : size;
+		const char *nl = end < size ? memchr(text + end, '\n', size - end) : NULL;
+		end = nl ? (size_t)(nl - text) + 1 : size;
+		if (parse_lines(f, t, text + off, end - off, path, flags, &lineno, err, errlen) != 0)
+			rc = -1;
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), done = end / page * page, from = off / page * page;
+		if (done > from)
+			madvise(text + from, done - from, MADV_DONTNEED);
+		off = end;
+	}
+	munmap(text, size);
 out:
 	close(fd);
 	return rc;
 }
 
-int folded_read(struct folded *f, const char *path, size_t max, char *err, size_t errlen)
+int folded_read(struct folded *f, struct stack_table *t, const char *path, size_t max, unsigned flags, char *err,
+		size_t errlen)
 {
 	bool stdin_in = strcmp(path, "-") == 0;
 	char *buf = NULL;
 	size_t len = 0;
 	memset(f, 0, sizeof(*f));
 	if (!stdin_in) {
-		int m = map_plain(f, path, err, errlen);
+		int m = map_plain(f, t, path, flags, err, errlen);
 		if (m != 0)
 			return m > 0 ? 0 : -1;
 	}
 	/* gzip, or a pipe: in memory, as much as input_file_read allows */
 	if (input_file_read(path, max, &buf, &len, err, errlen) != 0)
 		return -1;
-	return folded_parse(f, buf, len, stdin_in ? "standard input" : path, err, errlen);
-}
-
-void folded_free(struct folded *f)
-{
-	if (f->mapped && f->text)
-		munmap(f->text, f->mapped);
-	else
-		free(f->text);
-	free(f->stacks);
-	memset(f, 0, sizeof(*f));
+	int rc = folded_parse(f, t, buf, len, stdin_in ? "standard input" : path, flags, err, errlen);
+	free(buf);
+	return rc;
 }
 
 int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean)

@@ -1,5 +1,5 @@
 /* folded.h - reads folded stacks ("a;b;c 12", and flamegraph.pl's differential
- * "a;b;c 10 14") from a file, plain or gzip, into stacks the renderer takes. */
+ * "a;b;c 10 14") from a file, plain or gzip, into the stack store. */
 #ifndef JFLAME_FOLDED_H
 #define JFLAME_FOLDED_H
 
@@ -7,14 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stacks.h"
+#include "stack_table.h"
 
+/* What reading folded text found besides its stacks (which go into a stack_table). */
 struct folded {
-	char *text;            /* the whole input; stacks point into it */
-	size_t mapped;         /* text is a private mapping of this many bytes (else malloc'd) */
-	struct fg_stack *stacks;
-	size_t n, cap;
-	bool differential;     /* some line had two counts: before after */
+	uint64_t n;            /* lines with a stack and a count */
+	bool differential;     /* some line had two counts: before after (the table's befores) */
 	uint64_t bad_lines;    /* no count, a bad count, a NUL: skipped */
 	char first_bad[80];
 	uint64_t long_lines;   /* longer than FOLDED_MAX_LINE: skipped */
@@ -39,16 +37,22 @@ enum { FOLDED_PUSH_OK, FOLDED_PUSH_LONG, FOLDED_PUSH_OOM };
 int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean);
 void folded_line_free(struct folded_line *l);
 
-/* Parses text[0..len) in place (each stack's end becomes a NUL; text is kept
- * and freed by folded_free, also on failure); name is the input's name for
- * messages. 0, or -1 with one line in err: out of memory, or a count of 2^63
- * or more, or counts adding up to that (with the line number). */
-int folded_parse(struct folded *f, char *text, size_t len, const char *name, char *err, size_t errlen);
+enum {
+	FOLDED_KEEP_ORDER = 1 << 0, /* also the lines in order, as the table's steps (flame charts) */
+};
+
+/* Parses text[0..len) into t (initialized; a line with two counts adds to its
+ * befores, see stack_table_add_diff), and what else it finds into f (zeroed
+ * first); flags FOLDED_*; name is the input's name for messages. 0, or -1 with
+ * one line in err: out of memory, or a count of 2^63 or more, or counts adding
+ * up to that (with the line number). */
+int folded_parse(struct folded *f, struct stack_table *t, const char *text, size_t len, const char *name,
+		 unsigned flags, char *err, size_t errlen);
 /* Reads path ("-" for stdin; gzip or plain) and parses it. Gzip input and
  * standard input are read into memory, at most max bytes once unpacked (0:
  * INPUT_MAX_GZIP for gzip, INPUT_MAX_BYTES for plain standard input); plain
- * files are mapped. 0, or -1 with err. */
-int folded_read(struct folded *f, const char *path, size_t max, char *err, size_t errlen);
-void folded_free(struct folded *f);
+ * files are mapped while read. 0, or -1 with err. */
+int folded_read(struct folded *f, struct stack_table *t, const char *path, size_t max, unsigned flags, char *err,
+		size_t errlen);
 
 #endif

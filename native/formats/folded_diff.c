@@ -85,25 +85,27 @@ const char *folded_diff_merge_ids(struct str_intern *si, const char *s)
 	return r;
 }
 
-int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after,
+int folded_diff_build(struct folded_diff *d, const struct stack_table *before, const struct stack_table *after,
 		      const struct folded_diff_opts *o)
 {
 	bool normalize = o->normalize, strip_hex_opt = o->strip_hex;
-	size_t n = before->n + after->n, k = 0;
+	size_t n = before->stacks.n + after->stacks.n, k = 0;
 	struct entry *e = malloc((n ? n : 1) * sizeof(*e));
+	struct str_intern *si = NULL; /* stacks rewritten by strip_hex or merge_ids */
 	int rc = -1;
 	memset(d, 0, sizeof(*d));
-	if (!e || ((strip_hex_opt || o->merge_ids) && !(d->si = str_intern_new())))
+	stack_table_init(&d->t);
+	if (!e || ((strip_hex_opt || o->merge_ids) && !(si = str_intern_new())))
 		goto out;
 	for (int side = 0; side < 2; side++) {
-		const struct folded *f = side ? after : before;
-		for (size_t i = 0; i < f->n; i++) {
-			const char *s = f->stacks[i].frames;
-			if (strip_hex_opt && !(s = strip_hex(d->si, s)))
+		const struct stack_table *f = side ? after : before;
+		for (size_t i = 0; i < f->stacks.n; i++) {
+			const char *s = f->stacks.strs[i];
+			if (strip_hex_opt && !(s = strip_hex(si, s)))
 				goto out;
-			if (o->merge_ids && !(s = folded_diff_merge_ids(d->si, s)))
+			if (o->merge_ids && !(s = folded_diff_merge_ids(si, s)))
 				goto out;
-			uint64_t c = f->stacks[i].count;
+			uint64_t c = f->counts[i];
 			e[k++] = (struct entry){ s, side ? 0 : c, side ? c : 0 };
 			if (side)
 				d->total_after += c;
@@ -121,20 +123,19 @@ int folded_diff_build(struct folded_diff *d, const struct folded *before, const 
 			e[m++] = e[i];
 		}
 	}
-	if (!(d->stacks = malloc((m ? m : 1) * sizeof(*d->stacks))))
-		goto out;
 	bool scale = normalize && d->total_before && d->total_before != d->total_after;
 	for (size_t i = 0; i < m; i++) {
 		uint64_t b = e[i].before;
 		/* as difffolded.pl computes it: int(before * total2 / total1) */
 		if (scale)
 			b = (uint64_t)((double)b * (double)d->total_after / (double)d->total_before);
-		d->stacks[i] = (struct fg_stack){ e[i].s, e[i].after, b };
+		if (stack_table_add_diff(&d->t, e[i].s, strlen(e[i].s), b, e[i].after) < 0)
+			goto out;
 	}
-	d->n = m;
 	rc = 0;
 out:
 	free(e);
+	str_intern_free(si);
 	if (rc != 0)
 		folded_diff_free(d);
 	return rc;
@@ -142,15 +143,14 @@ out:
 
 void folded_diff_free(struct folded_diff *d)
 {
-	free(d->stacks);
-	str_intern_free(d->si);
+	stack_table_free(&d->t);
 	memset(d, 0, sizeof(*d));
 }
 
 int folded_diff_write(FILE *out, const struct folded_diff *d)
 {
-	for (size_t i = 0; i < d->n; i++)
-		fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", d->stacks[i].frames, d->stacks[i].count_before,
-			d->stacks[i].count);
+	for (size_t i = 0; i < d->t.stacks.n; i++)
+		fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", d->t.stacks.strs[i], d->t.befores ? d->t.befores[i] : 0,
+			d->t.counts[i]);
 	return ferror(out) ? -1 : 0;
 }

@@ -8,17 +8,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "folded.h"
-#include "stacks.h"
+#include "stack_table.h"
 #include "str_intern.h"
 
 struct folded_diff {
-	struct fg_stack *stacks;  /* sorted by stack (byte order), each once: count is
-				     AFTER's, count_before BEFORE's (0 where a stack is
-				     only on one side) */
-	size_t n;
+	struct stack_table t; /* stacks sorted (byte order), each once: counts are
+				 AFTER's, befores BEFORE's (0 where a stack is only
+				 on one side) */
 	uint64_t total_before, total_after; /* as read (before normalizing) */
-	struct str_intern *si;    /* stacks rewritten by strip_hex or merge_ids */
 };
 
 /* How stacks are matched: normalize scales BEFORE's counts to AFTER's total,
@@ -30,9 +27,9 @@ struct folded_diff_opts {
 	bool normalize, strip_hex, merge_ids;
 };
 
-/* Merges before and after (their stacks stay theirs: keep both alive while d
- * is used). 0, or -1 when out of memory. */
-int folded_diff_build(struct folded_diff *d, const struct folded *before, const struct folded *after,
+/* Merges the counts of before and after into d (its own copy of the stacks).
+ * 0, or -1 when out of memory. */
+int folded_diff_build(struct folded_diff *d, const struct stack_table *before, const struct stack_table *after,
 		      const struct folded_diff_opts *o);
 /* s with its leading [Pod]/[Con]/[<pid>] frames written as merge_ids does:
  * interned in si, or s itself when there is nothing to change (NULL when out

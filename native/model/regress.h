@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stacks.h"
 #include "str_index.h"
 
 /* BEFORE and AFTER are compared; SPREAD windows (the same program's recent

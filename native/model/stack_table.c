@@ -31,6 +31,8 @@ void stack_table_free(struct stack_table *t)
 	str_index_free(&t->threads);
 	free(t->counts);
 	free(t->weights);
+	free(t->befores);
+	free(t->steps);
 	free(t->timeline);
 	memset(t, 0, sizeof(*t));
 }
@@ -57,6 +59,13 @@ long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint
 		t->weights = w;
 		memset(t->counts + t->cap, 0, (cap - t->cap) * sizeof(*c));
 		memset(t->weights + t->cap, 0, (cap - t->cap) * sizeof(*w));
+		if (t->befores) {
+			uint64_t *b = realloc(t->befores, cap * sizeof(*b));
+			if (!b)
+				return -1;
+			t->befores = b;
+			memset(t->befores + t->cap, 0, (cap - t->cap) * sizeof(*b));
+		}
 		t->cap = cap;
 	}
 	t->counts[i] = add_sat(t->counts[i], count);
@@ -64,6 +73,34 @@ long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint
 	t->total_count = add_sat(t->total_count, count);
 	t->total_weight = add_sat(t->total_weight, weight);
 	return i;
+}
+
+long stack_table_add_diff(struct stack_table *t, const char *frames, size_t len, uint64_t before, uint64_t count)
+{
+	if (!t->befores && t->cap && !(t->befores = calloc(t->cap, sizeof(*t->befores))))
+		return -1;
+	long i = stack_table_add(t, frames, len, count, 0);
+	if (i < 0)
+		return -1;
+	if (!t->befores && !(t->befores = calloc(t->cap, sizeof(*t->befores))))
+		return -1;
+	t->befores[i] = add_sat(t->befores[i], before);
+	t->total_before = add_sat(t->total_before, before);
+	return i;
+}
+
+int stack_table_add_step(struct stack_table *t, uint32_t stack, uint64_t count, uint64_t before)
+{
+	if (t->nsteps == t->steps_cap) {
+		size_t cap = t->steps_cap ? t->steps_cap * 2 : 1024;
+		struct stack_step *s = realloc(t->steps, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		t->steps = s;
+		t->steps_cap = cap;
+	}
+	t->steps[t->nsteps++] = (struct stack_step){ stack, count, before };
+	return 0;
 }
 
 int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thread, size_t len, double time,

@@ -33,12 +33,25 @@ struct stack_meta {
 	bool lines;                            /* frames may end in a source line (STACK_LINE_MARK) */
 };
 
+/* One line of an input in the order read (a flame chart draws them so):
+ * its stack, count, and count before (differential input). */
+struct stack_step {
+	uint32_t stack; /* index into the table's stacks */
+	uint64_t count, before;
+};
+
 struct stack_table {
 	struct str_index stacks;  /* folded text, frames root first joined by ';' */
 	uint64_t *counts;         /* per stack: samples (what folded output prints) */
 	uint64_t *weights;        /* per stack: sum of weights (when has_weight) */
+	uint64_t *befores;        /* per stack: the count before, for a differential
+				     profile ("stack before after" input, jflame diff);
+				     NULL for any other */
 	size_t cap;
-	uint64_t total_count, total_weight;
+	uint64_t total_count, total_weight, total_before;
+	struct stack_step *steps; /* the input's lines in order, when its reader was
+				     asked to keep them (flame charts); else none */
+	size_t nsteps, steps_cap;
 	struct str_index threads; /* names of the timeline's threads ("comm pid: 1 tid: 2") */
 	struct timed_sample *timeline;
 	size_t ntimeline, timeline_cap;
@@ -61,6 +74,12 @@ void stack_table_free(struct stack_table *t);
 /* Adds count and weight to the stack frames[0..len) (sums saturate). Its
  * index, or -1 when out of memory. */
 long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint64_t count, uint64_t weight);
+/* Adds count (after) and before to the stack frames[0..len) of a
+ * differential profile (befores is made on the first call). Its index, or -1
+ * when out of memory. */
+long stack_table_add_diff(struct stack_table *t, const char *frames, size_t len, uint64_t before, uint64_t count);
+/* Appends a line of the input, in order (stack: an index from stack_table_add). 0, or -1 when out of memory. */
+int stack_table_add_step(struct stack_table *t, uint32_t stack, uint64_t count, uint64_t before);
 /* Adds one timestamped sample of stack (an index from stack_table_add) taken
  * on thread[0..len). 0, or -1 when out of memory. */
 int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thread, size_t len, double time,

@@ -29,9 +29,9 @@ int diff_graph_write(FILE *out, const char *path, enum diff_graph_kind k, const 
 {
 	switch (k) {
 	case DIFF_GRAPH_SVG:
-		return flamegraph_write(out, d->stacks, d->n, svg, err, errlen);
+		return flamegraph_write(out, &d->t, svg, err, errlen);
 	case DIFF_GRAPH_HTML:
-		return compare_write_html(out, raw->stacks, raw->n, html, err, errlen);
+		return compare_write_html(out, &raw->t, html, err, errlen);
 	case DIFF_GRAPH_FOLDED:
 		break;
 	}

@@ -513,8 +513,26 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const struct fg_options *opts,
-		     char *err, size_t errlen)
+/* The tree's view of the table: its steps (a flame chart of an input that kept
+ * them), else its stacks with their counts. Caller frees; NULL when out of memory. */
+static struct fg_stack *stacks_view(const struct stack_table *tab, bool steps, size_t *n)
+{
+	*n = steps ? tab->nsteps : tab->stacks.n;
+	struct fg_stack *v = malloc((*n ? *n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		if (steps) {
+			const struct stack_step *s = &tab->steps[i];
+			v[i] = (struct fg_stack){ tab->stacks.strs[s->stack], s->count, s->before };
+		} else {
+			v[i] = (struct fg_stack){ tab->stacks.strs[i], tab->counts[i], tab->befores ? tab->befores[i] : 0 };
+		}
+	}
+	return v;
+}
+
+int flamegraph_write(FILE *out, const struct stack_table *tab, const struct fg_options *opts, char *err, size_t errlen)
 {
 	static const struct fg_options defaults;
 	const struct fg_options *op = opts ? opts : &defaults;
@@ -529,20 +547,27 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 	double minwidth, legend_y, legend_h = 0, ypad1, ypad3;
 	int ret = -1;
 
-	if (!out || (n && !stacks)) {
+	struct fg_stack *stacks = NULL;
+	size_t n = 0;
+
+	if (!out || !tab) {
 		set_err(err, errlen, "flame graph: no output or no stacks given");
+		return -1;
+	}
+	if (!(stacks = stacks_view(tab, op->flamechart && tab->nsteps, &n))) {
+		set_err(err, errlen, "flame graph: out of memory");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		d.total += stacks[i].count;
 		if (d.total < stacks[i].count) {
 			set_err(err, errlen, "flame graph: the sample counts overflow");
-			return -1;
+			goto out;
 		}
 	}
 	if (!d.total) {
 		set_err(err, errlen, "no samples");
-		return -1;
+		goto out;
 	}
 	d.o = op, d.t = &t, d.pal = palette_of(op->colors);
 	d.fontsize = op->fontsize > 0 ? op->fontsize : 12;
@@ -608,6 +633,7 @@ int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const s
 out:
 	free(o);
 	free(d.path);
+	free(stacks);
 	frame_tree_free(&t);
 	return ret;
 }

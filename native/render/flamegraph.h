@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stacks.h"
+#include "stack_table.h"
 
 struct fg_options {
 	const char *title;    /* NULL: "Flame Graph" ("Icicle Graph" when inverted,
@@ -38,18 +38,20 @@ struct fg_options {
 				  pseudo-random sequence: same input, same bytes out */
 	bool inverted;         /* icicle graph: roots at the top */
 	bool reverse;          /* reverse each stack before merging */
-	bool flamechart;       /* keep input order (time): merge a frame only with the
-				  same frame of the stack just before, don't sort by name */
-	bool differential;     /* red grew / blue shrank, from count_before (see below) */
+	bool flamechart;       /* keep input order (time): the table's steps when it has
+				  them (else its stacks, in the order first seen); merge a
+				  frame only with the same frame of the stack just before,
+				  don't sort by name */
+	bool differential;     /* red grew / blue shrank, from the table's befores (see below) */
 	bool negate;           /* differential: swap what counts as grew and shrank */
 	bool legend;           /* draw a legend row under the title: the java palette's
 				  hues, or grew/shrank for differential graphs; nothing
 				  for other palettes */
 };
 
-/* Writes the flame graph of the stacks to out. Returns 0, or -1 with a one-line
- * reason in err: "no samples" (n == 0, or every count zero) before anything is
- * written; a write error after.
+/* Writes the flame graph of the stack table's counts to out. Returns 0, or -1
+ * with a one-line reason in err: "no samples" (no stacks, or every count zero)
+ * before anything is written; a write error after.
  *
  * What comes out (the structure of flamegraph.pl 1.0's SVG, so tools and users
  * that know it find their way):
@@ -79,7 +81,6 @@ struct fg_options {
  *   flamegraph.pl keeps them: ?x=<rect x>&y=<rect y>&s=<regex>. The page's
  *   functions zoom(g), unzoom(), search(regex), reset_search() and
  *   toggle_ignorecase() are global for scripted use. */
-int flamegraph_write(FILE *out, const struct fg_stack *stacks, size_t n, const struct fg_options *opts,
-		     char *err, size_t errlen);
+int flamegraph_write(FILE *out, const struct stack_table *t, const struct fg_options *opts, char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stacks.h"
+
+/* One stack of the tree's input (the flame graph writers' view of a stack
+ * table): frames root first joined by ';', its count, and for differential
+ * graphs the count before (count is then the count after). Empty frames
+ * ("a;;b", a trailing ';') are skipped. The same stack may appear more than
+ * once (a flame chart's steps): counts add up. */
+struct fg_stack {
+	const char *frames;
+	uint64_t count;
+	uint64_t count_before;
+};
 
 /* As flamegraph.pl: the stacks, sorted by their frames (a flame chart keeps
  * input order), flow from left to right; a stack shares the frames it has in

@@ -12,8 +12,6 @@
 #include "json_out.h"
 
 struct page_ctx {
-	const struct fg_stack *stacks;
-	size_t n;
 	const struct compare_options *o;
 	struct call_tree *tree;
 	uint64_t *self; /* per node: before, after */
@@ -51,10 +49,11 @@ fail:
 	return -1;
 }
 
-int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const struct compare_options *o,
-		       char *err, size_t errlen)
+int compare_write_html(FILE *out, const struct stack_table *t, const struct compare_options *o, char *err,
+		       size_t errlen)
 {
-	struct page_ctx c = { stacks, n, o, call_tree_new(), NULL, { 0, 0 } };
+	size_t n = t->stacks.n;
+	struct page_ctx c = { o, call_tree_new(), NULL, { 0, 0 } };
 	long *node = malloc((n ? n : 1) * sizeof(*node));
 	char title[512];
 	int rc = -1;
@@ -62,10 +61,10 @@ int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const
 	if (!c.tree || !node)
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
-		if ((node[i] = call_tree_node(c.tree, stacks[i].frames, strlen(stacks[i].frames))) < 0)
+		if ((node[i] = call_tree_node(c.tree, t->stacks.strs[i], t->stacks.lens[i])) < 0)
 			goto oom;
-		c.total[0] += stacks[i].count_before;
-		c.total[1] += stacks[i].count;
+		c.total[0] += t->befores ? t->befores[i] : 0;
+		c.total[1] += t->counts[i];
 	}
 	if (!c.total[0] && !c.total[1]) {
 		snprintf(err, errlen, "no samples to compare");
@@ -74,8 +73,8 @@ int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const
 	if (!(c.self = calloc(2 * call_tree_size(c.tree), sizeof(*c.self))))
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
-		c.self[2 * node[i]] += stacks[i].count_before;
-		c.self[2 * node[i] + 1] += stacks[i].count;
+		c.self[2 * node[i]] += t->befores ? t->befores[i] : 0;
+		c.self[2 * node[i] + 1] += t->counts[i];
 	}
 	if (!o->title)
 		snprintf(title, sizeof(title), "Compare: %.200s vs %.200s", o->before_name ? o->before_name : "before",

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "stacks.h"
+#include "stack_table.h"
 
 struct compare_options {
 	const char *title;       /* NULL: "Compare: BEFORE vs AFTER" */
@@ -15,10 +15,10 @@ struct compare_options {
 	const char *after_name;
 };
 
-/* Writes the page from differential stacks (count: AFTER's, count_before:
+/* Writes the page from a differential stack table (counts: AFTER's, befores:
  * BEFORE's). No network, no external scripts. 0, or -1 with one line in err
  * ("no samples" when both sides are empty, before anything is written). */
-int compare_write_html(FILE *out, const struct fg_stack *stacks, size_t n, const struct compare_options *o,
-		       char *err, size_t errlen);
+int compare_write_html(FILE *out, const struct stack_table *t, const struct compare_options *o, char *err,
+		       size_t errlen);
 
 #endif

@@ -50,19 +50,10 @@ static int write_speedscope(FILE *out, const struct stack_table *t, const struct
 	return speedscope_write(out, t, err, errlen);
 }
 
-/* The flame graph of the counts, stacks in byte order. */
+/* The flame graph of the counts (the graph sorts them itself). */
 static int write_svg(FILE *out, const struct stack_table *t, const struct profile_write_opts *o, char *err,
 		     size_t errlen)
 {
-	uint32_t *order = stack_table_sorted(t);
-	struct fg_stack *st = malloc((t->stacks.n ? t->stacks.n : 1) * sizeof(*st));
-	int rc = -1;
-	if (!order || !st) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < t->stacks.n; i++)
-		st[i] = (struct fg_stack){ t->stacks.strs[order[i]], t->counts[order[i]], 0 };
 	const struct stack_meta *m = &t->meta;
 	struct fg_options g = {
 		.title = o->title ? o->title : m->name[0] ? m->name : NULL,
@@ -71,11 +62,7 @@ static int write_svg(FILE *out, const struct stack_table *t, const struct profil
 		.legend = true,
 		.hash = true,
 	};
-	rc = flamegraph_write(out, st, t->stacks.n, o->graph ? o->graph : &g, err, errlen);
-out:
-	free(order);
-	free(st);
-	return rc;
+	return flamegraph_write(out, t, o->graph ? o->graph : &g, err, errlen);
 }
 
 const struct profile_writer profile_writers[] = {

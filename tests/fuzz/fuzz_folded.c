@@ -1,9 +1,8 @@
 /* fuzz_folded.c - any bytes as folded stacks: lines with and without counts,
- * two-column differential lines, NULs; parsed in place without overruns.
- * module: native/formats/folded.c native/util/input_file.c */
+ * two-column differential lines, NULs; parsed into the stack store without overruns.
+ * module: native/formats/folded.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/util/str_intern.c */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "folded.h"
@@ -11,15 +10,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct folded f;
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	memset(&f, 0, sizeof(f));
+	struct stack_table t;
 	char err[256];
-	folded_parse(&f, text, size, "fuzz", err, sizeof(err));
-	for (size_t i = 0; i < f.n; i++)
-		(void)strlen(f.stacks[i].frames);
-	folded_free(&f);
+	stack_table_init(&t);
+	if (folded_parse(&f, &t, (const char *)data, size, "fuzz", size & 1 ? FOLDED_KEEP_ORDER : 0, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < t.stacks.n; i++)
+			(void)strlen(t.stacks.strs[i]);
+		for (size_t i = 0; i < t.nsteps; i++)
+			(void)t.stacks.strs[t.steps[i].stack];
+	}
+	stack_table_free(&t);
 	return 0;
 }

@@ -67,13 +67,11 @@ static int load_folded(struct stack_table *t, const char *rel)
 {
 	size_t len = 0;
 	char *text = slurp(rel, &len), err[256];
-	struct folded f = { 0 };
+	struct folded f;
 	if (!text)
 		return -1;
-	CHECK(folded_parse(&f, text, len, "test", err, sizeof(err)) == 0);
-	for (size_t i = 0; i < f.n; i++)
-		CHECK(stack_table_add(t, f.stacks[i].frames, strlen(f.stacks[i].frames), f.stacks[i].count, 0) >= 0);
-	folded_free(&f);
+	CHECK(folded_parse(&f, t, text, len, "test", 0, err, sizeof(err)) == 0);
+	free(text);
 	return 0;
 }
 
@@ -663,15 +661,19 @@ static void test_profile_writer(void)
 	CHECK_HAS_STR(buf, ">T&lt;itle&gt;</text>");
 	CHECK_HAS_STR(buf, "<title>a (5 samples, 71.43%)</title>");
 	free(buf);
-	/* record's graph (its title, subtitle and warning, units) drawn as flamegraph_write draws it */
+	/* record's graph (its title, subtitle and warning, units) drawn as flamegraph_write draws it,
+	   from a table of the same stacks in another order (the graph sorts them) */
 	struct fg_options g = { .title = "cpu: java", .subtitle = "frame pointers: off", .subtitle_warning = true,
 				.colors = "java", .legend = true, .hash = true, .countname = "ms", .count_scale = 1000 };
-	struct fg_stack st[] = { { "m;a", 5, 0 }, { "m;b", 2, 0 } };
+	struct stack_table other;
+	stack_table_init(&other);
+	CHECK(stack_table_add(&other, "m;b", 3, 2, 0) >= 0 && stack_table_add(&other, "m;a", 3, 5, 0) >= 0);
 	char *direct = NULL;
 	size_t direct_len = 0;
 	f = open_memstream(&direct, &direct_len);
-	CHECK(flamegraph_write(f, st, 2, &g, err, sizeof(err)) == 0);
+	CHECK(flamegraph_write(f, &other, &g, err, sizeof(err)) == 0);
 	fclose(f);
+	stack_table_free(&other);
 	f = open_memstream(&buf, &len);
 	o.graph = &g;
 	CHECK_MSG(profile_writer_write(profile_writer_for_record("-"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);

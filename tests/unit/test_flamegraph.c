@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "folded.h"
+#include "frame_tree.h"
 #include "palette.h"
 
 static const char *svg_dir; /* --svg-dir: every drawn SVG is also written there */
@@ -21,13 +22,15 @@ static const char *svg_dir; /* --svg-dir: every drawn SVG is also written there 
 /* Reads tests/data/flamegraph/<name> with the folded reader jflame uses:
  * "frames count" lines, or "frames before after" for a differential graph
  * (diff: the file must be one); '#' lines are comments (skipped as bad lines). */
-static int folded_load(const char *name, bool diff, struct folded *f)
+static int folded_load(const char *name, bool diff, struct stack_table *t)
 {
 	const char *dir = getenv("JFLAME_TEST_DATA");
 	char path[4096], err[512];
+	struct folded f;
 
+	stack_table_init(t);
 	snprintf(path, sizeof(path), "%s/flamegraph/%s", dir ? dir : "tests/data", name);
-	if (folded_read(f, path, 0, err, sizeof(err)) != 0 || f->differential != diff) {
+	if (folded_read(&f, t, path, 0, FOLDED_KEEP_ORDER, err, sizeof(err)) != 0 || f.differential != diff) {
 		fprintf(stderr, "cannot read %s as %s folded stacks (set JFLAME_TEST_DATA): %s\n", path,
 			diff ? "differential" : "plain", err);
 		check_failed++;
@@ -45,11 +48,37 @@ struct svg {
 	char err[256];
 };
 
+/* The stacks as a stack table: each once with its counts summed, and each
+ * line in order as its steps (what a flame chart draws). NULL frames are "". */
+static void table_of(struct stack_table *t, const struct fg_stack *st, size_t n)
+{
+	bool diff = false;
+	stack_table_init(t);
+	for (size_t i = 0; i < n; i++)
+		diff |= st[i].count_before != 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *fr = st[i].frames ? st[i].frames : "";
+		long id = diff ? stack_table_add_diff(t, fr, strlen(fr), st[i].count_before, st[i].count) :
+				 stack_table_add(t, fr, strlen(fr), st[i].count, 0);
+		CHECK(id >= 0 && stack_table_add_step(t, (uint32_t)id, st[i].count, st[i].count_before) == 0);
+	}
+}
+
+static void svg_draw_table(struct svg *s, const char *label, const struct stack_table *t, const struct fg_options *o);
+
 static void svg_draw(struct svg *s, const char *label, const struct fg_stack *st, size_t n, const struct fg_options *o)
+{
+	struct stack_table t;
+	table_of(&t, st, n);
+	svg_draw_table(s, label, &t, o);
+	stack_table_free(&t);
+}
+
+static void svg_draw_table(struct svg *s, const char *label, const struct stack_table *t, const struct fg_options *o)
 {
 	FILE *f = open_memstream(&s->p, &s->len);
 	s->err[0] = '\0';
-	s->ret = flamegraph_write(f, st, n, o, s->err, sizeof(s->err));
+	s->ret = flamegraph_write(f, t, o, s->err, sizeof(s->err));
 	fclose(f);
 	if (svg_dir && label && s->ret == 0) {
 		char path[4096];
@@ -258,7 +287,7 @@ static const struct frame *frame_get(const struct frame *v, size_t n, const char
 
 static void test_basic(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 }, u = { 0 };
 	struct frame *v;
 	size_t n;
@@ -281,7 +310,7 @@ static void test_basic(void)
 
 	if (folded_load("basic.folded", false, &f))
 		return;
-	svg_draw(&s, "basic", f.stacks, f.n, NULL);
+	svg_draw_table(&s, "basic", &f, NULL);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 7);
@@ -315,14 +344,14 @@ static void test_basic(void)
 	CHECK(strstr(s.p, "<!DOCTYPE") == NULL); /* nothing to fetch */
 	CHECK(s.len > 0 && s.p[s.len - 1] == '\n');
 	free(v);
-	folded_free(&f);
+	stack_table_free(&f);
 
 	/* order and duplicates don't matter: the same bytes, colours included */
 	if (folded_load("unsorted.folded", false, &f) == 0) {
-		svg_draw(&u, "unsorted", f.stacks, f.n, NULL);
+		svg_draw_table(&u, "unsorted", &f, NULL);
 		CHECK_EQ_INT(u.ret, 0);
 		CHECK(u.len == s.len && memcmp(u.p, s.p, s.len) == 0);
-		folded_free(&f);
+		stack_table_free(&f);
 	}
 	svg_free(&s);
 	svg_free(&u);
@@ -330,7 +359,7 @@ static void test_basic(void)
 
 static void test_minwidth(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 };
 	struct fg_options o = { 0 };
 	struct frame *v;
@@ -338,7 +367,7 @@ static void test_minwidth(void)
 
 	if (folded_load("minwidth.folded", false, &f))
 		return;
-	svg_draw(&s, "minwidth", f.stacks, f.n, NULL);
+	svg_draw_table(&s, "minwidth", &f, NULL);
 	n = frames_parse(s.p, &v);
 	/* 1 of 100000 samples is 0.0118 px: left out, with its callee, but counted */
 	CHECK_EQ_INT(n, 3);
@@ -351,7 +380,7 @@ static void test_minwidth(void)
 	svg_free(&s);
 
 	o.minwidth = 0.01;
-	svg_draw(&s, "minwidth_px", f.stacks, f.n, &o);
+	svg_draw_table(&s, "minwidth_px", &f, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 5);
 	CHECK_EQ_STR(FRAME(v, n, "tiny")->pct, "0.00");
@@ -359,23 +388,23 @@ static void test_minwidth(void)
 	svg_free(&s);
 
 	o.minwidth = 0.002, o.minwidth_percent = true; /* 1 sample is 0.001% */
-	svg_draw(&s, NULL, f.stacks, f.n, &o);
+	svg_draw_table(&s, NULL, &f, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 3);
 	free(v);
 	svg_free(&s);
 	o.minwidth = 0.0005;
-	svg_draw(&s, NULL, f.stacks, f.n, &o);
+	svg_draw_table(&s, NULL, &f, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 5);
 	free(v);
 	svg_free(&s);
-	folded_free(&f);
+	stack_table_free(&f);
 }
 
 static void test_escape(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 };
 	struct frame *v;
 	size_t n;
@@ -385,7 +414,7 @@ static void test_escape(void)
 
 	if (folded_load("escape.folded", false, &f))
 		return;
-	svg_draw(&s, "escape", f.stacks, f.n, &o);
+	svg_draw_table(&s, "escape", &f, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 7);
@@ -403,7 +432,7 @@ static void test_escape(void)
 	}
 	free(v);
 	svg_free(&s);
-	folded_free(&f);
+	stack_table_free(&f);
 }
 
 /* invalid UTF-8 and control characters must not make the XML ill-formed */
@@ -599,7 +628,7 @@ static void test_alloc_lock_graph(void)
 
 static void test_java_graph(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 }, s2 = { 0 }, l = { 0 };
 	struct fg_options o = { .colors = "java" };
 	struct frame *v;
@@ -633,7 +662,7 @@ static void test_java_graph(void)
 
 	if (folded_load("java.folded", false, &f))
 		return;
-	svg_draw(&s, "java", f.stacks, f.n, &o);
+	svg_draw_table(&s, "java", &f, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -654,12 +683,12 @@ static void test_java_graph(void)
 	CHECK(strstr(s.p, "id=\"legend\"") == NULL);
 
 	/* the same input draws the same bytes */
-	svg_draw(&s2, NULL, f.stacks, f.n, &o);
+	svg_draw_table(&s2, NULL, &f, &o);
 	CHECK(s2.len == s.len && memcmp(s2.p, s.p, s.len) == 0);
 
 	/* the legend: every hue with its label, and the frames move down for it */
 	o.legend = true;
-	svg_draw(&l, "java_legend", f.stacks, f.n, &o);
+	svg_draw_table(&l, "java_legend", &f, &o);
 	CHECK_EQ_INT(l.ret, 0);
 	CHECK_HAS_STR(l.p, "<g id=\"legend\">");
 	for (int h = 0; h < FG_HUE_ALWAYS; h++) {
@@ -684,10 +713,10 @@ static void test_java_graph(void)
 
 	/* other palettes have no legend */
 	o.colors = "hot";
-	svg_draw(&s, NULL, f.stacks, f.n, &o);
+	svg_draw_table(&s, NULL, &f, &o);
 	CHECK(strstr(s.p, "id=\"legend\"") == NULL);
 	svg_free(&s);
-	folded_free(&f);
+	stack_table_free(&f);
 }
 
 static void test_hash_colors(void)
@@ -777,7 +806,7 @@ static void test_palettes(void)
 
 static void test_differential(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 }, ng = { 0 };
 	struct fg_options o = { .differential = true, .legend = true };
 	struct frame *v;
@@ -786,7 +815,7 @@ static void test_differential(void)
 
 	if (folded_load("diff.folded", true, &f))
 		return;
-	svg_draw(&s, "diff", f.stacks, f.n, &o);
+	svg_draw_table(&s, "diff", &f, &o);
 	CHECK_EQ_INT(s.ret, 0);
 	n = frames_parse(s.p, &v);
 	fmt = FRAME(v, n, "java/lang/String.format");
@@ -813,7 +842,7 @@ static void test_differential(void)
 	free(v);
 
 	o.negate = true;
-	svg_draw(&ng, "diff_negate", f.stacks, f.n, &o);
+	svg_draw_table(&ng, "diff_negate", &f, &o);
 	n = frames_parse(ng.p, &v);
 	fmt = FRAME(v, n, "java/lang/String.format");
 	sb = FRAME(v, n, "java/lang/StringBuilder.append");
@@ -823,12 +852,12 @@ static void test_differential(void)
 	free(v);
 	svg_free(&s);
 	svg_free(&ng);
-	folded_free(&f);
+	stack_table_free(&f);
 }
 
 static void test_layouts(void)
 {
-	struct folded f;
+	struct stack_table f;
 	struct svg s = { 0 };
 	struct fg_options o = { 0 };
 	struct frame *v;
@@ -838,7 +867,7 @@ static void test_layouts(void)
 		return;
 	/* icicle: the root on top, callees below */
 	o.inverted = true;
-	svg_draw(&s, "inverted", f.stacks, f.n, &o);
+	svg_draw_table(&s, "inverted", &f, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_HAS_STR(s.p, ">Icicle Graph</text>");
 	CHECK_HAS_STR(s.p, "inverted: true");
@@ -850,7 +879,7 @@ static void test_layouts(void)
 
 	/* reverse: leaves become roots */
 	o = (struct fg_options){ .reverse = true };
-	svg_draw(&s, "reverse", f.stacks, f.n, &o);
+	svg_draw_table(&s, "reverse", &f, &o);
 	n = frames_parse(s.p, &v);
 	CHECK_EQ_INT(n, 11);
 	CHECK_EQ_STR(v[1].name, "b");
@@ -858,7 +887,7 @@ static void test_layouts(void)
 	CHECK_EQ_INT(frame_count(v, n, "main"), 4);
 	free(v);
 	svg_free(&s);
-	folded_free(&f);
+	stack_table_free(&f);
 
 	/* flame chart: input order, merged only with the stack just before */
 	{
@@ -1086,7 +1115,12 @@ static void test_errors(void)
 	CHECK_EQ_INT(s.ret, -1);
 	CHECK_EQ_STR(s.err, "no samples");
 	svg_free(&s);
-	CHECK_EQ_INT(flamegraph_write(NULL, zero, 2, NULL, err, sizeof(err)), -1);
+	{
+		struct stack_table zt;
+		table_of(&zt, zero, 2);
+		CHECK_EQ_INT(flamegraph_write(NULL, &zt, NULL, err, sizeof(err)), -1);
+		stack_table_free(&zt);
+	}
 	{
 		struct fg_stack big[] = { { "a", UINT64_MAX, 0 }, { "b", 2, 0 } };
 		svg_draw(&s, NULL, big, 2, NULL);
@@ -1205,14 +1239,16 @@ static int bench(size_t n)
 	double best_wall = 1e9, best_cpu = 1e9;
 	size_t bytes = 0;
 	char err[256];
+	struct stack_table t;
 
 	for (size_t i = 0; i < n; i++)
 		bytes += strlen(st[i].frames);
+	table_of(&t, st, n);
 	for (int r = 0; r < 5; r++) {
 		struct timespec a, b;
 		double c0 = cpu_seconds(), wall;
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (flamegraph_write(out, st, n, NULL, err, sizeof(err))) {
+		if (flamegraph_write(out, &t, NULL, err, sizeof(err))) {
 			fprintf(stderr, "bench: %s\n", err);
 			return 1;
 		}
@@ -1226,6 +1262,7 @@ static int bench(size_t n)
 	printf("flamegraph bench: %zu stacks of depth 100 (%.0f MB of folded text): best of 5 %.3f s wall, %.3f s CPU\n",
 	       n, (double)bytes / 1e6, best_wall, best_cpu);
 	fclose(out);
+	stack_table_free(&t);
 	random_free(st, n);
 	return 0;
 }

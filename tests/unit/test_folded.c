@@ -39,23 +39,27 @@ static void test_gzip_is_capped(void)
 {
 	char gz[128], plain[128], err[512] = "";
 	struct folded f;
+	struct stack_table t;
+	stack_table_init(&t);
 	snprintf(gz, sizeof(gz), "%s/bomb.folded.gz", dir);
 	snprintf(plain, sizeof(plain), "%s/big.folded", dir);
 	CHECK(write_bomb(gz, true) == 0 && write_bomb(plain, false) == 0);
 	/* more than the cap once unpacked: refused, in one line naming file and limit */
-	CHECK_EQ_INT(folded_read(&f, gz, 1u << 20, err, sizeof(err)), -1);
+	CHECK_EQ_INT(folded_read(&f, &t, gz, 1u << 20, 0, err, sizeof(err)), -1);
 	CHECK_HAS_STR(err, gz);
 	CHECK_HAS_STR(err, "unpacks to more than 1 MiB, the limit for gzip input");
 	CHECK(strchr(err, '\n') == NULL);
-	folded_free(&f);
+	stack_table_free(&t);
+	stack_table_init(&t);
 	/* within the cap (0: INPUT_MAX_BYTES) it reads */
-	CHECK_EQ_INT(folded_read(&f, gz, 0, err, sizeof(err)), 0);
+	CHECK_EQ_INT(folded_read(&f, &t, gz, 0, 0, err, sizeof(err)), 0);
 	CHECK_EQ_U64(f.total, (2u << 20) / 6);
-	folded_free(&f);
+	stack_table_free(&t);
+	stack_table_init(&t);
 	/* a plain file is mapped: its size is real, not capped */
-	CHECK_EQ_INT(folded_read(&f, plain, 1u << 20, err, sizeof(err)), 0);
+	CHECK_EQ_INT(folded_read(&f, &t, plain, 1u << 20, 0, err, sizeof(err)), 0);
 	CHECK_EQ_U64(f.total, (2u << 20) / 6);
-	folded_free(&f);
+	stack_table_free(&t);
 	unlink(gz);
 	unlink(plain);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "folded.h"
 #include "folded_diff.h"
 #include "str_intern.h"
 
@@ -37,44 +38,53 @@ static void test_merge_ids(void)
 	str_intern_free(si);
 }
 
-static int parse(struct folded *f, const char *text)
+static int parse(struct stack_table *t, const char *text)
 {
-	char *copy = strdup(text);
-	memset(f, 0, sizeof(*f));
+	struct folded f;
 	char err[256];
-	return copy ? folded_parse(f, copy, strlen(copy), "test", err, sizeof(err)) : -1;
+	stack_table_init(t);
+	return folded_parse(&f, t, text, strlen(text), "test", 0, err, sizeof(err));
 }
 
-static const struct fg_stack *find(const struct folded_diff *d, const char *s)
+/* A stack of the merged profile: its counts before and after. */
+struct both {
+	uint64_t count_before, count;
+};
+
+static const struct both *find(const struct folded_diff *d, const char *s)
 {
-	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->stacks[i].frames, s) == 0)
-			return &d->stacks[i];
-	return NULL;
+	static struct both b[4];
+	static int next;
+	long i = str_index_find(&d->t.stacks, s, strlen(s));
+	if (i < 0)
+		return NULL;
+	struct both *r = &b[next++ % 4];
+	*r = (struct both){ d->t.befores ? d->t.befores[i] : 0, d->t.counts[i] };
+	return r;
 }
 
 static void test_two_runs_line_up(void)
 {
-	struct folded a, b;
+	struct stack_table a, b;
 	struct folded_diff d;
 	CHECK_EQ_INT(parse(&a, "[100] java;main;StringBuilder.append 30\n[100] java;main;io 10\n"), 0);
 	CHECK_EQ_INT(parse(&b, "[200] java;main;String.format 60\n[200] java;main;io 20\n[200] java;main;io 5\n"), 0);
 
 	/* merged: the io stacks of both runs are one stack */
 	CHECK_EQ_INT(folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ .merge_ids = true }), 0);
-	CHECK_EQ_INT(d.n, 3);
-	const struct fg_stack *io = find(&d, "[*] java;main;io");
+	CHECK_EQ_INT(d.t.stacks.n, 3);
+	const struct both *io = find(&d, "[*] java;main;io");
 	CHECK(io && io->count_before == 10 && io->count == 25);
-	const struct fg_stack *fmt = find(&d, "[*] java;main;String.format");
+	const struct both *fmt = find(&d, "[*] java;main;String.format");
 	CHECK(fmt && fmt->count_before == 0 && fmt->count == 60);
-	const struct fg_stack *sb = find(&d, "[*] java;main;StringBuilder.append");
+	const struct both *sb = find(&d, "[*] java;main;StringBuilder.append");
 	CHECK(sb && sb->count_before == 30 && sb->count == 0);
 	CHECK(d.total_before == 40 && d.total_after == 85);
 	folded_diff_free(&d);
 
 	/* kept apart (--keep-ids): nothing in common */
 	CHECK_EQ_INT(folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ .merge_ids = false }), 0);
-	CHECK_EQ_INT(d.n, 4);
+	CHECK_EQ_INT(d.t.stacks.n, 4);
 	CHECK(find(&d, "[100] java;main;io") && find(&d, "[200] java;main;io"));
 	folded_diff_free(&d);
 
@@ -85,8 +95,8 @@ static void test_two_runs_line_up(void)
 	sb = find(&d, "[*] java;main;StringBuilder.append");
 	CHECK(sb && sb->count_before == 63); /* int(30 * 85 / 40) = int(63.75) */
 	folded_diff_free(&d);
-	folded_free(&a);
-	folded_free(&b);
+	stack_table_free(&a);
+	stack_table_free(&b);
 }
 
 int main(void)
