@@ -123,6 +123,47 @@ class SvgCli(Case):
         rr, gg, bb = map(int, re.findall(r"\d+", by["a"]["fill"]))
         self.assertGreater(bb, rr)  # its share fell from 1/3 to 1/4: blue
 
+    def test_other_formats_draw_as_their_folded_stacks(self):
+        # svg reads what convert reads: the graph of a perf script file, of its
+        # pprof and of its speedscope JSON has the frames and counts of the graph
+        # of its folded stacks (as convert writes them: samples, not perf's periods)
+        src = os.path.join(DATA, "collapse", "java.perf")
+        folded = run(["convert", src, "-t", "folded", "-o", "-"])
+        self.assertEqual(folded.returncode, 0, folded.stderr)
+        want = sorted((f["name"], f["count"]) for f in svg_frames(run(["svg"], input_bytes=folded.stdout).stdout)[1])
+        inputs = [src]
+        for ext in ("pb.gz", "json"):
+            out = self.p("java." + ext)
+            r = run(["convert", src, "-o", out])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            inputs.append(out)
+        for path in inputs:
+            r = run(["svg", path])
+            self.assertEqual(r.returncode, 0, (path, r.stderr))
+            got = sorted((f["name"], f["count"]) for f in svg_frames(r.stdout)[1])
+            if path.endswith(".json"):
+                # speedscope keeps each sample's weight (perf's period), not a count: the same shape
+                unit = got[0][1] // want[0][1]
+                got = [(n, c // unit) for n, c in got]
+            self.assertEqual(got, want, path)
+        # an SVG is not a profile: one line saying so
+        g = self.p("g.svg")
+        with open(g, "wb") as f:
+            f.write(run(["svg"], input_bytes=folded.stdout).stdout)
+        self.one_line_error(run(["svg", g]), "is an SVG")
+
+    def test_flamechart_keeps_line_order(self):
+        # a flame chart draws folded lines in input order: the same stack on
+        # lines 1 and 3 is two columns, apart; without --flamechart one, merged
+        data = b"m;a 1\nm;b 1\nm;a 1\n"
+        _, chart = svg_frames(run(["svg", "--flamechart"], input_bytes=data).stdout)
+        a = sorted(f["x"] for f in chart if f["name"] == "a")
+        b = [f["x"] for f in chart if f["name"] == "b"]
+        self.assertEqual(len(a), 2)
+        self.assertTrue(a[0] < b[0] < a[1], (a, b))
+        _, graph = svg_frames(run(["svg"], input_bytes=data).stdout)
+        self.assertEqual([f["count"] for f in graph if f["name"] == "a"], [2])
+
     def test_pipeline_and_layouts(self):
         c = run(["collapse", "--all", os.path.join(DATA, "collapse", "java.perf")])
         for extra in ([], ["--inverted"], ["--flamechart"], ["--reverse"], ["--colors", "java", "--notes", "n"]):
