@@ -211,7 +211,7 @@ int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t pr
 		r->fd = -1;
 		if (errno == ENOENT)
 			return 1;
-		snprintf(err, errlen, "jflame: failed to open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return sample_ring_open_fd(r, fd, path, process_start, err, errlen);
@@ -227,17 +227,17 @@ int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, 
 	r->fd = fd;
 	if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < SAMPLE_RING_HEADER ||
 	    read_at(r->fd, &h, sizeof(h), 0) != 0) {
-		snprintf(err, errlen, "jflame: %s is not an agent's sample ring; remove it", path);
+		snprintf(err, errlen, "%s is not an agent's sample ring; remove it", path);
 		goto fail;
 	}
 	if (memcmp(h.magic, SAMPLE_RING_MAGIC, sizeof(h.magic)) != 0 || h.header_size != SAMPLE_RING_HEADER ||
 	    !power_of_two(h.data_size) || h.data_size < 131072 || h.data_size > SAMPLE_RING_MAX_DATA ||
 	    (uint64_t)st.st_size < SAMPLE_RING_HEADER + h.data_size) {
-		snprintf(err, errlen, "jflame: %s is not an agent's sample ring; remove it", path);
+		snprintf(err, errlen, "%s is not an agent's sample ring; remove it", path);
 		goto fail;
 	}
 	if (h.version != SAMPLE_RING_VERSION) {
-		snprintf(err, errlen, "jflame: %s has format %u, this jflame reads %u; use the agent of this jflame",
+		snprintf(err, errlen, "%s has format %u, this jflame reads %u; use the agent of this jflame",
 			 path, h.version, SAMPLE_RING_VERSION);
 		goto fail;
 	}
@@ -251,11 +251,11 @@ int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, 
 	r->buf = malloc(SAMPLE_RING_MAX_RECORD);
 	r->view = malloc(sizeof(*r->view));
 	if (!r->buf || !r->view) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", path);
+		snprintf(err, errlen, "out of memory reading %s", path);
 		goto fail;
 	}
 	if (write_u64(r->fd, offsetof(struct sample_ring_header, tail), r->tail) != 0) {
-		snprintf(err, errlen, "jflame: failed to write %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "failed to write %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	r->accepted = true; /* only now is it ours to write to */

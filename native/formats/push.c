@@ -1,6 +1,7 @@
 /* push.c - Pyroscope pushes: each window's pprof, per series, to the server's
  * /ingest from a thread of its own, so a slow or dead server never slows sampling. */
 #include "push.h"
+#include "msg.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -202,7 +203,7 @@ static long send_once(struct pusher *p, const struct push_profile *prof, char *e
 	else if (!errbuf[0])
 		snprintf(errbuf, CURL_ERROR_SIZE, "%s", curl_easy_strerror(rc));
 	if (p->o.verbose)
-		fprintf(stderr, "jflame: push %s%.200s: %ld%s%s\n", p->shown, rq.path_query, code, errbuf[0] ? " " : "",
+		msg_say("push %s%.200s: %ld%s%s\n", p->shown, rq.path_query, code, errbuf[0] ? " " : "",
 			errbuf);
 out:
 	curl_slist_free_all(h);
@@ -259,11 +260,11 @@ static void send_with_retries(struct pusher *p, const struct push_profile *prof)
 			pthread_mutex_unlock(&p->mu);
 			if (say) {
 				if (code >= 0)
-					fprintf(stderr, "jflame: warning: %s answered HTTP %ld to a window's profile%s; windows that "
+					msg_warn("%s answered HTTP %ld to a window's profile%s; windows that "
 						"cannot be sent are counted in the summary\n", p->shown, code,
 						again ? " after retries" : "");
 				else
-					fprintf(stderr, "jflame: warning: cannot send a window's profile to %s: %s%s; windows that "
+					msg_warn("cannot send a window's profile to %s: %s%s; windows that "
 						"cannot be sent are counted in the summary\n", p->shown, errbuf,
 						strstr(errbuf, "certificate") || strstr(errbuf, "SSL") ?
 							" (a server whose CA is not the system's: --push-ca FILE)" : "");
@@ -410,7 +411,7 @@ bool push_enqueue(struct pusher *p, struct push_profile *prof)
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	if (say)
-		fprintf(stderr, "jflame: warning: %s is not keeping up: %zu windows wait to be sent; the oldest are "
+		msg_warn("%s is not keeping up: %zu windows wait to be sent; the oldest are "
 			"dropped (counted in the summary)\n", p->shown, p->o.queue);
 	return room;
 }

@@ -12,6 +12,7 @@
 #include "sample_ring.h"
 #include "target_file.h"
 #include "text_escape.h"
+#include "msg.h"
 
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
@@ -146,7 +147,7 @@ static void ring_drain(struct agent_samples *a, struct ring_src *src)
 		snprintf(a->st.agent_error, sizeof(a->st.agent_error), "pid %d: %s", (int)src->pid, cut);
 		if (a->o.tty)
 			fprintf(stderr, "\r\033[K");
-		fprintf(stderr, "jflame: warning: the agent in pid %d: %s\n", (int)src->pid, shown);
+		msg_warn("the agent in pid %d: %s\n", (int)src->pid, shown);
 	}
 }
 
@@ -192,8 +193,7 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 			int rc = fd < 0 ? 1 : sample_ring_open_fd(&src->rd, fd, path, src->start_ticks, err, sizeof(err));
 			if (rc < 0) {
 				src->failed = true;
-				fprintf(stderr, "jflame: warning: no alloc or lock samples from pid %d: %s\n", (int)src->pid,
-					strncmp(err, "jflame: ", 8) == 0 ? err + 8 : err);
+				msg_warn("no alloc or lock samples from pid %d: %s\n", (int)src->pid, err);
 				continue;
 			}
 			if (rc == 0) {
@@ -208,14 +208,14 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 				if (a->o.tty)
 					fprintf(stderr, "\r\033[K");
 				if (!symbolizer_is_jvm(a->o.sy, src->pid))
-					fprintf(stderr, "jflame: warning: pid %d (%s) is not a JVM: no alloc or lock samples "
+					msg_warn("pid %d (%s) is not a JVM: no alloc or lock samples "
 						"from it\n", (int)src->pid, symbolizer_process_name(a->o.sy, src->pid));
 				else if (symbolizer_has_agent(a->o.sy, src->pid))
-					fprintf(stderr, "jflame: warning: the jflame agent in pid %d keeps no sample ring "
+					msg_warn("the jflame agent in pid %d keeps no sample ring "
 						"(/tmp/jflame-%d.samples): an agent older than this jflame? alloc and lock "
 						"samples need this version's agent\n", (int)src->pid, (int)src->nspid);
 				else
-					fprintf(stderr, "jflame: warning: pid %d has no jflame agent%s: alloc and lock samples "
+					msg_warn("pid %d has no jflame agent%s: alloc and lock samples "
 						"need it; %s\n", (int)src->pid, a->o.no_attach ? " (--no-attach)" : "",
 						a->o.no_attach ? "drop --no-attach, or start the JVM with "
 						"-agentpath:/path/to/libjflame-agent.so" : "see the attach warning above");

@@ -8,6 +8,7 @@
 #include "proc_info.h"
 #include "sample_pipeline.h"
 #include "stack_cache.h"
+#include "msg.h"
 
 #define MAX_LATE 2048 /* ~10 MiB */
 #define CACHE_BYTES (2u << 20) /* folded stacks kept by raw stack: starts over when full */
@@ -226,7 +227,7 @@ static void frame_named(struct sample_pipeline *p, const struct profile_sample *
 								    memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
 								    kept->fold_lines != p->scratch.nlines))) &&
 		    !named_after_exit(kernel, pid) && p->mismatches++ < 3)
-			fprintf(stderr, "jflame: frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
+			msg_say("frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
 	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
 		   (kernel || symbolizer_names_gen(p->o.sy, pid, s->ts_ns) == gen)) {
 		fold_reset(&p->scratch);
@@ -385,7 +386,7 @@ static void agentless_check(struct sample_pipeline *p, const struct profile_samp
 	if (agent != memory) { /* both interned */
 		same = false;
 		if (p->check_stats.different < 5)
-			fprintf(stderr, "jflame: agentless check: pid %u: the agent names thread %d %.300s, the JVM's "
+			msg_say("agentless check: pid %u: the agent names thread %d %.300s, the JVM's "
 				"memory %.300s\n", s->pid, (int)s->tid, agent, memory);
 	}
 	for (size_t i = 0; i < nu && same; i++) {
@@ -401,7 +402,7 @@ static void agentless_check(struct sample_pipeline *p, const struct profile_samp
 		same = p->check_agent.len == p->check_memory.len &&
 		       memcmp(p->check_agent.p, p->check_memory.p, p->check_agent.len) == 0;
 		if (!same && p->check_stats.different < 5)
-			fprintf(stderr, "jflame: agentless check: pid %u: the agent names %.300s, the JVM's memory %.300s\n",
+			msg_say("agentless check: pid %u: the agent names %.300s, the JVM's memory %.300s\n",
 				s->pid, p->check_agent.p ? p->check_agent.p : "", p->check_memory.p ? p->check_memory.p : "");
 	}
 	p->check_stats.samples++;
@@ -499,7 +500,7 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 			if (s->pid && !proc_info_alive((pid_t)s->pid))
 				; /* named after it exited: see named_after_exit */
 			else if (p->mismatches++ < 3)
-				fprintf(stderr, "jflame: stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
+				msg_say("stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
 					p->fold.p + roots);
 		}
 	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ && !(stripped && p->plain.oom) && fully_named(p, s, f, nk, nu) &&

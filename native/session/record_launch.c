@@ -1,6 +1,7 @@
 /* record_launch.c - record's launch mode: the command started stopped, with the agent and
  * the JVM flags, let go once sampling runs, reaped, and its exit code handed on. */
 #include "record_launch.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,7 +121,7 @@ int record_launch_end(struct record *r, int rc)
 			close(r->go_fd);
 			r->go_fd = -1;
 		} else if (!r->child_exited && rc == 0) {
-			fprintf(stderr, "jflame: recording done; waiting for %s (pid %d) to exit\n", r->o.command[0],
+			msg_say("recording done; waiting for %s (pid %d) to exit\n", r->o.command[0],
 				(int)r->child);
 		}
 		if (r->launch_status_fd >= 0)

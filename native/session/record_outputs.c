@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "msg.h"
 
 /* "512 KiB" */
 void record_human_bytes(char *out, size_t len, double v)
@@ -253,7 +254,7 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 			pos = wrote_len - 1;
 		if ((r->o.keep || r->o.keep_bytes) && out_name_varies(r->o.outputs[i]) &&
 		    out_name_rotate(r->o.outputs[i], r->o.keep, r->o.keep_bytes, e, sizeof(e)) < 0)
-			fprintf(stderr, "jflame: warning: %s\n", e);
+			msg_warn("%s\n", e);
 	}
 	return rc;
 }
@@ -276,11 +277,11 @@ static int add_spec(struct record_opts *o, const char *name, enum profile_format
 {
 	static char names[MAX_SPECS][4096];
 	if (o->noutputs == MAX_SPECS) {
-		fprintf(stderr, "jflame: too many outputs once expanded per event (at most %d)\n", MAX_SPECS);
+		msg_say("too many outputs once expanded per event (at most %d)\n", MAX_SPECS);
 		return -1;
 	}
 	if (strlen(name) >= sizeof(names[0])) {
-		fprintf(stderr, "jflame: output name '%.200s...' is too long\n", name);
+		msg_say("output name '%.200s...' is too long\n", name);
 		return -1;
 	}
 	snprintf(names[o->noutputs], sizeof(names[0]), "%s", name);
@@ -324,7 +325,7 @@ static int outputs_expand(struct record_opts *o)
 				any = true;
 			}
 			if (!any) {
-				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
+				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
 					"with -e %s\n", what, name, o->alloc && o->lock ? "alloc,lock" : o->alloc ? "alloc" : "lock");
 				return -1;
 			}
@@ -333,7 +334,7 @@ static int outputs_expand(struct record_opts *o)
 		if (nev == 1) { /* one event: every output holds it, whatever its name */
 			enum rec_event ev = o->bpf_on ? EV_BPF : o->alloc ? EV_ALLOC : EV_LOCK;
 			if (timeline && ev != EV_BPF) {
-				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
+				msg_say("%s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
 					".folded, .pb.gz or .json\n", what, ev_word(o, ev), ev_word(o, ev));
 				return -1;
 			}
@@ -342,18 +343,18 @@ static int outputs_expand(struct record_opts *o)
 			continue;
 		}
 		if (w == -2) {
-			fprintf(stderr, "jflame: output '%s' names more than one event; name it for one (cpu.svg, "
+			msg_say("output '%s' names more than one event; name it for one (cpu.svg, "
 				"alloc.svg) or use %%e\n", name);
 			return -1;
 		}
 		if (named != EV_N && (named > EV_LOCK || !ev_on(o, named))) {
-			fprintf(stderr, "jflame: output '%s' is named for %s, which is not recorded; add it to -e or "
+			msg_say("output '%s' is named for %s, which is not recorded; add it to -e or "
 				"rename the output\n", name, event_words[w]);
 			return -1;
 		}
 		if (named != EV_N) {
 			if (timeline && named != EV_BPF) {
-				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples, not %s ('%s')\n", what,
+				msg_say("%s holds CPU, off-CPU or wall samples, not %s ('%s')\n", what,
 					ev_word(o, named), name);
 				return -1;
 			}
@@ -363,7 +364,7 @@ static int outputs_expand(struct record_opts *o)
 		}
 		if (timeline) { /* the sampler's event only, under its own name */
 			if (!o->bpf_on) {
-				fprintf(stderr, "jflame: %s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
+				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
 					"with -e alloc,lock\n", what, name);
 				return -1;
 			}
@@ -376,7 +377,7 @@ static int outputs_expand(struct record_opts *o)
 				continue;
 			if (out_name_insert_event(name, ev_word(o, (enum rec_event)ev), buf, sizeof(buf)) != 0 ||
 			    add_spec(o, buf, f, (enum rec_event)ev) != 0) {
-				fprintf(stderr, "jflame: output name '%.200s' is too long\n", name);
+				msg_say("output name '%.200s' is too long\n", name);
 				return -1;
 			}
 		}
@@ -404,11 +405,11 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 				why = "the launched command writes there too; name a file";
 		}
 		if (why) {
-			fprintf(stderr, "jflame: -o - (standard output): %s\n", why);
+			msg_say("-o - (standard output): %s\n", why);
 			return -1;
 		}
 		if (out_name_check(o->user_outputs[i], err, sizeof(err)) != 0) {
-			fprintf(stderr, "jflame: %s\n", err);
+			msg_say("%s\n", err);
 			return -1;
 		}
 	}
@@ -419,24 +420,24 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 		char err[512];
 		for (size_t j = 0; j < i; j++) {
 			if (same_file(o->outputs[i], o->outputs[j])) {
-				fprintf(stderr, "jflame: output %s is named twice once the events are in the names; give each "
+				msg_say("output %s is named twice once the events are in the names; give each "
 					"output once\n", o->outputs[i]);
 				return -1;
 			}
 		}
 		if (out_name_check(o->outputs[i], err, sizeof(err)) != 0) {
-			fprintf(stderr, "jflame: %s\n", err);
+			msg_say("%s\n", err);
 			return -1;
 		}
 		if ((o->keep || o->keep_bytes) && out_name_varies(o->outputs[i]) && !out_name_fixed_dir(o->outputs[i])) {
-			fprintf(stderr, "jflame: --keep rotates files in one directory; '%s' has fields in its directory "
+			msg_say("--keep rotates files in one directory; '%s' has fields in its directory "
 				"part: put %%t or %%n in the file name only\n", o->outputs[i]);
 			return -1;
 		}
 		nstacks += o->formats[i] == PFMT_STACKS;
 	}
 	if (nstacks > 1) {
-		fprintf(stderr, "jflame: only one .stacks output at a time\n");
+		msg_say("only one .stacks output at a time\n");
 		return -1;
 	}
 	return 0;
@@ -591,12 +592,12 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		rc = record_outputs_write(r, w, EV_BPF, wrote, sizeof(wrote), err, sizeof(err));
 		if (r->pusher)
 			record_outputs_push(r, w);
-		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
+		msg_say("window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
 			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
 			rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
 			rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
 		if (rc != 0)
-			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq, err);
+			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 		if (r->window_done) {
 			struct record_window_done wd = { w->seq, w->start_real_ns, when, wrote[0] == ' ' ? wrote + 1 : wrote,
 							 r->o.npids ? r->o.pids[0] : getpid() };
@@ -616,16 +617,16 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 			record_human_bytes(total, sizeof(total), (double)j->total_weight);
 		else
 			snprintf(total, sizeof(total), "%.1f ms", (double)j->total_weight / 1e6);
-		fprintf(stderr, "jflame: window %" PRIu64 " from %s, %.1f s: %s: %" PRIu64 " samples, %s (%" PRIu64
+		msg_say("window %" PRIu64 " from %s, %.1f s: %s: %" PRIu64 " samples, %s (%" PRIu64
 			" dropped); wrote%s\n", w->seq, when, j->seconds, ev_word(&r->o, (enum rec_event)ev), j->samples,
 			total, j->lost, wrote[0] ? wrote : " nothing");
 		if (jrc != 0) {
-			fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", w->seq, err);
+			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 			rc = -1;
 		}
 	}
 	if (w->oom)
-		fprintf(stderr, "jflame: warning: window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n",
+		msg_warn("window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n",
 			w->seq, w->oom);
 	r->closed++;
 	if (r->o.bpf_on) {
@@ -742,7 +743,7 @@ void record_outputs_push(struct record *r, struct window *w)
 			if (prof)
 				free(prof->name);
 			free(prof);
-			fprintf(stderr, "jflame: warning: window %" PRIu64 " not pushed: out of memory\n", w->seq);
+			msg_warn("window %" PRIu64 " not pushed: out of memory\n", w->seq);
 		} else {
 			prof->pprof = (uint8_t *)body;
 			prof->len = len;

@@ -24,6 +24,7 @@
 #include "sampler.h"
 #include "str_intern.h"
 #include "symbolize.h"
+#include "msg.h"
 
 /* JVMs' stacks go to the HotSpot walker once their layout can be read (a
  * starting JVM's code cache after a moment): the targets of -p and launch
@@ -46,7 +47,7 @@ static size_t walkers_start(struct record *r)
 			continue;
 		int e = sampler_walk_hotspot(r->sampler, pids[i], &hp);
 		if (e != 0)
-			fprintf(stderr, "jflame: warning: pid %d is walked by frame pointers: the BPF map of JVMs "
+			msg_warn("pid %d is walked by frame pointers: the BPF map of JVMs "
 				"failed: %s\n", (int)pids[i], strerror(-e));
 	}
 	return pending;
@@ -203,7 +204,7 @@ static void finish_push(struct record *r)
 		return;
 	push_stop(r->pusher, 10000, &st);
 	r->pusher = NULL;
-	fprintf(stderr, "jflame: pushed %" PRIu64 " of %" PRIu64 " profiles to %s (%" PRIu64 " failed, %" PRIu64
+	msg_say("pushed %" PRIu64 " of %" PRIu64 " profiles to %s (%" PRIu64 " failed, %" PRIu64
 		" dropped, %" PRIu64 " retries)\n", st.sent, r->pushed_profiles, "Pyroscope", st.failed, st.dropped,
 		st.retries);
 }
@@ -431,17 +432,17 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 	struct sample_pipeline_cache_stats cs;
 	if (sample_pipeline_cache_stats(r->pipe, &cs)) {
 		if (r->o.verbose)
-			fprintf(stderr, "jflame: stack cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " flushes\n",
+			msg_say("stack cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " flushes\n",
 				cs.hits, cs.misses, cs.flushes);
 		r->cache_mismatches = cs.mismatches;
 	}
 	const struct sample_pipeline_check *chk = sample_pipeline_check_stats(r->pipe);
 	if (chk) /* JFLAME_AGENTLESS_CHECK=1: the tests' comparison of agentless names with the agent's */
-		fprintf(stderr, "jflame: agentless check: %" PRIu64 " of %" PRIu64 " samples of JVMs with the agent "
+		msg_say("agentless check: %" PRIu64 " of %" PRIu64 " samples of JVMs with the agent "
 			"named alike from their memory (%.1f%%)\n", chk->samples - chk->different, chk->samples,
 			chk->samples ? 100.0 * (double)(chk->samples - chk->different) / (double)chk->samples : 0.0);
 	if (r->o.window_ns) {
-		fprintf(stderr, "jflame: %" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r->closed,
+		msg_say("%" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r->closed,
 			r->closed == 1 ? "" : "s", r->total_samples, r->total_lost);
 		finish_push(r);
 		return 0;
@@ -459,32 +460,32 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 	if (r->o.bpf_on && w->rec.total == 0) {
 		empty = true;
 		if (r->o.mode == MODE_CPU)
-			fprintf(stderr, "jflame: no samples in %.1f s: the target%s used no CPU; nothing written%s\n",
+			msg_say("no samples in %.1f s: the target%s used no CPU; nothing written%s\n",
 				w->rec.seconds, r->o.all ? "s" : "", r->o.alloc || r->o.lock ? " for cpu" : "");
 		else
-			fprintf(stderr, "jflame: no samples in %.1f s: no thread of the target%s blocked for %.3f ms or "
+			msg_say("no samples in %.1f s: no thread of the target%s blocked for %.3f ms or "
 				"more (%" PRIu64 " shorter blocks); nothing written%s; lower --min-block\n", w->rec.seconds,
 				r->o.all ? "s" : "", (double)r->o.min_block_ns / 1e6, w->rec.short_blocks,
 				r->o.alloc || r->o.lock ? " for it" : "");
 	} else if (r->o.bpf_on) {
 		if (record_outputs_write(r, w, EV_BPF, wrote, sizeof(wrote), err, errlen) != 0) {
-			fprintf(stderr, "jflame: %s\n", err);
+			msg_say("%s\n", err);
 			failed = true;
 		}
 		if (r->pusher) {
 			record_outputs_push(r, w);
 			finish_push(r);
 		}
-		fprintf(stderr, "jflame: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
+		msg_say("%s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n",
 			r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", w->rec.samples, w->rec.lost, w->rec.truncated,
 			w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote[0] ? wrote : " nothing");
 		if (recording_timed(&w->rec))
-			fprintf(stderr, "jflame: %s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
+			msg_say("%s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
 				"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
 				w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
 		if (w->rec.fp_warning && r->fp_warnings == 0)
-			fprintf(stderr, "jflame: %s\n", w->rec.frame_pointers + 8);
+			msg_say("%s\n", w->rec.frame_pointers + 8);
 	}
 	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {
 		const struct recording *j = &w->jrec[ev == EV_ALLOC ? J_ALLOC : J_LOCK];
@@ -495,32 +496,32 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 			empty = true;
 			record_human_bytes(every, sizeof(every), (double)r->o.alloc_interval);
 			if (ev == EV_ALLOC)
-				fprintf(stderr, "jflame: no allocation samples in %.1f s (%" PRIu64 " dropped): the target JVMs "
+				msg_say("no allocation samples in %.1f s (%" PRIu64 " dropped): the target JVMs "
 					"allocated less than %s, or have no jflame agent (see above); nothing written for "
 					"alloc\n", j->seconds, j->lost, every);
 			else
-				fprintf(stderr, "jflame: no lock samples in %.1f s (%" PRIu64 " dropped): no thread waited %.3f "
+				msg_say("no lock samples in %.1f s (%" PRIu64 " dropped): no thread waited %.3f "
 					"ms or more for a contended monitor or lock (%" PRIu64 " shorter waits); nothing written for "
 					"lock; lower --lock-min\n", j->seconds, j->lost, (double)r->o.lock_min_ns / 1e6,
 					j->short_blocks);
 			continue;
 		}
 		if (record_outputs_write(r, w, (enum rec_event)ev, wrote, sizeof(wrote), err, errlen) != 0) {
-			fprintf(stderr, "jflame: %s\n", err);
+			msg_say("%s\n", err);
 			failed = true;
 		}
 		if (ev == EV_ALLOC)
 			record_human_bytes(total, sizeof(total), (double)j->total_weight);
 		else
 			snprintf(total, sizeof(total), "%.1f ms blocked", (double)j->total_weight / 1e6);
-		fprintf(stderr, "jflame: %s: %" PRIu64 " samples, %s (%" PRIu64 " dropped, %" PRIu64 " truncated%s) in "
+		msg_say("%s: %" PRIu64 " samples, %s (%" PRIu64 " dropped, %" PRIu64 " truncated%s) in "
 			"%.1f s; wrote%s\n", ev_word(&r->o, (enum rec_event)ev), j->samples, total, j->lost, j->truncated,
 			ev == EV_LOCK ? "" : "", j->seconds, wrote[0] ? wrote : " nothing");
 		if (ev == EV_LOCK && j->short_blocks)
-			fprintf(stderr, "jflame: lock: %" PRIu64 " waits under %.3f ms counted, not recorded\n",
+			msg_say("lock: %" PRIu64 " waits under %.3f ms counted, not recorded\n",
 				j->short_blocks, (double)r->o.lock_min_ns / 1e6);
 		if (j->lost)
-			fprintf(stderr, "jflame: warning: %s: %" PRIu64 " samples dropped by the agents (jflame read their "
+			msg_warn("%s: %" PRIu64 " samples dropped by the agents (jflame read their "
 				"rings too slowly)\n", ev_word(&r->o, (enum rec_event)ev), j->lost);
 	}
 	return empty || failed ? 1 : 0;

@@ -12,6 +12,7 @@
 #include "record_outputs.h"
 #include "sampler.h"
 #include "symbolize.h"
+#include "msg.h"
 
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
 static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
@@ -151,6 +152,6 @@ int record_window_open(struct record *r, struct window *w, uint64_t start_ns, ui
 	char err[ERR_LEN];
 	if (record_window_open_err(r, w, start_ns, seq, err, sizeof(err)) == 0)
 		return 0;
-	fprintf(stderr, "jflame: warning: window %" PRIu64 ": %s\n", seq, err);
+	msg_warn("window %" PRIu64 ": %s\n", seq, err);
 	return -1;
 }

@@ -8,6 +8,7 @@
 #include "proc_info.h"
 #include "sample_pipeline.h"
 #include "symbolize.h"
+#include "msg.h"
 
 /* Hands the kept samples of pid (all of them when pid is 0) on, in order. */
 void sample_gate_release(struct record *r, pid_t pid)
@@ -81,7 +82,7 @@ static void warn_frame_pointers(struct record *r, pid_t pid)
 	if (symbolizer_frame_pointers(r->sy, pid) != 0 || (!r->o.no_walker && symbolizer_can_walk(r->sy, pid)))
 		return;
 	r->fp_warnings++;
-	fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled code lose "
+	msg_say("pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled code lose "
 		"their callers (the graph is marked); restart it with -XX:+PreserveFramePointer\n", (int)pid);
 }
 
@@ -90,15 +91,15 @@ static void report_attach(struct record *r, pid_t pid, enum attach_outcome outco
 {
 	if (outcome == ATTACH_FAILED) {
 		if (!r->o.no_walker && symbolizer_can_walk(r->sy, pid))
-			fprintf(stderr, "jflame: warning: no agent in pid %d, so compiled Java frames are named from the "
+			msg_warn("no agent in pid %d, so compiled Java frames are named from the "
 				"JVM's memory, inlined callees from its debug info: %s\n", (int)pid, msg);
 		else
-			fprintf(stderr, "jflame: warning: Java frames of pid %d stay unnamed: %s\n", (int)pid, msg);
+			msg_warn("Java frames of pid %d stay unnamed: %s\n", (int)pid, msg);
 		return;
 	}
 	symbolizer_recheck_agent(r->sy, pid);
 	if (outcome == ATTACH_LOADED)
-		fprintf(stderr, "jflame: loaded the agent into pid %d (%s) in %.2f s\n", (int)pid,
+		msg_say("loaded the agent into pid %d (%s) in %.2f s\n", (int)pid,
 			symbolizer_process_name(r->sy, pid), info->seconds);
 	warn_frame_pointers(r, pid);
 }

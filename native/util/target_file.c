@@ -3,6 +3,7 @@
 #include "target_file.h"
 #include "str_intern.h"
 #include "text_escape.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -368,7 +369,7 @@ void target_file_warn(const char *path, const char *why)
 		return;
 	/* the path's tail can come from the target (its maps): target text is data */
 	text_escape(safe, sizeof(safe), path, strlen(path));
-	fprintf(stderr, "jflame: ignored %s: %s\n", safe, why);
+	msg_say("ignored %s: %s\n", safe, why);
 }
 
 void target_file_reset_warnings(void)

@@ -1,6 +1,6 @@
 /* fuzz_agent_status.c - status files as a hostile JVM could write them: the
  * reader's parse never overruns and leaves every field one NUL-ended line.
- * module: native/attach/agent_files.c native/util/text_escape.c native/util/target_file.c native/util/str_intern.c */
+ * module: native/attach/agent_files.c native/util/text_escape.c native/util/target_file.c native/util/msg.c native/util/str_intern.c */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* fuzz_hsperf.c - hsperfdata images of any shape: never read outside the buffer.
- * module: native/attach/hsperf.c native/util/target_file.c native/util/text_escape.c native/util/str_intern.c */
+ * module: native/attach/hsperf.c native/util/target_file.c native/util/msg.c native/util/text_escape.c native/util/str_intern.c */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* fuzz_target_file.c - any path a target's maps or files could name, under a
  * process's root: the opener never crashes, and what it opens is a regular file.
- * module: native/util/target_file.c native/util/text_escape.c native/util/str_intern.c */
+ * module: native/util/target_file.c native/util/msg.c native/util/text_escape.c native/util/str_intern.c */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

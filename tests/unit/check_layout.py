@@ -72,6 +72,15 @@ def main():
     if record_lines > RECORD_MAX_LINES:
         bad.append('native/builtin-record.c has %d lines, over %d: what is not options or the main loop '
                    'belongs in native/session/' % (record_lines, RECORD_MAX_LINES))
+    # the stages return errors without the "jflame: " prefix (the front end adds it) and say
+    # their running lines through util/msg.c, the one place that spells it (#21)
+    prefixed = [(rel, 'native/' + rel) for rel, r in files if r != FRONT and rel.endswith('.c') and rel != 'util/msg.c']
+    prefixed += [(f, 'jvmagent/' + f) for f in os.listdir(os.path.join(ROOT, 'jvmagent')) if f.endswith('.c')]
+    for rel, shown in sorted(prefixed):
+        base = os.path.join(NATIVE, rel) if shown.startswith('native/') else os.path.join(ROOT, shown)
+        if '"jflame: ' in open(base, encoding='utf-8').read():
+            bad.append('%s spells the "jflame: " prefix; return the error without it (the command adds it) '
+                       'or say the line with msg_say()/msg_warn() (util/msg.h)' % shown)
     for s in STAGES:
         if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
             bad.append('native/%s has no README.md saying what lives there' % s)
