@@ -11,9 +11,7 @@
 #include <sys/stat.h>
 
 static int ready;
-static long off_flag_name = -1, off_flag_addr = -1, flag_size = -1;
-static void **flag_array_addr;
-static size_t *flag_count_addr;
+static struct vm_flag_table flag_table = { 0, 0, -1, -1, -1 };
 static long off_osthread = -1, off_thread_id = -1;
 
 static void *sym(void *lib, const char *name)
@@ -49,18 +47,18 @@ static void tables_take(void *ctx, const struct hotspot_entry *e)
 	(void)ctx;
 	switch (vm_tables_match(wanted, sizeof(wanted) / sizeof(wanted[0]), e)) {
 	case W_FLAG_NAME:
-		off_flag_name = (long)e->value;
+		flag_table.name = (long)e->value;
 		break;
 	case W_FLAG_ADDR:
-		off_flag_addr = (long)e->value;
+		flag_table.addr = (long)e->value;
 		break;
 	case W_FLAGS:
 		if (e->is_static)
-			flag_array_addr = (void **)(uintptr_t)e->value;
+			flag_table.flags = e->value;
 		break;
 	case W_NUM_FLAGS:
 		if (e->is_static)
-			flag_count_addr = (size_t *)(uintptr_t)e->value;
+			flag_table.nflags = e->value;
 		break;
 	case W_OSTHREAD:
 		off_osthread = (long)e->value;
@@ -69,7 +67,7 @@ static void tables_take(void *ctx, const struct hotspot_entry *e)
 		off_thread_id = (long)e->value;
 		break;
 	case W_FLAG_SIZE:
-		flag_size = (long)e->value;
+		flag_table.stride = (long)e->value;
 		break;
 	}
 }
@@ -132,22 +130,14 @@ int vm_structs_init(void)
 	return 0;
 }
 
-/* The address of a flag's value in HotSpot's flag table, NULL when not there. */
+/* The address of a flag's value in HotSpot's flag table (walked by
+ * vm_tables.c, as jflame walks it from outside), NULL when not there. */
 static unsigned char *flag_value(const char *name)
 {
-	if (ready <= 0 || off_flag_name < 0 || off_flag_addr < 0 || flag_size <= 0 || !flag_array_addr ||
-	    !flag_count_addr || !*flag_array_addr)
+	uint64_t addr;
+	if (ready <= 0 || vm_flags_find(&flag_table, &vm_tables_own_memory, &name, &addr, 1) != 0)
 		return NULL;
-	const char *flags = *flag_array_addr;
-	size_t count = *flag_count_addr;
-	for (size_t i = 0; i < count; i++) {
-		const char *f = flags + i * (size_t)flag_size;
-		const char *fname = *(const char *const *)(f + off_flag_name);
-		unsigned char *addr = *(unsigned char *const *)(f + off_flag_addr);
-		if (fname && addr && strcmp(fname, name) == 0)
-			return addr;
-	}
-	return NULL;
+	return (unsigned char *)(uintptr_t)addr;
 }
 
 int vm_structs_bool_flag(const char *name)

@@ -2,11 +2,13 @@
  * over memory the caller reads: jflame's from another process, the agent's its own. */
 #include "vm_tables.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_STRIDE 256        /* a table entry is well below this */
 #define MAX_ENTRIES (1 << 15) /* entries of a table at most (JDK 17 has 1500) */
 #define MAX_NAME 256          /* type, field and type names */
+#define MAX_FLAGS 8192        /* -XX flags (JDK 17 has about 1,300) */
 
 int vm_tables_cstr(vm_tables_read_fn read, void *rctx, uint64_t addr, char *out, size_t len)
 {
@@ -115,4 +117,51 @@ int vm_tables_match(const struct vm_tables_want *want, size_t n, const struct ho
 			return want[k].id;
 	}
 	return -1;
+}
+
+struct flag_entry {
+	uint64_t name, addr; /* JVMFlag::_name, _addr */
+};
+
+static int flag_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct flag_entry *)a)->name, y = ((const struct flag_entry *)b)->name;
+	return (x > y) - (x < y);
+}
+
+int vm_flags_find(const struct vm_flag_table *ft, const struct vm_tables_mem *mem, const char *const *names,
+		  uint64_t *addrs, size_t n)
+{
+	uint64_t table = 0, count = 0;
+	long stride = ft->stride;
+	unsigned char *e = NULL;
+	struct flag_entry *flags = NULL;
+	char name[MAX_NAME];
+	int rc = -1;
+	for (size_t k = 0; k < n; k++)
+		addrs[k] = 0;
+	if (!ft->flags || !ft->nflags || mem->read(mem->ctx, ft->flags, &table, 8) != 0 || !table ||
+	    mem->read(mem->ctx, ft->nflags, &count, 8) != 0 || count == 0 || count > MAX_FLAGS || stride < 16 ||
+	    stride > MAX_STRIDE || ft->name < 0 || ft->name > stride - 8 || ft->addr < 0 || ft->addr > stride - 8)
+		return -1;
+	if (!(e = malloc((size_t)count * (size_t)stride)) || !(flags = malloc((size_t)count * sizeof(*flags))) ||
+	    mem->read(mem->ctx, table, e, (size_t)count * (size_t)stride) != 0)
+		goto out;
+	for (uint64_t i = 0; i < count; i++) {
+		memcpy(&flags[i].name, e + i * (uint64_t)stride + (uint64_t)ft->name, 8);
+		memcpy(&flags[i].addr, e + i * (uint64_t)stride + (uint64_t)ft->addr, 8);
+	}
+	qsort(flags, (size_t)count, sizeof(*flags), flag_cmp);
+	for (uint64_t i = 0; i < count; i++) {
+		if (!flags[i].name || !flags[i].addr || name_read(mem, flags[i].name, name, sizeof(name)) != 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (!addrs[k] && strcmp(name, names[k]) == 0)
+				addrs[k] = flags[i].addr;
+	}
+	rc = 0;
+out:
+	free(flags);
+	free(e);
+	return rc;
 }

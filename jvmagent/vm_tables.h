@@ -53,6 +53,21 @@ int vm_tables_each(const struct vm_tables_layout *l, bool types, const struct vm
  * pieces up to 32-byte boundaries (near a mapping's end too): 0 when a NUL was found. */
 int vm_tables_cstr(vm_tables_read_fn read, void *rctx, uint64_t addr, char *out, size_t len);
 
+/* Where HotSpot's table of -XX flags is (JVMFlag, Flag before JDK 9), as
+ * gHotSpotVMStructs says: 0 / -1 unknown. */
+struct vm_flag_table {
+	uint64_t flags, nflags; /* addresses of JVMFlag::flags (JVMFlag*) and JVMFlag::numFlags (size_t) */
+	long stride;            /* sizeof(JVMFlag) */
+	long name, addr;        /* JVMFlag::_name (const char*), _addr (the value) */
+};
+
+/* The addresses of the values of flags names[0..n) into addrs (0: no such
+ * flag), the table read once and its names in address order (a reader that
+ * caches pages reads each once). 0, or -1 when the table cannot be read or
+ * is not one (more than 8192 flags, an entry of more than 256 bytes). */
+int vm_flags_find(const struct vm_flag_table *ft, const struct vm_tables_mem *mem, const char *const *names,
+		  uint64_t *addrs, size_t n);
+
 /* A field or type a reader wants from the tables (field NULL: a type's size). */
 struct vm_tables_want {
 	const char *type, *field;

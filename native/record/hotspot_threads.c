@@ -231,7 +231,7 @@ static uint64_t at(uint64_t addr, long off)
  * 0, or -1 when the flag table cannot be read. */
 static int flags_read(const struct hotspot_threads *t, const char *const *names, int *values, size_t n)
 {
-	struct hotspot_flag_table ft = { t->a[A_FLAGS], t->a[A_NFLAGS], t->f[T_JVMFLAG], t->f[F_FLAG_NAME],
+	struct vm_flag_table ft = { t->a[A_FLAGS], t->a[A_NFLAGS], t->f[T_JVMFLAG], t->f[F_FLAG_NAME],
 					 t->f[F_FLAG_ADDR] };
 	return hotspot_flags_read(&t->mem, &ft, names, values, n);
 }

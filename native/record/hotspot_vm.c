@@ -588,7 +588,7 @@ int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm)
 
 int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 {
-	const struct hotspot_flag_table ft = { vm->flags_addr, vm->nflags_addr, vm->flag_size, vm->flag_name,
+	const struct vm_flag_table ft = { vm->flags_addr, vm->nflags_addr, vm->flag_size, vm->flag_name,
 					       vm->flag_addr };
 	int value = -1;
 	return hotspot_flags_read(&vm->mem, &ft, &name, &value, 1) == 0 ? value : -1;
