@@ -92,6 +92,7 @@ static const char usage[] =
 	"                          .folded/.collapsed folded stacks,\n"
 	"                          .stacks timestamped samples (perf script text),\n"
 	"                          .pb.gz pprof, .json speedscope,\n"
+	"                          .jfr JDK Flight Recorder (JMC, IntelliJ, jfr print),\n"
 	"                          .html subsecond-offset heat map (FlameScope);\n"
 	"                          '-' the flame graph on standard output (one event,\n"
 	"                          no --window, no launched command); each name once\n"
@@ -300,7 +301,7 @@ static int opt_output(struct record_cli *cli, char *arg)
 	enum profile_format f;
 	if (record_output_format(arg, &f) != 0) {
 		fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
-			".stacks, .pb.gz, .json or .html\n", arg);
+			".stacks, .pb.gz, .json, .jfr or .html\n", arg);
 		return -1;
 	}
 	if (o->nuser_outputs < MAX_OUTPUTS)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jfr_write.h"
 #include "pprof.h"
 #include "speedscope.h"
 
@@ -50,6 +51,13 @@ static int write_speedscope(FILE *out, const struct stack_table *t, const struct
 	return speedscope_write(out, t, err, errlen);
 }
 
+static int write_jfr(FILE *out, const struct stack_table *t, const struct profile_write_opts *o, char *err,
+		     size_t errlen)
+{
+	(void)o;
+	return jfr_write(out, t, 0, err, errlen);
+}
+
 /* The flame graph of the counts (the graph sorts them itself). */
 static int write_svg(FILE *out, const struct stack_table *t, const struct profile_write_opts *o, char *err,
 		     size_t errlen)
@@ -72,6 +80,7 @@ const struct profile_writer profile_writers[] = {
 	{ PFMT_PPROF, "pprof", "pb", ".pb.gz", { ".pb", ".pprof" }, { ".pb.gz" }, PW_RECORD | PW_CONVERT, write_pprof },
 	{ PFMT_SPEEDSCOPE, "speedscope", "json", ".json", { ".json" }, { ".json" }, PW_RECORD | PW_CONVERT,
 	  write_speedscope },
+	{ PFMT_JFR, "jfr", NULL, ".jfr", { ".jfr" }, { ".jfr" }, PW_RECORD | PW_CONVERT, write_jfr },
 	{ PFMT_SVG, "svg", NULL, ".svg", { ".svg" }, { ".svg" }, PW_RECORD | PW_CONVERT | PW_SVG, write_svg },
 	{ PFMT_HTML, "html", NULL, ".html", { NULL }, { ".html" }, PW_RECORD, NULL },
 };

@@ -143,10 +143,10 @@ out:
 	return rc;
 }
 
-/* pprof or speedscope: counts are samples, weights samples x 1e9/freq cpu ns;
+/* pprof, speedscope or JFR: counts are samples, weights samples x 1e9/freq cpu ns;
  * the stacks of lines, whose interpreted frames carry their source lines. */
 static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, int64_t end_real_ns,
-			 bool pprof, bool count_view, char *err, size_t errlen)
+			 enum profile_format format, bool count_view, char *err, size_t errlen)
 {
 	struct stack_table t;
 	int rc = -1;
@@ -154,9 +154,9 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0) {
 		snprintf(err, errlen, "out of memory");
 	} else {
-		if (!pprof && count_view && (recording_alloc(rec) || recording_lock(rec)))
+		if (format == PFMT_SPEEDSCOPE && count_view && (recording_alloc(rec) || recording_lock(rec)))
 			t.meta.has_weight = false; /* speedscope: the samples */
-		rc = profile_writer_write(profile_writer_of(pprof ? PFMT_PPROF : PFMT_SPEEDSCOPE), f, &t, NULL, err, errlen);
+		rc = profile_writer_write(profile_writer_of(format), f, &t, NULL, err, errlen);
 	}
 	stack_table_free(&t);
 	return rc;
@@ -227,9 +227,10 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 		} else {
 			if (r->o.formats[i] == PFMT_SVG)
 				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
-			else if (r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE)
+			else if (r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE ||
+				 r->o.formats[i] == PFMT_JFR)
 				wr = write_profile(of.f, rec, ev == EV_BPF && r->want_lines ? &w->rec_lines : NULL,
-						   end_real_ns, r->o.formats[i] == PFMT_PPROF, r->o.count_view, e, sizeof(e));
+						   end_real_ns, r->o.formats[i], r->o.count_view, e, sizeof(e));
 			else if (r->o.formats[i] == PFMT_HTML)
 				wr = write_heatmap(w, of.f, e, sizeof(e));
 			else
@@ -335,7 +336,7 @@ static int outputs_expand(struct record_opts *o)
 			enum rec_event ev = o->bpf_on ? EV_BPF : o->alloc ? EV_ALLOC : EV_LOCK;
 			if (timeline && ev != EV_BPF) {
 				msg_say("%s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
-					".folded, .pb.gz or .json\n", what, ev_word(o, ev), ev_word(o, ev));
+					".folded, .pb.gz, .json or .jfr\n", what, ev_word(o, ev), ev_word(o, ev));
 				return -1;
 			}
 			if (add_spec(o, name, f, ev) != 0)

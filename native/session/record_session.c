@@ -225,7 +225,8 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 	r->si = str_intern_new();
 	r->want_lines = r->o.push != NULL; /* pushed profiles carry source lines */
 	for (size_t i = 0; i < r->o.noutputs; i++) {
-		r->want_lines |= r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE;
+		r->want_lines |= r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE ||
+				 r->o.formats[i] == PFMT_JFR;
 		r->want_heatmap |= r->o.formats[i] == PFMT_HTML;
 		r->want_stacks |= r->o.formats[i] == PFMT_STACKS;
 	}

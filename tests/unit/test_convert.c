@@ -3,6 +3,7 @@
  * speedscope reader on hand-written files, per-thread timelines, and malformed input. */
 #include "check.h"
 #include "folded.h"
+#include "jfr_write.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "profile_format.h"
@@ -598,7 +599,8 @@ static void test_profile_writer(void)
 		{ "x.json", PFMT_SPEEDSCOPE, PFMT_SPEEDSCOPE, false }, { "x.svg", PFMT_SVG, PFMT_SVG, false },
 		{ "x.html", PFMT_UNKNOWN, PFMT_HTML, false },        { "-", PFMT_UNKNOWN, PFMT_SVG, false },
 		{ "out.svg/cpu", PFMT_UNKNOWN, PFMT_UNKNOWN, false }, { "x.gz", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
-		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
+		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false }, { "cpu.jfr", PFMT_JFR, PFMT_JFR, false },
+		{ "CPU.JFR", PFMT_JFR, PFMT_UNKNOWN, false },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		bool raw = !names[i].raw;
@@ -611,7 +613,7 @@ static void test_profile_writer(void)
 	}
 	/* the writers' extensions are the readers' (.txt is written as folded) */
 	static const char *const stems[] = { "a.folded", "a.collapsed", "a.stacks", "a.perf", "a.script", "a.pb",
-					     "a.pprof", "a.json", "a.svg", "a.txt", "a.html", "a.bin", "a", "a.pb.gz.x",
+					     "a.pprof", "a.json", "a.jfr", "a.svg", "a.txt", "a.html", "a.bin", "a", "a.pb.gz.x",
 					     "A.Folded", "dir.svg/a", ".json", "" };
 	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
 		for (int gz = 0; gz < 3; gz++) {
@@ -627,6 +629,7 @@ static void test_profile_writer(void)
 	CHECK(profile_writer_named("collapsed") == profile_writer_of(PFMT_FOLDED));
 	CHECK(profile_writer_named("pb") == profile_writer_of(PFMT_PPROF));
 	CHECK(profile_writer_named("json") == profile_writer_of(PFMT_SPEEDSCOPE));
+	CHECK(profile_writer_named("jfr") == profile_writer_of(PFMT_JFR));
 	CHECK(profile_writer_named("SVG") == NULL);
 	CHECK(!(profile_writer_named("stacks")->cmds & PW_CONVERT));
 	CHECK(!(profile_writer_named("html")->cmds & PW_CONVERT));
@@ -634,9 +637,9 @@ static void test_profile_writer(void)
 
 	char list[128];
 	profile_writer_list(list, sizeof(list), PW_CONVERT, false);
-	CHECK_EQ_STR(list, "folded, pprof, speedscope or svg");
+	CHECK_EQ_STR(list, "folded, pprof, speedscope, jfr or svg");
 	profile_writer_list(list, sizeof(list), PW_CONVERT, true);
-	CHECK_EQ_STR(list, ".folded, .pb.gz, .json or .svg");
+	CHECK_EQ_STR(list, ".folded, .pb.gz, .json, .jfr or .svg");
 	profile_writer_list(list, sizeof(list), PW_SVG, true);
 	CHECK_EQ_STR(list, ".svg");
 	profile_writer_list(list, 8, PW_RECORD, true); /* cut, terminated */
@@ -807,6 +810,66 @@ static void test_speedscope_lines(void)
 	stack_table_free(&t);
 }
 
+/* The JFR writer's chunk header and its errors (what the events hold is
+ * refereed by the JDK's jfr tool: test_jfr_cli.py). */
+static uint64_t be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void test_jfr_write(void)
+{
+	struct stack_table t;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	stack_table_init(&t);
+	/* an empty table: a valid chunk without events (record's empty window) */
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(jfr_write(f, &t, 5000000000, err, sizeof(err)) == 0);
+	fclose(f);
+	const unsigned char *u = (const unsigned char *)buf;
+	CHECK(len > 68 && memcmp(buf, "FLR\0\0\2\0\0", 8) == 0);
+	CHECK(be64(u + 8) == len);          /* chunk size */
+	CHECK(be64(u + 24) == 68);          /* the metadata right after the header */
+	CHECK(be64(u + 16) > 68 && be64(u + 16) < len); /* the checkpoint */
+	CHECK(be64(u + 32) == 5000000000 - 10000000); /* no samples: one 10 ms step back from now */
+	CHECK(be64(u + 56) == 1000000000);  /* ticks are nanoseconds */
+	free(buf);
+
+	/* times: meta's start and duration when known */
+	CHECK(stack_table_add(&t, "[1] p;main;a/B.c_[j]", 20, 3, 0) >= 0);
+	t.meta.time_ns = 1700000000000000000;
+	t.meta.duration_ns = 2000000000;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK(jfr_write(f, &t, 0, err, sizeof(err)) == 0);
+	fclose(f);
+	u = (const unsigned char *)buf;
+	CHECK(be64(u + 8) == len && be64(u + 32) == 1700000000000000000 && be64(u + 40) == 2000000000);
+	free(buf);
+
+	/* a write error */
+	f = fopen("/dev/full", "w");
+	if (f) {
+		err[0] = '\0';
+		CHECK(jfr_write(f, &t, 0, err, sizeof(err)) == -1);
+		CHECK_MSG(strstr(err, "cannot write") && !strchr(err, '\n'), "%s", err);
+		fclose(f);
+	}
+	/* more samples than events a file holds */
+	CHECK(stack_table_add(&t, "x", 1, JFR_MAX_EVENTS, 0) >= 0);
+	f = fopen("/dev/null", "w");
+	CHECK(f != NULL);
+	err[0] = '\0';
+	CHECK(jfr_write(f, &t, 0, err, sizeof(err)) == -1);
+	CHECK_MSG(strstr(err, "too many"), "%s", err);
+	fclose(f);
+	stack_table_free(&t);
+}
+
 int main(void)
 {
 	test_frame_line();
@@ -823,5 +886,6 @@ int main(void)
 	test_speedscope_malformed();
 	test_speedscope_timeline();
 	test_speedscope_utf8();
+	test_jfr_write();
 	return check_report("convert");
 }
