@@ -2,7 +2,8 @@
 # jfr_referee.sh JFLAME [SECONDS]: async-profiler's JFR converter as a referee for the .jfr that
 # jflame writes. Starts the Kafka-style example (as scripts/demo.sh does; FORMAT, default
 # string-format), records it with `JFLAME record -p PID -d SECONDS -o x.jfr -o x.folded`
-# (SECONDS default 10; EVENT=cpu|wall|alloc|lock, default cpu; alloc and lock with --count),
+# (SECONDS default 10; EVENT=cpu|wall|alloc|lock, default cpu; alloc and lock with --count;
+# wall's samples counted from its pprof output, as the folded output weighs microseconds),
 # converts x.jfr with async-profiler's converter to collapsed stacks
 # (`java -jar ASYNC_PROFILER/lib/jfr-converter.jar [--wall|--alloc|--lock] -t -o collapsed`)
 # and compares them with x.folded. Other forms:
@@ -55,7 +56,8 @@ import jfr_view as v
 
 conv_path, folded_path, view = sys.argv[1:]
 conv = v.norm_threads(v.read_folded(conv_path))
-mine = v.jflame_as_converter(v.read_folded(folded_path))
+# jflame's .jfr keeps the process roots and the thread as the stacks' first frames
+mine = v.jflame_as_converter(v.read_folded(folded_path), roots_kept=True)
 if view == "alloc":
     conv, mine = v.norm_leaves(conv), v.norm_leaves(mine)
 
@@ -127,13 +129,21 @@ fi
   --seconds $((seconds + 40)) --format "${FORMAT:-string-format}" >"$out/kafka.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -f /tmp/perf-$pid.map /tmp/jflame-$pid.*' EXIT
-until grep -q 'jflame-example: ready' "$out/kafka.log"; do
+until grep -qs 'jflame-example: ready' "$out/kafka.log"; do
   kill -0 $pid 2>/dev/null || bench_die "the example exited: $(tail -n2 "$out/kafka.log")"
   sleep 0.2
 done
-echo "record: $bin record -p $pid -e $event ${count[*]} -d $seconds -o $out/x.jfr -o $out/x.folded"
-"$bin" record -p "$pid" -e "$event" "${count[@]}" -d "$seconds" -o "$out/x.jfr" -o "$out/x.folded" 2>"$out/record.log" ||
-  bench_die "jflame record failed: $(tail -n2 "$out/record.log")"
+# wall: the folded output weighs microseconds; the converter counts samples, which the pprof
+# output holds (its first sample type): folded from it by jflame convert
+folded_out=$out/x.folded
+[[ $event == wall ]] && folded_out=$out/x.pb.gz
+echo "record: $bin record -p $pid -e $event ${count[*]} -d $seconds -o $out/x.jfr -o $folded_out"
+"$bin" record -p "$pid" -e "$event" "${count[@]}" -d "$seconds" -o "$out/x.jfr" -o "$folded_out" 2>"$out/record.log" ||
+  bench_die "jflame record failed: $(grep -m1 -v 'loaded the agent\|^jflame: recording\|^jflame: wrote' "$out/record.log" || tail -n1 "$out/record.log")"
+if [[ $event == wall ]]; then
+  "$bin" convert "$folded_out" --sample-index samples -o "$out/x.folded" 2>>"$out/record.log" ||
+    bench_die "jflame convert $folded_out failed: $(tail -n1 "$out/record.log")"
+fi
 kill -TERM $pid 2>/dev/null || true
 wait $pid 2>/dev/null || true
 rm -f "/tmp/perf-$pid.map" "/tmp/jflame-$pid".*

@@ -599,7 +599,7 @@ static void put_event(struct jfr_writer *w, const struct stack_info *si, uint64_
 		jb_var(e, ticks);
 		jb_var(e, thread);
 		jb_var(e, si->trace);
-		jb_var(e, w->view == V_OFFCPU ? TS_SLEEPING : TS_DEFAULT);
+		jb_var(e, w->view == V_OFFCPU ? TS_SLEEPING : TS_RUNNABLE);
 		jb_var(e, 1);
 		jb_var(e, share);
 		break;

@@ -190,18 +190,25 @@ MARKS = {"_[0]": 0, "_[j]": 1, "_[i]": 2, "_[k]": 5, "_[1]": 6}
 ROOT = re.compile(r"^(\[Pod\].*|\[Con\].*|\[\d+\] .*)$")
 
 
-def jflame_as_converter(folded):
+def jflame_as_converter(folded, roots_kept=False):
     """jflame's folded stacks (a Counter) as the converter would print them from a .jfr that
     holds them (with -t): the [Pod]/[Con]/[PID] process roots dropped, the thread frame as
     [NAME], Java marks by the majority rule, allocation and lock leaves (CLASS_[a], CLASS_[l])
-    dotted and marked _[i]. Compare with the converter's lines through norm_threads and
-    norm_leaves."""
+    dotted and marked _[i]. roots_kept: the .jfr is jflame's own, whose stacks keep the roots
+    and the thread as frames (the converter prints them after its [NAME] thread frame). Compare
+    with the converter's lines through norm_threads and norm_leaves."""
     def stacks():
         for stack, n in folded.items():
             frames = stack.split(";")
+            roots = []
             while len(frames) > 1 and ROOT.match(frames[0]):
-                frames.pop(0)
+                roots.append(frames.pop(0))
+            if roots_kept and not roots:
+                # no process root: jflame names no thread (the converter's [tid=0])
+                frames.insert(0, "[tid=0]")
             out = [(frames[0] if frames[0].startswith("[tid=") else "[%s]" % frames[0], 3)]
+            if roots_kept and roots:
+                out += [(f, 3) for f in roots + frames[:1]]
             for f in frames[1:]:
                 mark = f[-4:]
                 if mark in ("_[a]", "_[l]"):

@@ -153,11 +153,11 @@ class Jfr(CliCase):
 
     def test_offcpu_and_wall_views(self):
         """off-CPU and wall profiles (pprof samples/count with off_cpu or wall nanoseconds)
-        become async-profiler's profiler.WallClockSample, SLEEPING or DEFAULT, the
+        become async-profiler's profiler.WallClockSample, SLEEPING or RUNNABLE, the
         nanoseconds split over the samples as timeSpan"""
         stacks = [(["[7] svc", "main", "a/App.sleep_[j]", "do_nanosleep_[k]"], [3, 30000002]),
                   (["[7] svc", "io", "read_[k]"], [1, 5])]
-        for weight, state in (("off_cpu", "STATE_SLEEPING"), ("wall", "STATE_DEFAULT")):
+        for weight, state in (("off_cpu", "STATE_SLEEPING"), ("wall", "STATE_RUNNABLE")):
             with self.subTest(weight):
                 src = self.p(weight + ".pb.gz")
                 with open(src, "wb") as f:
