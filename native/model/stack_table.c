@@ -226,6 +226,18 @@ out:
 	return rc;
 }
 
+int stack_table_timeline_from(struct stack_table *t, const struct stack_table *src)
+{
+	for (size_t i = 0; i < src->ntimeline; i++) {
+		const struct timed_sample *x = &src->timeline[i];
+		long id = str_index_find(&t->stacks, src->stacks.strs[x->stack], src->stacks.lens[x->stack]);
+		if (id >= 0 && stack_table_add_timed(t, (uint32_t)id, src->threads.strs[x->thread],
+						     src->threads.lens[x->thread], x->time, x->weight) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Sorting (stack_table_sorted): the stacks share long prefixes (the same root frames), so instead
  * of strcmp over them again and again they are sorted by eight bytes at a
  * time (big-endian, so numeric order is byte order), and runs that share those

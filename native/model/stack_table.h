@@ -92,6 +92,9 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
  * recording (0 unknown). 0, or -1 when out of memory. */
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
 			       int64_t now_ns);
+/* Copies src's timeline into t, each sample onto the stack of t with the same
+ * text (a sample whose stack t lacks is left out). 0, or -1 when out of memory. */
+int stack_table_timeline_from(struct stack_table *t, const struct stack_table *src);
 /* The meta of stack_table_from_recording alone (for tables filled otherwise). */
 void stack_table_meta_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns);
 /* Stack indices sorted by their text (byte order), for writers that want a

@@ -151,7 +151,9 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0) {
+	/* JFR's events carry the samples' times (their window's store keeps them for it) */
+	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0 ||
+	    (format == PFMT_JFR && stack_table_timeline_from(&t, lines ? &lines->stacks : &rec->stacks) != 0)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
 		if (format == PFMT_SPEEDSCOPE && count_view && (recording_alloc(rec) || recording_lock(rec)))

@@ -228,6 +228,7 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 		r->want_lines |= r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE ||
 				 r->o.formats[i] == PFMT_JFR;
 		r->want_heatmap |= r->o.formats[i] == PFMT_HTML;
+		r->want_times |= r->o.formats[i] == PFMT_JFR;
 		r->want_stacks |= r->o.formats[i] == PFMT_STACKS;
 	}
 	if (!r->si) {

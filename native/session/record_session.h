@@ -146,6 +146,7 @@ struct record {
 	void *window_done_ctx;
 	uint64_t pushed_profiles;
 	bool want_lines, want_heatmap, want_stacks;
+	bool want_times; /* a .jfr output: each sample's time, in its window's store's timeline */
 	/* the agents' rings */
 	struct agent_samples *agents;
 	uint64_t ring_dropped_before[2], ring_short_before; /* counted into windows already closed */

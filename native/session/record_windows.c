@@ -55,6 +55,17 @@ static struct window *window_for(struct record *r, uint64_t ts)
 
 /* The pipeline's sink: a named and folded sample goes into the window of its
  * time, with its counts, and into the .stacks and heat map outputs. */
+/* A sample's time (seconds since its window began) in the timeline of rec's
+ * store, which holds its stack: what a .jfr output's events are stamped with. */
+static void add_time(struct window *w, struct recording *rec, const char *stack, size_t len, uint64_t ts_ns,
+		     uint64_t weight)
+{
+	long id = str_index_find(&rec->stacks.stacks, stack, len);
+	double t = ts_ns > w->start_ns ? (double)(ts_ns - w->start_ns) / 1e9 : 0;
+	if (id < 0 || stack_table_add_timed(&rec->stacks, (uint32_t)id, "", 0, t, weight) != 0)
+		w->oom++;
+}
+
 void record_windows_add_folded(void *ctx, const struct folded_sample *fs)
 {
 	struct record *r = ctx;
@@ -75,6 +86,9 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs)
 		w->oom++;
 	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
 		w->oom++;
+	else if (r->want_times)
+		add_time(w, r->want_lines ? &w->rec_lines : &w->rec, r->want_lines ? fs->lines : fs->stack,
+			 r->want_lines ? fs->lines_len : fs->len, s->ts_ns, fs->weight);
 	if (w->stacks_open)
 		write_stacks_sample(r, w, s, fs->thread, fs->frames, fs->nframes);
 	/* the heat map leaves the idle task out, as FlameScope does */
@@ -98,6 +112,8 @@ void record_windows_add_agent(void *ctx, const struct agent_sample *as)
 		w->jtruncated[as->kind]++;
 	if (as->oom || recording_add_weighted(&w->jrec[as->kind], as->stack, as->len, 1, as->weight) != 0)
 		w->oom++;
+	else if (r->want_times)
+		add_time(w, &w->jrec[as->kind], as->stack, as->len, as->ts_ns, as->weight);
 }
 
 void record_window_free(struct record *r, struct window *w)

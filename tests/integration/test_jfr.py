@@ -2,7 +2,9 @@
 # tool (of the JDK under test) reads x.jfr, and the stacks rebuilt from its events, with
 # their counts, equal x.folded (CPU samples; allocation samples with their bytes).
 import collections
+import datetime
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -36,7 +38,8 @@ class JfrRecordTest(unittest.TestCase):
         return jfr, want
 
     def test_cpu_recording(self):
-        jfr, want = self.record("hot")
+        stacks = os.path.join(self.tmp, "hot.stacks")
+        jfr, want = self.record("hot", "-o", stacks)
         ev = jfr_check.jfr_events(jfr, "jdk.ExecutionSample")
         got = collections.Counter(jfr_check.rebuild(e, "sampledThread") for e in ev)
         self.assertEqual(got, want)
@@ -45,6 +48,17 @@ class JfrRecordTest(unittest.TestCase):
         types = collections.Counter(f["type"] for e in ev for f in e["values"]["stackTrace"]["frames"])
         self.assertGreater(types["JIT compiled"], 0, types)
         self.assertTrue(all(e["values"]["sampledThread"] for e in ev))
+        # each event carries its sample's time: the events' times, from the first, are the
+        # .stacks output's sample times, from the first (to the microsecond perf script prints)
+        def at(iso):
+            date, frac = re.match(r"(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?", iso).groups()
+            base = datetime.datetime.fromisoformat(date).replace(tzinfo=datetime.timezone.utc).timestamp()
+            return base + float("0." + (frac or "0"))
+        times = sorted(at(e["values"]["startTime"]) for e in ev)
+        want_times = sorted(jvmtest.stacks_times(stacks))
+        self.assertEqual(len(times), len(want_times))
+        worst = max(abs((a - times[0]) - (b - want_times[0])) for a, b in zip(times, want_times))
+        self.assertLess(worst, 0.0001, "the events are not stamped with their samples' times")
 
     def test_alloc_recording(self):
         jfr, want = self.record("alloc", "-e", "alloc")
