@@ -842,7 +842,8 @@ int jfr_write(FILE *out, const struct stack_table *t, int64_t now_ns, char *err,
 
 	for (size_t i = 0; i < t->stacks.n; i++) {
 		if (t->counts[i] > JFR_MAX_EVENTS - total) {
-			snprintf(err, errlen, "more than %llu samples, one JFR event each: too many for one file",
+			snprintf(err, errlen, "more than %llu samples, one JFR event each: too many for one file "
+				 "(counts that are times or bytes are not samples: write .pb.gz, or scale them down)",
 				 (unsigned long long)JFR_MAX_EVENTS);
 			goto out;
 		}
