@@ -29,18 +29,21 @@ static const char usage[] =
 	"  stacks      .stacks .perf .script .txt  perf script text (input only)\n"
 	"  pprof       .pb.gz .pprof (gzip), .pb (plain protobuf)  go tool pprof, Pyroscope\n"
 	"  speedscope  .json                     https://www.speedscope.app\n"
-	"  jfr         .jfr                      JDK Flight Recorder: JMC, IntelliJ, jfr print\n"
+	"  jfr         .jfr                      JDK Flight Recorder: JMC, IntelliJ, jfr print;\n"
+	"                                        read: the JDK's and async-profiler's recordings\n"
 	"  svg         .svg                      interactive flame graph (output only)\n"
 	"\n"
 	"  -o, --output FILE        write FILE (format by extension; may repeat, each\n"
 	"                           once; '-' is standard output and needs -t)\n"
-	"  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope)\n"
+	"  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope, jfr)\n"
 	"  -t, --to-format FMT      write every output as FMT (folded, pprof, speedscope,\n"
 	"                           jfr, svg)\n"
 	"  -F, --rate HZ            the rate the samples were taken at: pprof and\n"
 	"                           speedscope then also get CPU time (count x 1e9/HZ ns)\n"
 	"      --sample-index N|TYPE  pprof input: the sample type to count (default 0,\n"
-	"                           the first; e.g. 1 or cpu), as go tool pprof -sample_index\n"
+	"                           the first; e.g. 1 or cpu), as go tool pprof -sample_index;\n"
+	"                           JFR input: the events, as record's -e: cpu (default,\n"
+	"                           jdk.ExecutionSample), wall, alloc, lock or native\n"
 	"      --title TEXT         the SVG's title and the speedscope profile's name\n"
 	"  -h, --help               this text\n"
 	"\n"
@@ -50,6 +53,9 @@ static const char usage[] =
 	"second value and speedscope's weights are the samples' periods), and becomes\n"
 	"one speedscope profile per thread with its samples in time order. Writing\n"
 	".stacks is jflame record's job: convert has no per-sample addresses to write.\n"
+	"JFR input (every chunk) is rooted '[pid] java' (when the recording has the\n"
+	"JVM's pid), then the thread; its frames carry the same annotations, from\n"
+	"their frame types.\n"
 	"\n"
 	"Examples:\n"
 	"  jflame convert cpu.folded -o cpu.pb.gz && go tool pprof -http=: cpu.pb.gz\n"
@@ -57,7 +63,9 @@ static const char usage[] =
 	"  jflame convert cpu.folded -o cpu.jfr         # open in JDK Mission Control\n"
 	"  jflame convert -F 99 cpu.folded -o cpu.pb.gz # samples taken at 99 Hz\n"
 	"  jflame convert profile.pb.gz -o cpu.folded && jflame svg cpu.folded > cpu.svg\n"
-	"  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n";
+	"  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n"
+	"  jflame convert app.jfr -o cpu.svg             # JDK Flight Recorder's samples\n"
+	"  jflame convert --sample-index alloc app.jfr -o alloc.svg\n";
 
 struct convert_cmd {
 	const char *input;
@@ -79,7 +87,7 @@ static int parse_from(const char *arg, enum profile_format *f)
 		*f = x;
 		return 0;
 	}
-	fprintf(stderr, "jflame: -f takes folded, stacks, pprof or speedscope, not '%s'\n", arg);
+	fprintf(stderr, "jflame: -f takes folded, stacks, pprof, speedscope or jfr, not '%s'\n", arg);
 	return -1;
 }
 

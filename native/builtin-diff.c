@@ -325,6 +325,7 @@ static bool is_profile_name(const char *name)
 	case PFMT_STACKS:
 	case PFMT_PPROF:
 	case PFMT_SPEEDSCOPE:
+	case PFMT_JFR:
 	case PFMT_TEXT:
 		return true;
 	default:

@@ -1,15 +1,17 @@
 /* builtin-heatmap.c - `jflame heatmap`: timestamped samples (.stacks, perf script
- * text) to FlameScope's subsecond-offset heat map, one self-contained HTML page. */
+ * text, JFR) to FlameScope's subsecond-offset heat map, one self-contained HTML page. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
+#include "cli_profile.h"
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
@@ -21,17 +23,18 @@ static const char usage[] =
 	"usage: jflame heatmap [--rows N] [--title TEXT] [--include-idle] [--pid] [--tid]\n"
 	"                      [--event EVENT] [-o OUT.html] [FILE...]\n"
 	"\n"
-	"Draws timestamped samples - jflame record's .stacks, or `perf script` text\n"
-	"(plain or gzip; standard input when no FILE or '-') - as a subsecond-offset heat\n"
-	"map (FlameScope's): one column per second from the first sample's second, rows\n"
-	"for the offset within the second, darker cells for more samples. Click a start\n"
-	"and an end cell to see the flame graph of exactly that time range, with zoom and\n"
-	"search; a button goes back to the map. One self-contained HTML page: no network.\n"
-	"Samples of the idle task (swapper, pid 0, or an idle-loop leaf frame) are left\n"
-	"out, as FlameScope does. Stacks are folded as jflame collapse --all folds them\n"
-	"(the kernel and JIT annotations pick the frames' colours; perf-map-agent's\n"
-	"Lpkg/Class;::method reads pkg/Class.method), and every sample counts once (its\n"
-	"period does not weigh). The FILEs are merged; one given twice is an error.\n"
+	"Draws timestamped samples - jflame record's .stacks, `perf script` text (plain\n"
+	"or gzip; standard input when no FILE or '-'), or the jdk.ExecutionSample events\n"
+	"of JFR recordings (.jfr) - as a subsecond-offset heat map (FlameScope's): one\n"
+	"column per second from the first sample's second, rows for the offset within the\n"
+	"second, darker cells for more samples. Click a start and an end cell to see the\n"
+	"flame graph of exactly that time range, with zoom and search; a button goes back\n"
+	"to the map. One self-contained HTML page: no network. Samples of the idle task\n"
+	"(swapper, pid 0, or an idle-loop leaf frame) are left out, as FlameScope does.\n"
+	"Stacks are folded as jflame collapse --all folds them (the kernel and JIT\n"
+	"annotations pick the frames' colours; perf-map-agent's Lpkg/Class;::method reads\n"
+	"pkg/Class.method), and every sample counts once (its period does not weigh). The\n"
+	"FILEs are merged; one given twice is an error.\n"
 	"\n"
 	"      --rows N         rows per second, 1 to 1000 (default 50: 20 ms each)\n"
 	"      --title TEXT     the page's title (default \"CPU heat map\")\n"
@@ -44,7 +47,8 @@ static const char usage[] =
 	"Examples:\n"
 	"  jflame record -a -d 120 -o run.stacks; jflame heatmap run.stacks -o run.html\n"
 	"  perf record -F 49 -a -g -- sleep 120; perf script | jflame heatmap -o perf.html\n"
-	"  jflame heatmap --rows 100 perf.script.gz -o fine.html\n";
+	"  jflame heatmap --rows 100 perf.script.gz -o fine.html\n"
+	"  java -XX:StartFlightRecording=filename=app.jfr ...; jflame heatmap app.jfr -o app.html\n";
 
 struct heatmap_cmd {
 	struct collapse_opts co;
@@ -141,6 +145,47 @@ static int write_page(FILE *f, void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
+/* A JFR recording: named .jfr (or .jfr.gz), or a regular file starting with
+ * its magic (a pipe is left unread: its bytes are perf script's). */
+static bool is_jfr(const char *path)
+{
+	bool raw;
+	char magic[4];
+	struct stat st;
+	if (strcmp(path, "-") == 0)
+		return false;
+	if (profile_format_of_name(path, &raw) == PFMT_JFR)
+		return true;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	FILE *f = fopen(path, "rb");
+	bool jfr = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) && memcmp(magic, "FLR\0", 4) == 0;
+	if (f)
+		fclose(f);
+	return jfr;
+}
+
+/* Adds the CPU samples of a JFR recording to the map, each once at its time
+ * (its stack folded as convert folds it). 0, or -1 with one line in err. */
+static int jfr_add(struct heatmap *h, const char *path, uint64_t *samples, char *err, size_t errlen)
+{
+	struct stack_table t;
+	int rc;
+	stack_table_init(&t);
+	rc = cli_profile_read(&t, path, PFMT_JFR, NULL, 0, "heatmap", err, errlen);
+	for (size_t i = 0; rc == 0 && i < t.ntimeline; i++) {
+		const struct timed_sample *s = &t.timeline[i];
+		if (heatmap_add(h, s->time, t.stacks.strs[s->stack], t.stacks.lens[s->stack], 1) != 0) {
+			snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(path));
+			rc = -1;
+		}
+	}
+	if (rc == 0)
+		*samples += t.ntimeline;
+	stack_table_free(&t);
+	return rc;
+}
+
 int cmd_heatmap(int argc, char **argv)
 {
 	struct heatmap_cmd cmd;
@@ -164,24 +209,37 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	}
 	reader = true;
-	int rd = cli_scripts_read(cmd.inputs, cmd.ninputs, heatmap_reader_sample, &r, &r.oom, &lines, err, sizeof(err));
+	/* JFR recordings are read whole; the rest as perf script text */
+	const char *scripts[MAX_INPUTS];
+	size_t nscripts = 0;
+	uint64_t jfr_samples = 0;
+	for (size_t i = 0; i < cmd.ninputs; i++) {
+		if (!is_jfr(cmd.inputs[i]))
+			scripts[nscripts++] = cmd.inputs[i];
+		else if (jfr_add(&h, cmd.inputs[i], &jfr_samples, err, sizeof(err)) != 0)
+			goto out;
+	}
+	memset(&lines, 0, sizeof(lines));
+	int rd = nscripts ? cli_scripts_read(scripts, nscripts, heatmap_reader_sample, &r, &r.oom, &lines, err,
+					     sizeof(err)) : 0;
 	if (rd > 0)
 		snprintf(err, sizeof(err), "jflame: out of memory reading %s", cli_input_name(lines.oom_input));
 	if (rd != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.inputs[0]);
-	if (lines.real == 0) {
+	if (lines.real == 0 && jfr_samples == 0) {
 		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
 			 "(perf record -g, then perf script)", name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
-	cli_scripts_warn(&lines, 159, &r.c); /* the first bad line as it always was: cut to 159 bytes */
+	if (nscripts)
+		cli_scripts_warn(&lines, 159, &r.c); /* the first bad line as it always was: cut to 159 bytes */
 	if (r.untimed)
 		fprintf(stderr, "jflame: warning: %" PRIu64 " samples without a timestamp left out\n", r.untimed);
 	if (h.bad_time)
 		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n", h.bad_time);
 	if (h.n == 0) {
-		if (r.untimed == lines.samples)
+		if (r.untimed == lines.samples && !jfr_samples)
 			snprintf(err, sizeof(err), "jflame: the samples in %s have no timestamps; the heat map needs them "
 				 "(perf script prints them unless -F leaves out time)", name);
 		else if (r.idle)

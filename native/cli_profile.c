@@ -1,5 +1,5 @@
 /* cli_profile.c - reads a profile in any format the commands take (folded,
- * perf script or .stacks, pprof, speedscope) into a stack table. */
+ * perf script or .stacks, pprof, speedscope, JFR) into a stack table. */
 #include "cli_profile.h"
 
 #include <inttypes.h>
@@ -11,6 +11,7 @@
 #include "collapse.h"
 #include "folded.h"
 #include "input_file.h"
+#include "jfr_read.h"
 #include "perf_script.h"
 #include "pprof.h"
 #include "speedscope.h"
@@ -154,8 +155,8 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	int rc = -1;
 
 	if (f == PFMT_SVG) {
-		snprintf(err, errlen, "jflame: %s is an SVG; %s reads folded stacks, perf script text, pprof or "
-			 "speedscope JSON (the folded stacks behind an SVG are not in it)", name, cmd);
+		snprintf(err, errlen, "jflame: %s is an SVG; %s reads folded stacks, perf script text, pprof, "
+			 "speedscope JSON or JFR (the folded stacks behind an SVG are not in it)", name, cmd);
 		return -1;
 	}
 	/* folded and perf script files stream from their readers */
@@ -222,14 +223,43 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 				name, FOLDED_MAX_LINE >> 20);
 		break;
 	}
+	case PFMT_JFR: {
+		struct jfr_stats st;
+		rc = jfr_read(t, buf, len, name, sample_index, &st, err, errlen);
+		if (rc != 0)
+			cli_err_prefix(err, errlen);
+		uint64_t skipped = st.bad_refs + st.bad_events + st.no_frames + st.too_long;
+		if (rc == 0 && skipped) {
+			char why[512];
+			snprintf(why, sizeof(why), "skipped %" PRIu64 " of %" PRIu64 " %s events in %s (%" PRIu64 " refer "
+				 "to a thread, stack trace, method, class or string that is not in the file, %" PRIu64 " do not "
+				 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)", skipped, st.events
+				 + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events, st.no_frames, st.too_long,
+				 FOLDED_MAX_LINE >> 20);
+			if (t->stacks.n == 0) {
+				snprintf(err, errlen, "jflame: no stacks left: %s", why);
+				rc = -1;
+			} else {
+				fprintf(stderr, "jflame: warning: %s\n", why);
+			}
+		}
+		if (rc == 0 && t->stacks.n == 0) {
+			snprintf(err, errlen, "jflame: no %s events with stacks in %s (%" PRIu64 " chunks read); "
+				 "--sample-index picks what to read: " JFR_EVENT_NAMES, t->meta.event, name, st.chunks);
+			rc = -1;
+		}
+		break;
+	}
 	default:
-		snprintf(err, errlen, "jflame: cannot tell the format of %s (%s); give -f folded, stacks, pprof or "
-			 "speedscope", name, len == 0 ? "it is empty" : "not folded stacks, perf script text, pprof or JSON");
+		snprintf(err, errlen, "jflame: cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
+			 "speedscope or jfr", name, len == 0 ? "it is empty"
+			 : "not folded stacks, perf script text, pprof, JSON or JFR");
 		break;
 	}
 out:
-	if (rc == 0 && sample_index && f != PFMT_PPROF) {
-		snprintf(err, errlen, "jflame: --sample-index is for pprof input; %s is %s", name, profile_format_label(f));
+	if (rc == 0 && sample_index && f != PFMT_PPROF && f != PFMT_JFR) {
+		snprintf(err, errlen, "jflame: --sample-index is for pprof and JFR input; %s is %s", name,
+			 profile_format_label(f));
 		rc = -1;
 	}
 	if (rc == 0 && t->stacks.n == 0) {

@@ -1,8 +1,10 @@
 # test_convert_cli.py - `jflame convert` as users run it: formats by extension and
 # by content (stdin), round trips, and bad input (one line, nonzero exit, no output left).
+import collections
 import gzip
 import json
 import os
+import re
 import subprocess
 import unittest
 import xml.etree.ElementTree as ET
@@ -12,6 +14,7 @@ from cli_test import DATA, JFLAME, CliCase, slurp
 
 FOLDED = os.path.join(DATA, "convert", "jvm.folded")
 PERF = os.path.join(DATA, "collapse", "sys-pid.perf")
+JFR = os.path.join(DATA, "convert", "jdk17_cpu.jfr.gz")  # the JDK 17's jdk.ExecutionSample and jdk.JVMInformation
 
 
 def run(args, input_bytes=None):
@@ -106,6 +109,90 @@ class Formats(Case):
         texts = {t.get("id"): t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("id")}
         self.assertEqual(texts["title"], "Converted")
         self.assertIn(b"nanoseconds", r.stdout)  # the counts are time: the tooltips say so
+
+
+class Jfr(Case):
+    def jfr(self):
+        """The JDK 17 recording, unpacked."""
+        with open(self.p("in.jfr"), "wb") as f:
+            f.write(gzip.decompress(slurp(JFR)))
+        return self.p("in.jfr")
+
+    def test_jdk_recording(self):
+        src = self.jfr()
+        folded = self.ok([src, "-o", self.p("a.folded"), "-o", self.p("a.pb.gz"), "-o", self.p("a.svg"),
+                          "-o", self.p("a.json")])
+        self.assertEqual(folded.stderr, b"")
+        lines = slurp(self.p("a.folded")).decode().splitlines()
+        self.assertEqual(sum(int(l.rsplit(" ", 1)[1]) for l in lines), 17)  # jfr summary: 17 samples
+        for l in lines:
+            self.assertRegex(l, r"^\[\d+\] java;jflame-hot-worker-thread-with-a-long-name;java/lang/Thread\.run_\[0\];")
+        self.assertEqual(self.ok([self.p("a.pb.gz"), "-o", "-", "-t", "folded"]).stdout, slurp(self.p("a.folded")))
+        # by content (standard input, gzip) and with -f
+        self.assertEqual(self.ok(["-", "-o", "-", "-t", "folded"], slurp(JFR)).stdout, slurp(self.p("a.folded")))
+        self.assertEqual(self.ok(["-f", "jfr", JFR, "-o", "-", "-t", "folded"]).stdout, slurp(self.p("a.folded")))
+        # one speedscope profile per thread, samples in time order
+        js = json.loads(slurp(self.p("a.json")))
+        self.assertEqual(sum(len(p["samples"]) for p in js["profiles"]), 17)
+
+    def test_async_profiler_recordings(self):
+        # async-profiler 4 (nightly b583d82c) recordings of the examples on JDK 17, and what its
+        # own converter made of them (jfrconv --cpu/--wall/--lock [--total] --threads -o collapsed):
+        # the same threads, frames, marks and counts; its leaf class "a.b.C_[i]" is jflame's "a/b/C_[l]",
+        # its C1 frames' _[1] jflame's _[j]. Its graph merges the frames of one name at one place
+        # whatever their types (one mark for all): the wall clock recording's stacks compare
+        # without marks.
+        def stacks(text, roots, marks):
+            out = collections.Counter()
+            for line in text.splitlines():
+                stack, _, n = line.rpartition(" ")
+                stack = stack.replace("_[1]", "_[j]")  # C1 compiled: jflame marks JIT code _[j]
+                frames = stack.split(";") if marks else re.sub(r"_\[[0-9a-z]\]($|;)", r"\1", stack).split(";")
+                if roots == 1:  # "[name tid=N]", or "[tid=N]" for a thread without a name
+                    m = re.fullmatch(r"\[(.+) tid=\d+\]", frames[0])
+                    thread = m.group(1) if m else frames[0]
+                else:
+                    self.assertRegex(frames[0], r"^\[\d+\] java$")
+                    thread = frames[1]
+                out[(thread, tuple(frames[roots:]))] += int(n)
+            return out
+
+        for kind, ref in (("cpu", "cpu"), ("wall", "wall"), ("lock", "lock"), ("lock", "lock.total")):
+            src = os.path.join(DATA, "convert", "asprof_%s_jdk17.jfr.gz" % kind)
+            want = slurp(os.path.join(DATA, "convert", "asprof_%s_jdk17.jfrconv%s.collapsed"
+                                      % (kind, "-total" if ref.endswith("total") else ""))).decode()
+            if kind == "lock":
+                want = re.sub(r";([\w.$]+)_\[i\] ", lambda m: ";%s_[l] " % m.group(1).replace(".", "/"), want)
+            got = self.ok(["--sample-index", kind, src, "-o", "-", "-t", "folded"]).stdout.decode()
+            if ref.endswith("total"):  # the weights: nanoseconds waited
+                pb = self.ok(["--sample-index", kind, src, "-o", "-", "-t", "pprof"]).stdout
+                got = self.ok(["--sample-index", "1", "-", "-o", "-", "-t", "folded"], pb).stdout.decode()
+            self.assertEqual(stacks(got, 2, kind != "wall"), stacks(want, 1, kind != "wall"), ref)
+
+    def test_event_kinds(self):
+        src = self.jfr()
+        self.one_line_error(run(["--sample-index", "cycles", src, "-o", self.p("out.folded")]),
+                            "in.jfr", "cpu, wall, alloc, lock or native")
+        # the recording has no allocation samples: said, no output
+        self.one_line_error(run(["--sample-index", "alloc", src, "-o", self.p("out.folded")]),
+                            "no alloc events with stacks in", "--sample-index")
+        self.no_output_left()
+
+    def test_truncated_and_corrupt(self):
+        data = slurp(self.jfr())
+        for name, cut, needles in (("t1.jfr", data[:40], ("truncated", "header")),
+                                   ("t2.jfr", data[: len(data) // 2], ("truncated", "being written")),
+                                   ("t3.jfr", data[: len(data) - 1], ("truncated",)),
+                                   ("bad.jfr", b"FLR\0\0\1\0\0" + data[8:], ("JFR version 1.0",)),
+                                   ("pk.jfr", b"PK\3\4" + data[4:], ("not a JFR recording",)),
+                                   ("zero.jfr", data[:68] + bytes(len(data) - 68), ("metadata", "corrupt"))):
+            with open(self.p(name), "wb") as f:
+                f.write(cut)
+            self.one_line_error(run([self.p(name), "-o", self.p("out.folded")]), name, *needles)
+        with open(self.p("t.jfr.gz"), "wb") as f:
+            f.write(slurp(JFR)[:-100])
+        self.one_line_error(run([self.p("t.jfr.gz"), "-o", self.p("out.folded")]), "truncated")
+        self.no_output_left()
 
 
 class BadInput(Case):
