@@ -946,7 +946,8 @@ static int sample_event(struct jr *r, struct cur *c, const struct jclass *k)
 			      { "eventThread", NULL, NULL, 0 },
 			      { "stackTrace", NULL, NULL, 0 },
 			      { weight, NULL, NULL, 0 },
-			      { r->kind == K_LOCK ? "monitorClass" : "objectClass", NULL, NULL, 0 } };
+			      { r->kind != K_LOCK ? "objectClass" :
+				strcmp(k->name, "jdk.ThreadPark") == 0 ? "parkedClass" : "monitorClass", NULL, NULL, 0 } };
 	read_object(r, c, k, ec, 6);
 	if (c->bad) {
 		if (r->too_complex)
@@ -1183,7 +1184,8 @@ static int chunk_read(struct jr *r, uint64_t meta_off)
 		[K_NATIVE] = { "jdk.NativeMethodSample", NULL, NULL },
 		[K_WALL] = { "profiler.WallClockSample", NULL, NULL },
 		[K_ALLOC] = { "jdk.ObjectAllocationSample", "jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB" },
-		[K_LOCK] = { "jdk.JavaMonitorEnter", NULL, NULL },
+		/* monitors, and java.util.concurrent locks (async-profiler's lock=juc, the JDK's parks) */
+		[K_LOCK] = { "jdk.JavaMonitorEnter", "jdk.ThreadPark", NULL },
 	};
 	if (meta_read(r, meta_off) != 0)
 		return -1;
@@ -1285,7 +1287,7 @@ int jfr_read(struct stack_table *t, const void *buf, size_t len, const char *nam
 						  [K_ALLOC] = "alloc_samples", [K_LOCK] = "contentions" };
 	static const char *const event[] = { [K_CPU] = "jdk.ExecutionSample", [K_NATIVE] = "jdk.NativeMethodSample",
 					     [K_WALL] = "profiler.WallClockSample", [K_ALLOC] = "alloc",
-					     [K_LOCK] = "jdk.JavaMonitorEnter" };
+					     [K_LOCK] = "lock" };
 	snprintf(m->count_type, sizeof(m->count_type), "%s", count_type[r.kind]);
 	snprintf(m->count_unit, sizeof(m->count_unit), "count");
 	snprintf(m->event, sizeof(m->event), "%s", event[r.kind]);

@@ -135,40 +135,6 @@ class Jfr(Case):
         js = json.loads(slurp(self.p("a.json")))
         self.assertEqual(sum(len(p["samples"]) for p in js["profiles"]), 17)
 
-    def test_async_profiler_recordings(self):
-        # async-profiler 4 (nightly b583d82c) recordings of the examples on JDK 17, and what its
-        # own converter made of them (jfrconv --cpu/--wall/--lock [--total] --threads -o collapsed):
-        # the same threads, frames, marks and counts; its leaf class "a.b.C_[i]" is jflame's "a/b/C_[l]",
-        # its C1 frames' _[1] jflame's _[j]. Its graph merges the frames of one name at one place
-        # whatever their types (one mark for all): the wall clock recording's stacks compare
-        # without marks.
-        def stacks(text, roots, marks):
-            out = collections.Counter()
-            for line in text.splitlines():
-                stack, _, n = line.rpartition(" ")
-                stack = stack.replace("_[1]", "_[j]")  # C1 compiled: jflame marks JIT code _[j]
-                frames = stack.split(";") if marks else re.sub(r"_\[[0-9a-z]\]($|;)", r"\1", stack).split(";")
-                if roots == 1:  # "[name tid=N]", or "[tid=N]" for a thread without a name
-                    m = re.fullmatch(r"\[(.+) tid=\d+\]", frames[0])
-                    thread = m.group(1) if m else frames[0]
-                else:
-                    self.assertRegex(frames[0], r"^\[\d+\] java$")
-                    thread = frames[1]
-                out[(thread, tuple(frames[roots:]))] += int(n)
-            return out
-
-        for kind, ref in (("cpu", "cpu"), ("wall", "wall"), ("lock", "lock"), ("lock", "lock.total")):
-            src = os.path.join(DATA, "convert", "asprof_%s_jdk17.jfr.gz" % kind)
-            want = slurp(os.path.join(DATA, "convert", "asprof_%s_jdk17.jfrconv%s.collapsed"
-                                      % (kind, "-total" if ref.endswith("total") else ""))).decode()
-            if kind == "lock":
-                want = re.sub(r";([\w.$]+)_\[i\] ", lambda m: ";%s_[l] " % m.group(1).replace(".", "/"), want)
-            got = self.ok(["--sample-index", kind, src, "-o", "-", "-t", "folded"]).stdout.decode()
-            if ref.endswith("total"):  # the weights: nanoseconds waited
-                pb = self.ok(["--sample-index", kind, src, "-o", "-", "-t", "pprof"]).stdout
-                got = self.ok(["--sample-index", "1", "-", "-o", "-", "-t", "folded"], pb).stdout.decode()
-            self.assertEqual(stacks(got, 2, kind != "wall"), stacks(want, 1, kind != "wall"), ref)
-
     def test_event_kinds(self):
         src = self.jfr()
         self.one_line_error(run(["--sample-index", "cycles", src, "-o", self.p("out.folded")]),

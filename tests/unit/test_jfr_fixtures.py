@@ -1,6 +1,7 @@
 # test_jfr_fixtures.py - the JFR fixtures in tests/data/jfr/ (recordings by async-profiler and
 # by JDK Flight Recorder) against two referees: the JDK's `jfr` tool here, and the stored view of
 # async-profiler's converter (which CI cannot build: tests/data/jfr/make_fixtures.sh made it).
+import collections
 import glob
 import os
 import re
@@ -8,10 +9,12 @@ import subprocess
 import unittest
 
 import jfr_view
+from jfr_check import span_ns
 
 DATA = os.environ.get("JFLAME_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
 DIR = os.path.join(DATA, "jfr")
 JFR = os.environ.get("JFLAME_JFR", "/usr/lib/jvm/java-17-openjdk-amd64/bin/jfr")
+JFLAME = os.environ.get("JFLAME_BIN", "jflame")
 
 # what each view's stacks must show (README.md says it): a leaf frame pattern for every stack
 # of the views that add one, and the frame marks that must occur in the view
@@ -105,6 +108,52 @@ class Fixtures(unittest.TestCase):
                     conv, back = jfr_view.norm_leaves(conv), jfr_view.norm_leaves(back)
                 self.assertEqual(sorted((back - conv).items()), [])
                 self.assertEqual(sorted((conv - back).items()), [])
+
+    def test_jflame_reads_fixtures(self):
+        """jflame convert --sample-index VIEW of every fixture, through the same mapping, is
+        the converter's stored view: the same threads, frames, marks and counts. Two naming
+        choices differ on purpose and are mapped: jflame marks C1 code _[j] (it has no _[1]),
+        and writes a hidden class's name with slashes (the JDK stores it dotted)."""
+        def lambdas(folded):
+            out = collections.Counter()
+            for stack, n in folded.items():
+                out[";".join(f.replace(".", "/") if "$$Lambda" in f else f for f in stack.split(";"))] += n
+            return out
+
+        for p, view, path in views():
+            with self.subTest(view=os.path.basename(path)):
+                r = subprocess.run([JFLAME, "convert", "--sample-index", view, p, "-t", "folded", "-o", "-"],
+                                   capture_output=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                mine = collections.Counter()
+                for line in r.stdout.decode("utf-8", "replace").splitlines():
+                    stack, n = line.rsplit(" ", 1)
+                    mine[stack] += int(n)
+                conv = jfr_view.norm_threads(jfr_view.read_folded(path))
+                conv = collections.Counter({k.replace("_[1]", "_[j]"): n for k, n in conv.items()})
+                back = jfr_view.jflame_as_converter(mine)
+                if view == "alloc":
+                    conv, back = jfr_view.norm_leaves(conv), jfr_view.norm_leaves(back)
+                conv, back = lambdas(conv), lambdas(back)
+                self.assertEqual(sorted((back - conv).items()), [])
+                self.assertEqual(sorted((conv - back).items()), [])
+
+    def test_jflame_lock_nanoseconds(self):
+        """the lock views' weights: the nanoseconds waited, as the JDK's jfr tool reads each
+        event's duration (jflame's pprof output, its second sample type)"""
+        for p, view, path in views():
+            if view != "lock":
+                continue
+            with self.subTest(view=os.path.basename(path)):
+                pb = subprocess.run([JFLAME, "convert", "--sample-index", "lock", p, "-t", "pprof", "-o", "-"],
+                                    capture_output=True, check=True).stdout
+                r = subprocess.run([JFLAME, "convert", "--sample-index", "1", "-", "-t", "folded", "-o", "-"],
+                                   input=pb, capture_output=True, check=True)
+                got = sum(int(line.rsplit(b" ", 1)[1]) for line in r.stdout.splitlines())
+                want = sum(span_ns(e["values"]["duration"]) for e in self.events[p]
+                           if e["type"] in jfr_view.VIEW_EVENTS["lock"] and e["values"].get("stackTrace"))
+                self.assertGreater(want, 0)
+                self.assertEqual(got, want)
 
     def test_totals_from_summary(self):
         """a view's total is the summary's count of its events (less those without a stack);
