@@ -179,10 +179,10 @@ struct jtype {
 
 #define EVENT_HEAD { "startTime", T_LONG, F_TICKS, "Start Time" }
 static const struct jtype jfr_types[] = {
-	{ "boolean", T_BOOLEAN, 0, NULL, { NULL }, { { NULL } } },
-	{ "int", T_INT, 0, NULL, { NULL }, { { NULL } } },
-	{ "long", T_LONG, 0, NULL, { NULL }, { { NULL } } },
-	{ "java.lang.String", T_STRING, 0, NULL, { NULL }, { { NULL } } },
+	{ "boolean", T_BOOLEAN, 0, NULL, { NULL }, { { 0 } } },
+	{ "int", T_INT, 0, NULL, { NULL }, { { 0 } } },
+	{ "long", T_LONG, 0, NULL, { NULL }, { { 0 } } },
+	{ "java.lang.String", T_STRING, 0, NULL, { NULL }, { { 0 } } },
 	{ "java.lang.Class", T_CLASS, 0, "Java Class", { NULL },
 	  { { "classLoader", T_CLASS_LOADER, F_CPOOL, "Class Loader" },
 	    { "name", T_SYMBOL, F_CPOOL, "Name" },
@@ -245,14 +245,14 @@ static const struct jtype jfr_types[] = {
 	    { "timeSpan", T_LONG, F_SPAN, "Time Span" } } },
 	{ "jdk.jfr.Label", T_LABEL, TY_ANNOTATION, NULL, { NULL }, { { "value", T_STRING, 0, NULL } } },
 	{ "jdk.jfr.Category", T_CATEGORY, TY_ANNOTATION, NULL, { NULL }, { { "value", T_STRING, F_ARRAY, NULL } } },
-	{ "jdk.jfr.ContentType", T_CONTENT_TYPE, TY_ANNOTATION, "Content Type", { NULL }, { { NULL } } },
+	{ "jdk.jfr.ContentType", T_CONTENT_TYPE, TY_ANNOTATION, "Content Type", { NULL }, { { 0 } } },
 	{ "jdk.jfr.Timestamp", T_TIMESTAMP, TY_ANNOTATION | TY_CONTENT, "Timestamp", { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
 	{ "jdk.jfr.Timespan", T_TIMESPAN, TY_ANNOTATION | TY_CONTENT, "Timespan", { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
 	{ "jdk.jfr.DataAmount", T_DATA_AMOUNT, TY_ANNOTATION | TY_CONTENT, "Data Amount", { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
-	{ "jdk.jfr.Unsigned", T_UNSIGNED, TY_ANNOTATION | TY_CONTENT, "Unsigned Value", { NULL }, { { NULL } } },
+	{ "jdk.jfr.Unsigned", T_UNSIGNED, TY_ANNOTATION | TY_CONTENT, "Unsigned Value", { NULL }, { { 0 } } },
 };
 #undef EVENT_HEAD
 

@@ -95,6 +95,8 @@ static int rehash(struct str_index *x)
 
 long str_index_find(const struct str_index *x, const char *s, size_t len)
 {
+	if (!s)
+		s = "";
 	if (!x->nslots)
 		return -1;
 	size_t i = slot_of(x, s, len, str_hash(s, len));
@@ -103,6 +105,8 @@ long str_index_find(const struct str_index *x, const char *s, size_t len)
 
 long str_index_add(struct str_index *x, const char *s, size_t len)
 {
+	if (!s)
+		s = ""; /* the empty string, given as NULL (len 0) */
 	if ((x->n + 1) * 2 > x->nslots && rehash(x) != 0)
 		return -1;
 	uint64_t h = str_hash(s, len);

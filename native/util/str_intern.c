@@ -30,7 +30,8 @@ uint64_t str_hash(const char *s, size_t len)
 		h ^= h >> 32;
 	}
 	w = 0;
-	memcpy(&w, s, len);
+	if (len) /* s may be NULL for the empty string */
+		memcpy(&w, s, len);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
 	h *= 0xff51afd7ed558ccdULL;
