@@ -9,7 +9,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "cli_profile.h"
+#include "profile_read.h"
 #include "folded.h"
 #include "out_file.h"
 #include "profile_format.h"
@@ -221,8 +221,10 @@ int cmd_convert(int argc, char **argv)
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	stack_table_init(&t);
-	if (cli_profile_read(&t, cmd.input, cmd.from, cmd.sample_index, 0, "convert", err, sizeof(err)) != 0)
+	if (profile_read(&t, cmd.input, cmd.from, cmd.sample_index, 0, "convert", err, sizeof(err)) != 0) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	if (!t.meta.name[0] && strcmp(cmd.input, "-") != 0) {
 		const char *base = strrchr(cmd.input, '/');
 		snprintf(t.meta.name, sizeof(t.meta.name), "%s", base ? base + 1 : cmd.input);

@@ -13,7 +13,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "cli_profile.h"
+#include "profile_read.h"
 #include "fg_cli.h"
 #include "diff_graph.h"
 #include "flamegraph.h"
@@ -284,12 +284,12 @@ static int read_side(struct stack_table *t, const char *path, const char *which,
 	}
 	if (f->n == 0 || f->total == 0) {
 		char why[200];
-		cli_folded_none(f, why, sizeof(why));
+		folded_none(f, why, sizeof(why));
 		snprintf(err, errlen, "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
 		return -1;
 	}
-	cli_folded_warn(f, name);
+	folded_warn(f, name);
 	return 0;
 }
 
@@ -349,9 +349,9 @@ static int add_window(struct diff_side *d, const char *path, char *err, size_t e
 	}
 	d->names[d->nwins] = name;
 	stack_table_init(&w[d->nwins]);
-	int rc = cli_profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, 0, "diff", err, errlen);
+	int rc = profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, 0, "diff", err, errlen);
 	d->nwins++; /* freed with the side, read or not */
-	return rc;
+	return rc != 0 ? cli_err_prefix(err, errlen) : 0;
 }
 
 /* Reads a side: a file is one window, a folder's profile files (by name
@@ -477,8 +477,10 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 	struct window_regress_opts o = { .b = c->bo, .file = c->baseline_file, .out = stdout };
 	o.b.alpha = c->alpha;
 	o.b.no_normalize = c->no_normalize;
-	if (!(wr = window_regress_new(&o, err, errlen)))
+	if (!(wr = window_regress_new(&o, err, errlen))) {
+		cli_err_prefix(err, errlen);
 		goto out;
+	}
 	for (size_t i = 0; i < d.nwins; i++) {
 		struct recording rec;
 		const struct stack_table *t = &d.wins[i];

@@ -11,7 +11,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "cli_profile.h"
+#include "profile_read.h"
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
@@ -172,7 +172,8 @@ static int jfr_add(struct heatmap *h, const char *path, uint64_t *samples, char 
 	struct stack_table t;
 	int rc;
 	stack_table_init(&t);
-	rc = cli_profile_read(&t, path, PFMT_JFR, NULL, 0, "heatmap", err, errlen);
+	if ((rc = profile_read(&t, path, PFMT_JFR, NULL, 0, "heatmap", err, errlen)) != 0)
+		cli_err_prefix(err, errlen);
 	for (size_t i = 0; rc == 0 && i < t.ntimeline; i++) {
 		const struct timed_sample *s = &t.timeline[i];
 		if (heatmap_add(h, s->time, t.stacks.strs[s->stack], t.stacks.lens[s->stack], 1) != 0) {

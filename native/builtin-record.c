@@ -759,8 +759,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (cli.baseline) {
-		if (!(regress = window_regress_new(&cli.regress, err, sizeof(err))))
+		if (!(regress = window_regress_new(&cli.regress, err, sizeof(err)))) {
+			cli_err_prefix(err, sizeof(err));
 			goto out;
+		}
 		r.window_done = on_window_done;
 		r.window_done_ctx = regress;
 	}

@@ -8,7 +8,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "cli_profile.h"
+#include "profile_read.h"
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "out_file.h"
@@ -183,9 +183,11 @@ int cmd_svg(int argc, char **argv)
 		stack_table_free(&t);
 		return p > 0 ? 0 : 2;
 	}
-	unsigned flags = CLI_PROFILE_BEFORE | CLI_PROFILE_FOLDED | (cmd.o.flamechart ? CLI_PROFILE_ORDER : 0);
-	if (cli_profile_read(&t, cmd.input, PFMT_UNKNOWN, NULL, flags, "svg", err, sizeof(err)) != 0)
+	unsigned flags = PROFILE_READ_BEFORE | PROFILE_READ_FOLDED | (cmd.o.flamechart ? PROFILE_READ_ORDER : 0);
+	if (profile_read(&t, cmd.input, PFMT_UNKNOWN, NULL, flags, "svg", err, sizeof(err)) != 0) {
+		cli_err_prefix(err, sizeof(err));
 		goto out;
+	}
 	cmd.o.differential = t.befores != NULL;
 	cmd.o.legend = !cmd.no_legend;
 	struct svg_out w = { &t, &cmd.o };

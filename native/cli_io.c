@@ -142,33 +142,6 @@ void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const s
 			c->event, c->other_event);
 }
 
-void cli_folded_warn(const struct folded *f, const char *in_name)
-{
-	if (f->bad_lines) {
-		if (in_name)
-			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
-				f->bad_lines, in_name, f->first_bad);
-		else
-			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines without a count (first: '%s')\n",
-				f->bad_lines, f->first_bad);
-	}
-	if (f->long_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " lines longer than the %u MiB line limit%s%s "
-			"(first: line %" PRIu64 ")\n", f->long_lines, FOLDED_MAX_LINE >> 20, in_name ? " in " : "",
-			in_name ? in_name : "", f->first_long);
-}
-
-const char *cli_folded_none(const struct folded *f, char *buf, size_t len)
-{
-	char lim[128] = "";
-	if (f->long_lines)
-		snprintf(lim, sizeof(lim), "line %" PRIu64 " is longer than the %u MiB line limit", f->first_long,
-			 FOLDED_MAX_LINE >> 20);
-	snprintf(buf, len, "%s%s%s", f->bad_lines ? "no line ends in a count" : "", f->bad_lines && lim[0] ? "; " : "",
-		 lim);
-	return buf;
-}
-
 int cli_err_prefix(char *err, size_t errlen)
 {
 	static const char pre[] = "jflame: ";

@@ -62,12 +62,6 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
  * than the one c kept. */
 void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const struct collapse *c);
 
-/* Warns about the lines reading f skipped (without a count, longer than
- * FOLDED_MAX_LINE); in_name, when not NULL, names the input. */
-void cli_folded_warn(const struct folded *f, const char *in_name);
-/* Why f has no stacks, when its lines were skipped: "no line ends in a
- * count", "line 3 is longer than the 16 MiB line limit", both, or "" (into buf). */
-const char *cli_folded_none(const struct folded *f, char *buf, size_t len);
 
 /* Writes one output: fn(f, ctx, err, errlen) returns 0, or -1 with one line in err. */
 typedef int (*cli_write_fn)(FILE *f, void *ctx, char *err, size_t errlen);

@@ -15,6 +15,7 @@
 
 #include "folded_char.h"
 #include "input_file.h"
+#include "msg.h"
 
 /* The number ending s[0..*n): integer or decimal (flamegraph.pl takes
  * "12.5", rounded); *n is cut to what precedes it, blanks included. *v is
@@ -244,4 +245,31 @@ void folded_line_free(struct folded_line *l)
 {
 	free(l->buf);
 	memset(l, 0, sizeof(*l));
+}
+
+void folded_warn(const struct folded *f, const char *in_name)
+{
+	if (f->bad_lines) {
+		if (in_name)
+			msg_warn("skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
+				f->bad_lines, in_name, f->first_bad);
+		else
+			msg_warn("skipped %" PRIu64 " lines without a count (first: '%s')\n",
+				f->bad_lines, f->first_bad);
+	}
+	if (f->long_lines)
+		msg_warn("skipped %" PRIu64 " lines longer than the %u MiB line limit%s%s "
+			"(first: line %" PRIu64 ")\n", f->long_lines, FOLDED_MAX_LINE >> 20, in_name ? " in " : "",
+			in_name ? in_name : "", f->first_long);
+}
+
+const char *folded_none(const struct folded *f, char *buf, size_t len)
+{
+	char lim[128] = "";
+	if (f->long_lines)
+		snprintf(lim, sizeof(lim), "line %" PRIu64 " is longer than the %u MiB line limit", f->first_long,
+			 FOLDED_MAX_LINE >> 20);
+	snprintf(buf, len, "%s%s%s", f->bad_lines ? "no line ends in a count" : "", f->bad_lines && lim[0] ? "; " : "",
+		 lim);
+	return buf;
 }

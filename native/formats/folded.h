@@ -55,4 +55,12 @@ int folded_parse(struct folded *f, struct stack_table *t, const char *text, size
 int folded_read(struct folded *f, struct stack_table *t, const char *path, size_t max, unsigned flags, char *err,
 		size_t errlen);
 
+/* Warns (standard error, util/msg.h) about the lines reading f skipped
+ * (without a count, longer than FOLDED_MAX_LINE); in_name, when not NULL,
+ * names the input. */
+void folded_warn(const struct folded *f, const char *in_name);
+/* Why f has no stacks, when its lines were skipped: "no line ends in a
+ * count", "line 3 is longer than the 16 MiB line limit", both, or "" (into buf). */
+const char *folded_none(const struct folded *f, char *buf, size_t len);
+
 #endif

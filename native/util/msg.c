@@ -5,19 +5,19 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static void say(const char *prefix, const char *fmt, va_list ap)
+static void say(FILE *out, const char *prefix, const char *fmt, va_list ap)
 {
-	flockfile(stderr);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	funlockfile(stderr);
+	flockfile(out);
+	fputs(prefix, out);
+	vfprintf(out, fmt, ap);
+	funlockfile(out);
 }
 
 void msg_say(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say("jflame: ", fmt, ap);
+	say(stderr, "jflame: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -25,6 +25,14 @@ void msg_warn(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say("jflame: warning: ", fmt, ap);
+	say(stderr, "jflame: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_to(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(out, "jflame: ", fmt, ap);
 	va_end(ap);
 }

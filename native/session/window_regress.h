@@ -21,7 +21,7 @@ struct window_regress_opts {
 
 struct window_regress;
 
-/* NULL with one line in err (the saved profile unreadable, out of memory). */
+/* NULL with one line in err, without "jflame: " (the saved profile unreadable, out of memory). */
 struct window_regress *window_regress_new(const struct window_regress_opts *o, char *err, size_t errlen);
 /* Waits (at most a few seconds) for the commands still running, then frees. */
 void window_regress_free(struct window_regress *w);

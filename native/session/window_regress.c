@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_profile.h"
+#include "msg.h"
+#include "profile_read.h"
 #include "diff_graph.h"
 #include "folded_diff.h"
 #include "out_file.h"
@@ -37,15 +38,15 @@ static int read_profile(struct window_regress *w, char *err, size_t errlen)
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	if (cli_profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, 0, "record --baseline", err, errlen) != 0)
+	if (profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, 0, "record --baseline", err, errlen) != 0)
 		goto out;
 	for (size_t i = 0; i < t.stacks.n; i++)
 		if (baseline_add_profile_stack(w->b, t.stacks.strs[i], t.stacks.lens[i], t.counts[i]) != 0) {
-			snprintf(err, errlen, "jflame: out of memory reading %s", w->o.file);
+			snprintf(err, errlen, "out of memory reading %s", w->o.file);
 			goto out;
 		}
 	if (t.total_count == 0) {
-		snprintf(err, errlen, "jflame: --baseline %s has no samples; give a profile with samples (record's "
+		snprintf(err, errlen, "--baseline %s has no samples; give a profile with samples (record's "
 			 ".folded or .pb.gz)", w->o.file);
 		goto out;
 	}
@@ -59,7 +60,7 @@ struct window_regress *window_regress_new(const struct window_regress_opts *o, c
 {
 	struct window_regress *w = calloc(1, sizeof(*w));
 	if (!w || !(w->b = baseline_new(&o->b))) {
-		snprintf(err, errlen, "jflame: out of memory for --baseline");
+		snprintf(err, errlen, "out of memory for --baseline");
 		free(w);
 		return NULL;
 	}
@@ -92,7 +93,7 @@ void window_regress_free(struct window_regress *w)
 		return;
 	reap(w, true);
 	if (w->nhooks)
-		fprintf(stderr, "jflame: %zu --on-regression command%s still running; not waiting for %s\n", w->nhooks,
+		msg_say("%zu --on-regression command%s still running; not waiting for %s\n", w->nhooks,
 			w->nhooks == 1 ? "" : "s", w->nhooks == 1 ? "it" : "them");
 	baseline_free(w->b);
 	free(w);
@@ -152,14 +153,14 @@ static void run_hook(struct window_regress *w, const struct regress_row *top, si
 	char num[64];
 	reap(w, false);
 	if (w->nhooks >= HOOKS_MAX) {
-		fprintf(stderr, "jflame: warning: window %llu: --on-regression not run: %d commands still running\n",
+		msg_warn("window %llu: --on-regression not run: %d commands still running\n",
 			(unsigned long long)win->seq, HOOKS_MAX);
 		return;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "jflame: warning: window %llu: --on-regression not run: fork: %s\n",
+		msg_warn("window %llu: --on-regression not run: fork: %s\n",
 			(unsigned long long)win->seq, strerror(errno));
 		return;
 	}
@@ -204,7 +205,7 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 	FILE *out = w->o.out ? w->o.out : stderr;
 	int c = baseline_window(w->b, rec, &r);
 	if (c < 0) {
-		fprintf(stderr, "jflame: warning: window %llu: out of memory comparing it with the baseline\n",
+		msg_warn("window %llu: out of memory comparing it with the baseline\n",
 			(unsigned long long)win->seq);
 		return -1;
 	}
@@ -224,26 +225,26 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 		if (!top)
 			top = x;
 		if (said++ < LINES_MAX)
-			fprintf(out, "jflame: regression in window %llu (%s): %s %.1f%% \u2192 %.1f%% (%+.1f pts)\n",
+			msg_to(out, "regression in window %llu (%s): %s %.1f%% \u2192 %.1f%% (%+.1f pts)\n",
 				(unsigned long long)win->seq, win->when, x->frame, x->before * 100, x->after * 100,
 				x->change * 100);
 	}
 	if (grew > LINES_MAX)
-		fprintf(out, "jflame: regression in window %llu (%s): and %zu more frames grew\n",
+		msg_to(out, "regression in window %llu (%s): and %zu more frames grew\n",
 			(unsigned long long)win->seq, win->when, grew - LINES_MAX);
 	if (w->o.diff_out) {
 		char host[256] = "";
 		gethostname(host, sizeof(host) - 1);
 		struct out_name_vars v = { .time_ns = win->start_real_ns, .pid = win->pid, .host = host, .seq = win->seq };
 		if (out_name_expand(w->o.diff_out, &v, diff, sizeof(diff)) != 0) {
-			fprintf(stderr, "jflame: warning: window %llu: --diff-out '%s' is too long once expanded\n",
+			msg_warn("window %llu: --diff-out '%s' is too long once expanded\n",
 				(unsigned long long)win->seq, w->o.diff_out);
 			diff[0] = '\0';
 		} else if (write_diff(w, diff, win, err, sizeof(err)) != 0) {
-			fprintf(stderr, "jflame: warning: window %llu: %s\n", (unsigned long long)win->seq, err);
+			msg_warn("window %llu: %s\n", (unsigned long long)win->seq, err);
 			diff[0] = '\0';
 		} else {
-			fprintf(out, "jflame: regression in window %llu (%s): differential graph %s\n",
+			msg_to(out, "regression in window %llu (%s): differential graph %s\n",
 				(unsigned long long)win->seq, win->when, diff);
 		}
 	}

@@ -1,17 +1,17 @@
-/* cli_profile.c - reads a profile in any format the commands take (folded,
- * perf script or .stacks, pprof, speedscope, JFR) into a stack table. */
-#include "cli_profile.h"
+/* profile_read.c - reads a profile in any format the commands take (folded,
+ * perf script or .stacks, pprof, speedscope, JFR) into the stack store. */
+#include "profile_read.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_io.h"
 #include "collapse.h"
 #include "folded.h"
 #include "input_file.h"
 #include "jfr_read.h"
+#include "msg.h"
 #include "perf_script.h"
 #include "pprof.h"
 #include "speedscope.h"
@@ -22,20 +22,20 @@
 static int folded_done(const struct folded *f, const char *name, const char *cmd, unsigned flags, char *err,
 		       size_t errlen)
 {
-	if (f->differential && !(flags & CLI_PROFILE_BEFORE)) {
-		snprintf(err, errlen, "jflame: %s has two counts a line (a differential profile); %s takes one "
+	if (f->differential && !(flags & PROFILE_READ_BEFORE)) {
+		snprintf(err, errlen, "%s has two counts a line (a differential profile); %s takes one "
 			 "(cut one column: awk '{print $1, $NF}')", name, cmd);
 		return -1;
 	}
 	if (f->n == 0) {
 		char why[200];
-		cli_folded_none(f, why, sizeof(why));
-		snprintf(err, errlen, "jflame: no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines, "
+		folded_none(f, why, sizeof(why));
+		snprintf(err, errlen, "no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)",
 			 name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return -1;
 	}
-	cli_folded_warn(f, NULL);
+	folded_warn(f, NULL);
 	return 0;
 }
 
@@ -100,23 +100,22 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 	if (buf)
 		perf_script_parse_buffer(buf, len, on_sample, &x, &st);
 	else if (perf_script_parse_file(path, on_sample, &x, &st, err, errlen) != 0) {
-		cli_err_prefix(err, errlen);
 		goto out;
 	}
 	if (x.oom) {
-		snprintf(err, errlen, "jflame: out of memory reading %s", name);
+		snprintf(err, errlen, "out of memory reading %s", name);
 		goto out;
 	}
 	if (st.real == 0) {
-		snprintf(err, errlen, "jflame: no samples in %s%s; give perf script output (perf record -g, then perf "
+		snprintf(err, errlen, "no samples in %s%s; give perf script output (perf record -g, then perf "
 			 "script) or jflame record's .stacks", name, st.bad_lines ? " (it does not look like perf script text)" : "");
 		goto out;
 	}
 	if (st.bad_lines || st.long_lines)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines "
+		msg_warn("skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines "
 			"(first: '%s')\n", st.bad_lines, st.long_lines, st.first_bad);
 	if (x.c.other_event)
-		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped\n", x.c.event,
+		msg_say("kept only '%s' events; %" PRIu64 " samples of other events skipped\n", x.c.event,
 			x.c.other_event);
 	struct stack_meta *m = &t->meta;
 	snprintf(m->event, sizeof(m->event), "%s", x.c.event);
@@ -142,27 +141,26 @@ out:
 	return rc;
 }
 
-int cli_profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
+int profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
 		     unsigned flags, const char *cmd, char *err, size_t errlen)
 {
-	const char *name = cli_input_name(path);
+	const char *name = profile_input_name(path);
 	bool raw;
 	enum profile_format f = from ? from : profile_format_of_name(path, &raw);
 	struct folded fo;
-	unsigned order = flags & CLI_PROFILE_ORDER ? FOLDED_KEEP_ORDER : 0;
+	unsigned order = flags & PROFILE_READ_ORDER ? FOLDED_KEEP_ORDER : 0;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = -1;
 
 	if (f == PFMT_SVG) {
-		snprintf(err, errlen, "jflame: %s is an SVG; %s reads folded stacks, perf script text, pprof, "
+		snprintf(err, errlen, "%s is an SVG; %s reads folded stacks, perf script text, pprof, "
 			 "speedscope JSON or JFR (the folded stacks behind an SVG are not in it)", name, cmd);
 		return -1;
 	}
 	/* folded and perf script files stream from their readers */
 	if (f == PFMT_FOLDED) {
 		if (folded_read(&fo, t, path, 0, order, err, errlen) != 0) {
-			cli_err_prefix(err, errlen);
 			goto out;
 		}
 		rc = folded_done(&fo, name, cmd, flags, err, errlen);
@@ -173,18 +171,16 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 		goto out;
 	}
 	if (input_file_read(path, 0, &buf, &len, err, errlen) != 0) {
-		cli_err_prefix(err, errlen);
 		goto out;
 	}
 	enum profile_format seen = profile_format_sniff(buf, len);
 	if (f == PFMT_TEXT)
 		f = seen == PFMT_STACKS ? PFMT_STACKS : PFMT_FOLDED;
 	if (f == PFMT_UNKNOWN)
-		f = seen == PFMT_UNKNOWN && (flags & CLI_PROFILE_FOLDED) ? PFMT_FOLDED : seen;
+		f = seen == PFMT_UNKNOWN && (flags & PROFILE_READ_FOLDED) ? PFMT_FOLDED : seen;
 	switch (f) {
 	case PFMT_FOLDED:
 		if (folded_parse(&fo, t, buf, len, name, order, err, errlen) != 0) {
-			cli_err_prefix(err, errlen);
 			goto out;
 		}
 		rc = folded_done(&fo, name, cmd, flags, err, errlen);
@@ -195,8 +191,6 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	case PFMT_PPROF: {
 		struct pprof_stats st;
 		rc = pprof_read(t, buf, len, name, sample_index, &st, err, errlen);
-		if (rc != 0)
-			cli_err_prefix(err, errlen);
 		uint64_t skipped = st.bad_refs + st.no_frames + st.negative + st.too_long;
 		if (rc == 0 && skipped) {
 			char why[512];
@@ -205,10 +199,10 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 				 " a negative value, %" PRIu64 " are longer than %u MiB)", skipped, st.samples, name,
 				 st.bad_refs, st.no_frames, st.negative, st.too_long, FOLDED_MAX_LINE >> 20);
 			if (t->stacks.n == 0) {
-				snprintf(err, errlen, "jflame: no stacks left: %s", why);
+				snprintf(err, errlen, "no stacks left: %s", why);
 				rc = -1;
 			} else {
-				fprintf(stderr, "jflame: warning: %s\n", why);
+				msg_warn("%s\n", why);
 			}
 		}
 		break;
@@ -216,18 +210,14 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 	case PFMT_SPEEDSCOPE: {
 		struct speedscope_stats st;
 		rc = speedscope_read(t, buf, len, name, &st, err, errlen);
-		if (rc != 0)
-			cli_err_prefix(err, errlen);
 		if (rc == 0 && st.too_long && t->stacks.n)
-			fprintf(stderr, "jflame: warning: skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long,
+			msg_warn("skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long,
 				name, FOLDED_MAX_LINE >> 20);
 		break;
 	}
 	case PFMT_JFR: {
 		struct jfr_stats st;
 		rc = jfr_read(t, buf, len, name, sample_index, &st, err, errlen);
-		if (rc != 0)
-			cli_err_prefix(err, errlen);
 		uint64_t skipped = st.bad_refs + st.bad_events + st.no_frames + st.too_long;
 		if (rc == 0 && skipped) {
 			char why[512];
@@ -237,36 +227,41 @@ int cli_profile_read(struct stack_table *t, const char *path, enum profile_forma
 				 + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events, st.no_frames, st.too_long,
 				 FOLDED_MAX_LINE >> 20);
 			if (t->stacks.n == 0) {
-				snprintf(err, errlen, "jflame: no stacks left: %s", why);
+				snprintf(err, errlen, "no stacks left: %s", why);
 				rc = -1;
 			} else {
-				fprintf(stderr, "jflame: warning: %s\n", why);
+				msg_warn("%s\n", why);
 			}
 		}
 		if (rc == 0 && t->stacks.n == 0) {
-			snprintf(err, errlen, "jflame: no %s events with stacks in %s (%" PRIu64 " chunks read); "
+			snprintf(err, errlen, "no %s events with stacks in %s (%" PRIu64 " chunks read); "
 				 "--sample-index picks what to read: " JFR_EVENT_NAMES, t->meta.event, name, st.chunks);
 			rc = -1;
 		}
 		break;
 	}
 	default:
-		snprintf(err, errlen, "jflame: cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
+		snprintf(err, errlen, "cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
 			 "speedscope or jfr", name, len == 0 ? "it is empty"
 			 : "not folded stacks, perf script text, pprof, JSON or JFR");
 		break;
 	}
 out:
 	if (rc == 0 && sample_index && f != PFMT_PPROF && f != PFMT_JFR) {
-		snprintf(err, errlen, "jflame: --sample-index is for pprof and JFR input; %s is %s", name,
+		snprintf(err, errlen, "--sample-index is for pprof and JFR input; %s is %s", name,
 			 profile_format_label(f));
 		rc = -1;
 	}
 	if (rc == 0 && t->stacks.n == 0) {
-		snprintf(err, errlen, "jflame: no stacks in %s; nothing to %s", name, cmd);
+		snprintf(err, errlen, "no stacks in %s; nothing to %s", name, cmd);
 		rc = -1;
 	}
 	free(buf);
 	return rc;
 }
 
+
+const char *profile_input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "standard input";
+}
