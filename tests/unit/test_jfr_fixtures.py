@@ -205,5 +205,31 @@ class Fixtures(unittest.TestCase):
         self.assertTrue(any("ReentrantLock.lock_[" in s and s.startswith("[ledger-waiter ") for s in juc))
 
 
+class JflameReferee(unittest.TestCase):
+    """async-profiler's converter as the referee of the .jfr jflame writes, in CI (which cannot
+    build the converter): tests/data/jfr/jflame/make_referee.sh stored what the converter made
+    of jflame's .jfr of tests/data/convert/NAME.folded; jflame must still write those bytes,
+    and the converter's stacks must be NAME.folded's (roots and thread kept as frames)."""
+
+    def test_converter_reads_jflame_jfr(self):
+        import tempfile
+        ref = os.path.join(DIR, "jflame")
+        for name in ("jvm", "sampled"):
+            with self.subTest(name):
+                src = os.path.join(DATA, "convert", name + ".folded")
+                with tempfile.TemporaryDirectory(prefix="jflame-jfr-ref-") as tmp:
+                    out = os.path.join(tmp, name + ".jfr")
+                    env = dict(os.environ, SOURCE_DATE_EPOCH="1790000000")
+                    subprocess.run([JFLAME, "convert", src, "-o", out], check=True, env=env)
+                    with open(out, "rb") as a, open(os.path.join(ref, name + ".jfr"), "rb") as b:
+                        self.assertEqual(a.read(), b.read(), "jflame writes another %s.jfr than the converter "
+                                         "read: run tests/data/jfr/jflame/make_referee.sh" % name)
+                conv = jfr_view.norm_threads(jfr_view.read_folded(os.path.join(ref, name + ".converter.collapsed")))
+                mine = jfr_view.jflame_as_converter(jfr_view.read_folded(src), roots_kept=True)
+                self.assertTrue(conv)
+                self.assertEqual(sorted((mine - conv).items()), [])
+                self.assertEqual(sorted((conv - mine).items()), [])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
