@@ -141,6 +141,18 @@ out:
 	return rc;
 }
 
+/* The samples a reader skipped (why: how many and why): one warning, or the
+ * error when none are left. 0, or -1 with err. */
+static int skipped_said(const struct stack_table *t, const char *why, char *err, size_t errlen)
+{
+	if (t->stacks.n == 0) {
+		snprintf(err, errlen, "no stacks left: %s", why);
+		return -1;
+	}
+	msg_warn("%s\n", why);
+	return 0;
+}
+
 int profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
 		     unsigned flags, const char *cmd, char *err, size_t errlen)
 {
@@ -198,12 +210,7 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 				 "a location, function or string that does not exist, %" PRIu64 " have no frames, %" PRIu64
 				 " a negative value, %" PRIu64 " are longer than %u MiB)", skipped, st.samples, name,
 				 st.bad_refs, st.no_frames, st.negative, st.too_long, FOLDED_MAX_LINE >> 20);
-			if (t->stacks.n == 0) {
-				snprintf(err, errlen, "no stacks left: %s", why);
-				rc = -1;
-			} else {
-				msg_warn("%s\n", why);
-			}
+			rc = skipped_said(t, why, err, errlen);
 		}
 		break;
 	}
@@ -226,12 +233,7 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 				 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)", skipped, st.events
 				 + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events, st.no_frames, st.too_long,
 				 FOLDED_MAX_LINE >> 20);
-			if (t->stacks.n == 0) {
-				snprintf(err, errlen, "no stacks left: %s", why);
-				rc = -1;
-			} else {
-				msg_warn("%s\n", why);
-			}
+			rc = skipped_said(t, why, err, errlen);
 		}
 		if (rc == 0 && t->stacks.n == 0) {
 			snprintf(err, errlen, "no %s events with stacks in %s (%" PRIu64 " chunks read); "
