@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-/* "jflame: " then fmt's text (which ends its own line), in one piece: lines of
- * two threads do not mix. */
+/* "jflame: " then fmt's text (which ends its own line), in one write: lines of
+ * two threads, or of jflame and its forked children, do not mix. */
 void msg_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "jflame: warning: " then fmt's text. */
 void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,8 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!name)
 		return 0;
 	enum profile_format f = profile_format_sniff((const char *)data, size);
-	if (f != PFMT_UNKNOWN && f != PFMT_FOLDED && f != PFMT_STACKS && f != PFMT_PPROF && f != PFMT_SPEEDSCOPE)
-		abort(); /* content never says SVG or "text" */
+	if (f != PFMT_UNKNOWN && f != PFMT_FOLDED && f != PFMT_STACKS && f != PFMT_PPROF && f != PFMT_SPEEDSCOPE &&
+	    f != PFMT_JFR)
+		abort(); /* content never says SVG, HTML or "text" */
+	if (f == PFMT_JFR && (size < 4 || memcmp(data, "FLR\0", 4) != 0))
+		abort(); /* JFR only by its magic */
 	memcpy(name, data, size);
 	name[size] = '\0';
 	f = profile_format_of_name(name, &raw);
