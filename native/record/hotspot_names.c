@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "text_escape.h"
 
@@ -19,6 +20,11 @@
 #define LINE_CACHE 4096              /* direct-mapped */
 #define INLINE_CACHE 8192            /* direct-mapped: (nmethod, pc) -> inline chain */
 #define MAX_CHAIN 8192               /* bytes of an inline chain's name */
+#define BLOB_CACHE 4096              /* direct-mapped: code blob -> its name */
+#define BLOB_RECHECK_NS 1000000000ULL /* a blob's name is read again after this long */
+
+/* What every JVM's names hold in all (hotspot_names_charged), for the cap. */
+static size_t names_all_bytes;
 
 /* A Method*'s name, for samples taken in [from_ns, until_ns) (CLOCK_MONOTONIC):
  * a class's memory may be another class's after it is unloaded, so entries
@@ -36,6 +42,13 @@ struct line_entry {
 	uint64_t method;
 	uint32_t cookie, gen;
 	int32_t bci, line;
+};
+
+/* A code blob's name, read at checked_ns; raw_hash: of the bytes read, so
+ * that a name read again unchanged is not escaped and interned again. */
+struct blob_entry {
+	uint64_t blob, name_ptr, checked_ns, raw_hash;
+	const char *name; /* NULL: unnamed */
 };
 
 struct inline_entry {
@@ -60,11 +73,59 @@ struct hotspot_names {
 	struct line_entry *lines;
 	/* (nmethod, pc) -> its inline chain, for the class unloadings seen so far */
 	struct inline_entry *chains;
+	struct blob_entry *blobs;
 	uint32_t unload_gen;
 	/* the last unloading happened in [window_ns, open_from_ns): samples from
 	 * then cannot be told from the classes that replaced the unloaded ones */
 	uint64_t window_ns, open_from_ns;
+	size_t charged;  /* bytes its names added to si (counted in names_all_bytes) */
+	size_t max_bytes; /* HOTSPOT_NAMES_MAX_BYTES, or a test's */
+	bool capped;     /* a name was refused: the caps were reached */
 };
+
+/* ---- the names' memory ------------------------------------------------------- */
+
+/* The interned copy of target text s[0..len) (escaped when raw), within the
+ * caps: a name this JVM has not had yet is refused (NULL) once its names hold
+ * HOTSPOT_NAMES_MAX_BYTES or every JVM's HOTSPOT_NAMES_ALL_MAX_BYTES. */
+static const char *names_intern(struct hotspot_names *n, const char *s, size_t len, bool raw)
+{
+	const char *r = str_intern_find(n->si, s, len);
+	if (r)
+		return r;
+	if (n->charged >= n->max_bytes || names_all_bytes >= HOTSPOT_NAMES_ALL_MAX_BYTES) {
+		n->capped = true;
+		return NULL;
+	}
+	size_t before = str_intern_bytes(n->si);
+	r = raw ? text_intern(n->si, s, len) : str_intern_n(n->si, s, len);
+	size_t grew = str_intern_bytes(n->si) - before;
+	n->charged += grew;
+	names_all_bytes += grew;
+	return r;
+}
+
+void hotspot_names_set_cap(struct hotspot_names *n, size_t bytes)
+{
+	n->max_bytes = bytes;
+}
+
+size_t hotspot_names_charged(const struct hotspot_names *n)
+{
+	return n->charged;
+}
+
+bool hotspot_names_capped(const struct hotspot_names *n)
+{
+	return n->capped;
+}
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* ---- memory ---------------------------------------------------------------------- */
 
@@ -177,11 +238,13 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 	n->si = si;
 	n->cap = 1024;
 	n->nmcap = 256;
+	n->max_bytes = HOTSPOT_NAMES_MAX_BYTES;
 	n->names = calloc(n->cap, sizeof(*n->names));
 	n->nms = calloc(n->nmcap, sizeof(*n->nms));
 	n->lines = calloc(LINE_CACHE, sizeof(*n->lines));
 	n->chains = calloc(INLINE_CACHE, sizeof(*n->chains));
-	if (!n->names || !n->nms || !n->lines || !n->chains) {
+	n->blobs = calloc(BLOB_CACHE, sizeof(*n->blobs));
+	if (!n->names || !n->nms || !n->lines || !n->chains || !n->blobs) {
 		hotspot_names_free(n);
 		return NULL;
 	}
@@ -196,6 +259,8 @@ void hotspot_names_free(struct hotspot_names *n)
 	free(n->nms);
 	free(n->lines);
 	free(n->chains);
+	free(n->blobs);
+	names_all_bytes -= n->charged < names_all_bytes ? n->charged : names_all_bytes;
 	free(n);
 }
 
@@ -273,7 +338,7 @@ static const char *source_file(struct hotspot_names *n, uint64_t cp)
 	if (remote_mem_read(&n->mem, at(cp, n->l.cp_source_file), &index, 2) != 0 ||
 	    symbol_append(n, pool_symbol(n, cp, index), file, sizeof(file), &pos) != 0)
 		return NULL;
-	return text_intern(n->si, file, strlen(file));
+	return names_intern(n, file, strlen(file), true);
 }
 
 /* "Lpkg/Class;::method" of what the Method holds now, its ConstMethod* in *cm
@@ -299,7 +364,7 @@ static const char *method_read(struct hotspot_names *n, uint64_t method, uint32_
 	pos += 3;
 	if (symbol_append(n, pool_symbol(n, *cp, name_index), name, sizeof(name), &pos) != 0)
 		return NULL;
-	return text_intern(n->si, name, pos);
+	return names_intern(n, name, pos, true);
 }
 
 const char *hotspot_names_method(struct hotspot_names *n, uint64_t method, uint32_t cookie, uint64_t t_ns)
@@ -355,11 +420,15 @@ const char *hotspot_names_nmethod(struct hotspot_names *n, uint64_t nmethod, uin
 	return name;
 }
 
-const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
+/* A blob's name read from the target: NULL when unreadable or empty. The name
+ * pointer in *ptr, a hash of the bytes read in *hash. */
+static const char *blob_read(struct hotspot_names *n, uint64_t blob, uint64_t *ptr, uint64_t *hash,
+			     const struct blob_entry *old)
 {
 	char name[MAX_NAME];
 	size_t got = 0;
 	uint64_t p = remote_mem_u64(&n->mem, at(blob, n->l.blob_name));
+	*ptr = p;
 	if (!p)
 		return NULL;
 	/* a C string: read in pieces that stop at 32-byte boundaries, so one
@@ -374,9 +443,29 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 			break;
 		got += chunk;
 	}
-	if (!name[0])
+	size_t len = strlen(name);
+	if (!len)
 		return NULL;
-	return text_intern(n->si, name, strlen(name));
+	*hash = str_hash(name, len);
+	if (old && old->name && old->name_ptr == p && old->raw_hash == *hash)
+		return old->name; /* unchanged: not escaped and interned again */
+	return names_intern(n, name, len, true);
+}
+
+const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
+{
+	struct blob_entry *e = &n->blobs[(size_t)((blob * 0x9e3779b97f4a7c15ULL) >> 52) & (BLOB_CACHE - 1)];
+	uint64_t now = coarse_ns(), ptr = 0, hash = 0;
+	/* stubs keep their names for the JVM's life: a name is read again only
+	 * every BLOB_RECHECK_NS (a blob freed and another put at its address
+	 * meanwhile keeps the old name that long) */
+	if (blob && e->blob == blob && now - e->checked_ns < BLOB_RECHECK_NS)
+		return e->name;
+	const char *name = blob_read(n, blob, &ptr, &hash, e->blob == blob ? e : NULL);
+	if (!name && ptr && n->capped && e->blob == blob)
+		return e->name; /* the caps: the name it had */
+	*e = (struct blob_entry){ blob, ptr, now, hash, name };
+	return name;
 }
 
 /* ---- line numbers ------------------------------------------------------------- */
@@ -500,8 +589,8 @@ static enum hotspot_inline chain_text(struct hotspot_names *n, const struct hots
 			return HOTSPOT_INLINE_BAD;
 	}
 	/* the members' names and files are target text escaped already (text_intern): joined as they are */
-	*name = str_intern(n->si, text);
-	*line_text = lines ? str_intern(n->si, where) : NULL;
+	*name = names_intern(n, text, pos, false);
+	*line_text = lines ? names_intern(n, where, wpos, false) : NULL;
 	return *name && (!lines || *line_text) ? HOTSPOT_INLINE_CHAIN : HOTSPOT_INLINE_BAD;
 }
 

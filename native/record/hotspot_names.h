@@ -32,6 +32,12 @@ struct hotspot_layout {
 
 struct hotspot_names;
 
+/* Caps on the names read from JVMs' memory: one JVM's, and every JVM's in all
+ * (its interned names and their table). Past them a name not seen before is
+ * not kept: its frame is left unnamed. */
+#define HOTSPOT_NAMES_MAX_BYTES (32u << 20)
+#define HOTSPOT_NAMES_ALL_MAX_BYTES (256u << 20)
+
 /* Names read through read(ctx, ...) with layout l, interned in si. NULL when
  * out of memory. */
 struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
@@ -73,7 +79,13 @@ enum hotspot_inline {
  * (hotspot_names_nmethod); NULL when nothing names it. */
 enum hotspot_inline hotspot_names_inline(struct hotspot_names *n, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
 					 uint64_t t_ns, bool lines, const char **name, const char **line_text);
-/* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned. */
+/* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned;
+ * kept per blob and read again at most once a second. */
 const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob);
+/* The bytes its names added to its str_intern; whether the caps refused one. */
+size_t hotspot_names_charged(const struct hotspot_names *n);
+/* Another cap than HOTSPOT_NAMES_MAX_BYTES for this JVM's names (tests). */
+void hotspot_names_set_cap(struct hotspot_names *n, size_t bytes);
+bool hotspot_names_capped(const struct hotspot_names *n);
 
 #endif

@@ -15,6 +15,7 @@
 #include "hotspot_stubs.h"
 #include "hotspot_threads.h"
 #include "hsperf.h"
+#include "msg.h"
 #include "proc_info.h"
 #include "proc_maps.h"
 #include "remote_mem.h"
@@ -29,6 +30,13 @@ struct hotspot_vm {
 	uint64_t jvm_text_low, jvm_text_high; /* libjvm's code (0 unknown) */
 	pid_t pid, nspid;
 	struct remote_mem mem;
+	/* a live process's: its names' own memory (freed with the vm), and the
+	 * budget of reads of its memory (budget_read) once its tables are read */
+	struct str_intern *own_si;
+	bool budget_on;
+	uint32_t reads_sample, reads_second;
+	uint64_t sample_seq, second_ns;
+	unsigned said; /* HOTSPOT_LIMIT_* said already */
 	struct hotspot_names *names;
 	uint64_t sym[HOTSPOT_NSYMS]; /* 0: a vm without tables */
 	/* the walker's layout */
@@ -61,6 +69,75 @@ static uint64_t mono_ns(void)
 }
 
 /* ---- memory --------------------------------------------------------------------- */
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A live process's memory, within its budget: a sample's frames are named
+ * with at most HOTSPOT_READS_PER_SAMPLE reads, and at most
+ * HOTSPOT_READS_PER_SECOND in a second; past them a read fails at once (the
+ * frames are left unnamed), and it is said once. */
+static int budget_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct hotspot_vm *vm = ctx;
+	if (vm->budget_on) {
+		uint64_t now = coarse_ns();
+		if (now - vm->second_ns >= 1000000000ULL) {
+			vm->second_ns = now;
+			vm->reads_second = 0;
+		}
+		unsigned over = vm->reads_sample >= HOTSPOT_READS_PER_SAMPLE ? HOTSPOT_LIMIT_SAMPLE :
+				vm->reads_second >= HOTSPOT_READS_PER_SECOND ? HOTSPOT_LIMIT_SECOND : 0;
+		if (over) {
+			if (!(vm->said & over)) {
+				vm->said |= over;
+				msg_warn("pid %d asked for more than %u reads of its memory %s to name its frames: "
+					 "they are left unnamed past that (a JVM this deep in uncached frames is "
+					 "unusual; one that changes its names to stall a profiler is hostile)\n",
+					 (int)vm->pid,
+					 over == HOTSPOT_LIMIT_SAMPLE ? HOTSPOT_READS_PER_SAMPLE : HOTSPOT_READS_PER_SECOND,
+					 over == HOTSPOT_LIMIT_SAMPLE ? "for one sample" : "in a second");
+			}
+			return -1;
+		}
+		vm->reads_sample++;
+		vm->reads_second++;
+	}
+	return remote_mem_pid_read((void *)(intptr_t)vm->pid, addr, buf, len);
+}
+
+void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq)
+{
+	if (vm->sample_seq != seq) {
+		vm->sample_seq = seq;
+		vm->reads_sample = 0;
+	}
+}
+
+/* The names' caps (hotspot_names.h), said once. */
+static void names_capped_say(struct hotspot_vm *vm)
+{
+	if (vm->said & HOTSPOT_LIMIT_NAMES || !hotspot_names_capped(vm->names))
+		return;
+	vm->said |= HOTSPOT_LIMIT_NAMES;
+	msg_warn("pid %d: the names read from its memory reached their cap (%u MiB for one JVM, %u MiB for all): "
+		 "frames with names not seen before are left unnamed\n",
+		 (int)vm->pid, HOTSPOT_NAMES_MAX_BYTES >> 20, HOTSPOT_NAMES_ALL_MAX_BYTES >> 20);
+}
+
+void hotspot_vm_budget(struct hotspot_vm *vm, bool on)
+{
+	vm->budget_on = on && vm->own_si;
+}
+
+unsigned hotspot_vm_limits(const struct hotspot_vm *vm)
+{
+	return vm->said;
+}
 
 /* The tables and their strings live in libjvm's data: read whole pages once
  * (a few dozen reads instead of thousands); a page that cannot be read whole
@@ -517,18 +594,21 @@ out:
 	return rc;
 }
 
-struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, size_t errlen)
+struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen)
 {
 	char path[64], who[32];
 	uint64_t sym[NSYMS_ALL], text[2] = { 0, 0 };
 	struct hotspot_vm *vm = NULL;
+	struct str_intern *si;
 
 	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
 		return NULL;
-	if (!(vm = vm_alloc(remote_mem_pid_read, (void *)(intptr_t)pid))) {
+	if (!(vm = vm_alloc(budget_read, NULL)) || !(vm->own_si = si = str_intern_new())) {
+		hotspot_vm_free(vm);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	vm->mem.ctx = vm;
 	vm->pid = pid;
 	vm->jvm_text_low = text[0];
 	vm->jvm_text_high = text[1];
@@ -547,6 +627,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, 
 	vm->have_counter = hsperf_counter_open(&vm->counter, pid, vm->nspid, UNLOADED_COUNTER) == 0 &&
 			   hsperf_counter_read(&vm->counter, &vm->unloaded) == 0;
 	vm->checked_ns = mono_ns();
+	vm->budget_on = true;
 	return vm;
 }
 
@@ -571,6 +652,7 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 	hotspot_stubs_free(vm->stubs);
 	hotspot_threads_free(vm->threads);
 	hsperf_counter_close(&vm->counter);
+	str_intern_free(vm->own_si);
 	free(vm);
 }
 
@@ -622,7 +704,9 @@ bool hotspot_vm_inline_supported(const struct hotspot_vm *vm)
 enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
 				      uint64_t t_ns, bool lines, const char **name, const char **line_text)
 {
-	return hotspot_names_inline(vm->names, nmethod, compile_id, pc, t_ns, lines, name, line_text);
+	enum hotspot_inline rc = hotspot_names_inline(vm->names, nmethod, compile_id, pc, t_ns, lines, name, line_text);
+	names_capped_say(vm);
+	return rc;
 }
 
 /* ---- the walker's layout ------------------------------------------------------- */
@@ -730,7 +814,9 @@ bool hotspot_vm_refresh(struct hotspot_vm *vm)
 
 const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
 {
-	return hotspot_names_method(vm->names, method, cookie, t_ns);
+	const char *name = hotspot_names_method(vm->names, method, cookie, t_ns);
+	names_capped_say(vm);
+	return name;
 }
 
 const char *hotspot_method_source(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
@@ -745,10 +831,14 @@ int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie,
 
 const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns)
 {
-	return hotspot_names_nmethod(vm->names, nmethod, compile_id, t_ns);
+	const char *name = hotspot_names_nmethod(vm->names, nmethod, compile_id, t_ns);
+	names_capped_say(vm);
+	return name;
 }
 
 const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob)
 {
-	return hotspot_names_blob(vm->names, blob);
+	const char *name = hotspot_names_blob(vm->names, blob);
+	names_capped_say(vm);
+	return name;
 }

@@ -19,8 +19,27 @@ struct hotspot_vm;
 
 /* The JVM of process pid (a libjvm.so mapping), its tables read through
  * process_vm_readv. NULL with one line in err when pid has no libjvm.so or
- * its tables cannot be read (yet: a JVM still starting). */
-struct hotspot_vm *hotspot_vm_open(pid_t pid, struct str_intern *si, char *err, size_t errlen);
+ * its tables cannot be read (yet: a JVM still starting). Its names are kept
+ * in memory of its own, freed with it, within the caps of hotspot_names.h;
+ * its memory is read within the budget below. */
+struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen);
+
+/* The budget of reads of a live JVM's memory once its tables are read: a
+ * sample's frames (hotspot_vm_sample starts a sample), and a second. */
+#define HOTSPOT_READS_PER_SAMPLE 8192u
+#define HOTSPOT_READS_PER_SECOND 100000u
+/* What a vm ran into (said once each, as a warning). */
+#define HOTSPOT_LIMIT_SAMPLE 1u
+#define HOTSPOT_LIMIT_SECOND 2u
+#define HOTSPOT_LIMIT_NAMES 4u
+/* The reads from now on are sample seq's (a number that changes from one
+ * sample to the next). */
+void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq);
+/* The budget on (the default for hotspot_vm_open) or off (a tool that reads
+ * a JVM whole, as the tests' probe). */
+void hotspot_vm_budget(struct hotspot_vm *vm, bool on);
+/* The HOTSPOT_LIMIT_* it ran into so far. */
+unsigned hotspot_vm_limits(const struct hotspot_vm *vm);
 
 /* libjvm's exported variables the tables are found through, in this order
  * (hotspot_vm_from_tables takes their addresses). */

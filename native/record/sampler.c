@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc_info.h"
@@ -35,7 +36,24 @@ struct sampler {
 	int max_stack;
 	const char *event;
 	bool ksym_ok; /* the ksym_names program is loaded */
+	/* the drain's budget (sampler_drain): records and time left, or skip
+	 * (records counted as lost, not handed on) */
+	uint32_t budget_left;
+	uint64_t budget_end_ns;
+	bool skip;
+	uint64_t discarded; /* records skipped unread: lost */
 };
+
+/* The callback's "budget spent": libbpf stops consuming (the record that
+ * returned it was consumed) and returns it. */
+#define BUDGET_SPENT (-EALREADY)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static bool verbose_libbpf;
 
@@ -104,6 +122,10 @@ static int handle(void *ctx, void *data, size_t size)
 	struct sampler *s = ctx;
 	const struct profile_sample *ps = data;
 	size_t head = offsetof(struct profile_sample, user), need = head;
+	if (s->skip) {
+		s->discarded++;
+		return 0;
+	}
 	if (size < head)
 		return 0;
 	if (ps->walk == PROFILE_WALK_HOTSPOT)
@@ -112,6 +134,9 @@ static int handle(void *ctx, void *data, size_t size)
 		need += (size_t)ps->ustack_bytes;
 	if (size >= need && need <= sizeof(*ps))
 		s->fn(s->ctx, ps, size);
+	/* the budget: the caller gets back to its deadline, signals and windows */
+	if (--s->budget_left == 0 || mono_ns() >= s->budget_end_ns)
+		return BUDGET_SPENT;
 	return 0;
 }
 
@@ -368,17 +393,39 @@ int sampler_wait(struct sampler *s, int timeout_ms)
 	return n < 0 ? -errno : n;
 }
 
+int sampler_drain(struct sampler *s, uint32_t max_records, uint64_t max_ns, bool *more)
+{
+	s->budget_left = max_records ? max_records : 1;
+	s->budget_end_ns = mono_ns() + max_ns;
+	uint32_t given = s->budget_left;
+	/* without a wait, no system call: the program wakes us only when the
+	 * ring fills up */
+	int m = ring_buffer__consume(s->rb);
+	*more = m == BUDGET_SPENT;
+	if (m < 0 && m != BUDGET_SPENT)
+		return m;
+	return (int)(given - s->budget_left);
+}
+
 int sampler_poll(struct sampler *s, int timeout_ms)
 {
-	/* The program wakes us only when the ring fills up: wait, then take
-	 * whatever has come (without a wait, no system call) */
-	int n = timeout_ms ? ring_buffer__poll(s->rb, timeout_ms) : 0;
-	if (n < 0 && n != -EINTR)
-		return n;
-	int m = ring_buffer__consume(s->rb);
-	if (m < 0)
-		return m;
-	return (n > 0 ? n : 0) + m;
+	bool more;
+	if (timeout_ms) {
+		int n = sampler_wait(s, timeout_ms);
+		if (n < 0 && n != -EINTR)
+			return n;
+	}
+	return sampler_drain(s, SAMPLER_DRAIN_RECORDS, SAMPLER_DRAIN_NS, &more);
+}
+
+uint64_t sampler_discard(struct sampler *s)
+{
+	uint64_t before = s->discarded;
+	s->skip = true;
+	while (ring_buffer__consume(s->rb) > 0)
+		;
+	s->skip = false;
+	return s->discarded - before;
 }
 
 void sampler_stop(struct sampler *s)
@@ -416,7 +463,8 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 	}
 	free(vals);
 	st->samples = sum[PROFILE_STAT_SAMPLES];
-	st->dropped = sum[PROFILE_STAT_DROPPED];
+	st->dropped = sum[PROFILE_STAT_DROPPED] + s->discarded;
+	st->unread = s->discarded;
 	st->kstack_failed = sum[PROFILE_STAT_KSTACK_FAILED];
 	st->ustack_failed = sum[PROFILE_STAT_USTACK_FAILED];
 	st->short_blocks = sum[PROFILE_STAT_OFFCPU_SHORT];

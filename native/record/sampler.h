@@ -26,7 +26,8 @@ struct sampler_opts {
 
 struct sampler_stats {
 	uint64_t samples;      /* taken for selected tasks */
-	uint64_t dropped;      /* lost: ring buffer full */
+	uint64_t dropped;      /* lost: ring buffer full, or left unread at the end (unread) */
+	uint64_t unread;       /* of those: taken, but left unread when the recording ended */
 	uint64_t kstack_failed, ustack_failed;
 	uint64_t short_blocks, short_ns; /* off-CPU blocks under min_block_ns, and their time */
 	uint64_t blocks_lost;            /* off-CPU blocks lost: too many threads off the CPU at once */
@@ -66,11 +67,24 @@ int sampler_fd(const struct sampler *s);
  * the caller can look at the targets (their class unloading) before the
  * samples taken meanwhile are read. >= 0, or a negative errno. */
 int sampler_wait(struct sampler *s, int timeout_ms);
-/* Waits up to timeout_ms (less when the ring fills up) and hands every sample
- * that came to fn. Samples handled, or a negative errno. */
+/* The drain's budget: after this many records or this much time, sampler_poll
+ * returns (to the caller's deadline, signals and windows) with the rest left in
+ * the ring; a ring that user space cannot keep up with fills, and the kernel
+ * drops and counts what does not fit. */
+#define SAMPLER_DRAIN_RECORDS 4096
+#define SAMPLER_DRAIN_NS 50000000ULL
+/* Hands the samples in the ring to fn, at most max_records of them and for
+ * about max_ns (the sample at hand is finished): *more says the budget ran
+ * out with samples left. Samples handled, or a negative errno. */
+int sampler_drain(struct sampler *s, uint32_t max_records, uint64_t max_ns, bool *more);
+/* Waits up to timeout_ms (less when the ring fills up), then drains within the
+ * budget above. Samples handled, or a negative errno. */
 int sampler_poll(struct sampler *s, int timeout_ms);
+/* Empties the ring without handing anything on: what it held is counted as
+ * lost (sampler_stats.dropped, .unread). How many. */
+uint64_t sampler_discard(struct sampler *s);
 /* Stops sampling (detaches the perf events); samples already taken can still
- * be drained with sampler_poll(s, 0) until it returns 0. */
+ * be drained with sampler_drain() until it returns 0. */
 void sampler_stop(struct sampler *s);
 void sampler_read_stats(struct sampler *s, struct sampler_stats *st);
 /* Frames the kernel walks at most (kernel.perf_event_max_stack, capped): the

@@ -101,6 +101,7 @@ struct symbolizer {
 	uint64_t vdso_size;
 	bool vdso_tried;
 	uint64_t gens; /* generations given out, over every process */
+	uint64_t samples; /* symbolizer_sample calls: each sample's number */
 	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
 	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
 	kernel_names_fn kname;
@@ -357,8 +358,9 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	load_maps(sy, p);
 	jit_syms_free(p->jit);
 	p->jit = NULL;
-	hotspot_vm_free(p->hs);
+	hotspot_vm_free(p->hs); /* its names with it: what was kept of them is of an older generation now */
 	p->hs = NULL;
+	names_changed(sy, p);
 	free(p->tnames); /* another program's threads */
 	p->tnames = NULL;
 	p->ntnames = p->tncap = 0;
@@ -491,6 +493,8 @@ void symbolizer_sample(struct symbolizer *sy, pid_t pid)
 	if (!p)
 		return;
 	p->sampled = true;
+	if (p->hs) /* a new sample: a new budget of reads of its memory */
+		hotspot_vm_sample(p->hs, ++sy->samples);
 	if (p->refreshed_ns) {
 		uint64_t now = mono_ns();
 		if (now - p->refreshed_ns >= SAMPLED_REFRESH_NS)
@@ -940,7 +944,7 @@ static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
 	char err[256];
 	if (p->hs_state != 0 || !p->is_jvm || p->maps_gone)
 		return p->hs;
-	p->hs = hotspot_vm_open(p->pid, sy->si, err, sizeof(err));
+	p->hs = hotspot_vm_open(p->pid, err, sizeof(err));
 	if (p->hs) {
 		p->hs_state = 1;
 		p->debug_non_safepoints = hotspot_vm_flag_bool(p->hs, "DebugNonSafepoints");

@@ -353,7 +353,7 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 	 * were looked at (agents' logs, class unloading): names they get
 	 * are the ones their code had when they were taken */
 	struct epoll_event ev[8];
-	int got = epoll_wait(r->epfd, ev, 8, loop_wait_ms(r, now, r->start_ns));
+	int got = epoll_wait(r->epfd, ev, 8, r->drain_more ? 0 : loop_wait_ms(r, now, r->start_ns));
 	bool exited = false;
 	got = got < 0 ? -errno : got;
 	for (int i = 0; i < got; i++)
@@ -373,8 +373,10 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 		if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(r))
 			return 1;
 	}
+	/* within the drain's budget: the rest waits for the next step, after
+	 * the deadline, the signals and the window clock were looked at */
 	if (got >= 0)
-		got = sampler_poll(r->sampler, 0);
+		got = sampler_drain(r->sampler, SAMPLER_DRAIN_RECORDS, SAMPLER_DRAIN_NS, &r->drain_more);
 	if (got < 0 && got != -EINTR) {
 		snprintf(err, errlen, "failed to read samples: %s", strerror(-got));
 		return -1;
@@ -393,13 +395,28 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 	return 0;
 }
 
+/* What the ring still holds when sampling stops is read for at most
+ * END_DRAIN_NS (none after a second signal); the rest is counted as lost and
+ * said, so that no target can hold the end of a recording. */
+static void end_drain(struct record *r)
+{
+	uint64_t until = record_mono_ns() + END_DRAIN_NS, now;
+	bool more = true;
+	while (more && *r->stop < 2 && (now = record_mono_ns()) < until)
+		if (sampler_drain(r->sampler, SAMPLER_DRAIN_RECORDS, until - now, &more) < 0)
+			break;
+	uint64_t left = sampler_discard(r->sampler);
+	if (left)
+		msg_warn("%" PRIu64 " samples were left unread when the recording ended (naming them took longer "
+			 "than %.1f s): counted as dropped\n", left, (double)END_DRAIN_NS / 1e9);
+}
+
 int record_session_end(struct record *r, char *err, size_t errlen)
 {
 	double secs = (double)(record_mono_ns() - r->start_ns) / 1e9;
 	sampler_stop(r->sampler);
 	symbolizer_refresh(r->sy);
-	while (sampler_poll(r->sampler, 0) > 0)
-		;
+	end_drain(r);
 	sample_gate_finish(r);
 	sample_gate_release(r, 0);
 	if (sample_pipeline_nlate(r->pipe) && *r->stop < 2) {

@@ -42,6 +42,9 @@
 #define TICK_STEADY_NS 1000000000ULL
 #define SETTLE_NS 3000000000ULL /* busy for this long from the start and after a new JVM */
 #define PROGRESS_NS 250000000ULL
+/* Samples left in the ring when sampling stops are read for this long at most
+ * (the rest is counted as dropped): the first signal ends a recording in 2 s. */
+#define END_DRAIN_NS 1000000000ULL
 
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
@@ -133,6 +136,7 @@ struct record {
 	struct str_intern *si;
 	struct symbolizer *sy;
 	struct sampler *sampler;
+	bool drain_more;            /* the last drain ran out of budget: samples are waiting */
 	struct window win[2];       /* the current window, and the next once samples reach past its end */
 	int cur;
 	int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC when recording started */

@@ -16,6 +16,7 @@ struct chunk {
 struct str_intern {
 	const char **slots;
 	size_t cap, count;
+	size_t bytes; /* what it holds: the arena's chunks and the slots */
 	struct chunk *chunks;
 };
 
@@ -45,6 +46,7 @@ struct str_intern *str_intern_new(void)
 		return NULL;
 	si->cap = 1024;
 	si->slots = calloc(si->cap, sizeof(*si->slots));
+	si->bytes = si->cap * sizeof(*si->slots);
 	if (!si->slots) {
 		free(si);
 		return NULL;
@@ -74,6 +76,7 @@ static char *arena_copy(struct str_intern *si, const char *s, size_t len)
 			return NULL;
 		c->used = 0;
 		c->cap = cap;
+		si->bytes += sizeof(*c) + cap;
 		c->next = si->chunks;
 		si->chunks = c;
 	}
@@ -101,6 +104,7 @@ static int grow(struct str_intern *si)
 	}
 	free(si->slots);
 	si->slots = slots;
+	si->bytes += (cap - si->cap) * sizeof(*slots);
 	si->cap = cap;
 	return 0;
 }
@@ -131,4 +135,20 @@ const char *str_intern(struct str_intern *si, const char *s)
 size_t str_intern_count(const struct str_intern *si)
 {
 	return si->count;
+}
+
+size_t str_intern_bytes(const struct str_intern *si)
+{
+	return si->bytes;
+}
+
+const char *str_intern_find(const struct str_intern *si, const char *s, size_t len)
+{
+	size_t i = str_hash(s, len) & (si->cap - 1);
+	for (; si->slots[i]; i = (i + 1) & (si->cap - 1)) {
+		const char *t = si->slots[i];
+		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+			return t;
+	}
+	return NULL;
 }

@@ -192,11 +192,12 @@ int main(int argc, char **argv)
 	}
 	pid = (pid_t)atoi(argv[1]);
 	struct str_intern *si = str_intern_new();
-	struct hotspot_vm *vm = si ? hotspot_vm_open(pid, si, err, sizeof(err)) : NULL;
+	struct hotspot_vm *vm = si ? hotspot_vm_open(pid, err, sizeof(err)) : NULL;
 	if (!vm) {
 		fprintf(stderr, "jflame: %s\n", si ? err : "out of memory");
 		goto out;
 	}
+	hotspot_vm_budget(vm, false); /* every nmethod read whole, not a sample's frames */
 	if (hotspot_vm_entries(vm, entry_seen, &b) != 0 || b.length < 0 || b.used < 0) {
 		fprintf(stderr, "hotspot_probe: no HeapBlock::Header in the tables\n");
 		goto out;

@@ -12,11 +12,13 @@
 
 struct image {
 	uint8_t m[0x1000];
+	unsigned reads; /* reads asked for */
 };
 
 static int image_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct image *im = ctx;
+	im->reads++;
 	if (addr < BASE || addr - BASE > sizeof(im->m) || len > sizeof(im->m) - (addr - BASE))
 		return -1;
 	memcpy(buf, im->m + (addr - BASE), len);
@@ -167,8 +169,66 @@ static void test_unloading(void)
 	str_intern_free(si);
 }
 
+/* A stub's name is read once and kept: the same blob again costs no read
+ * within a second, whatever its memory says meanwhile (a target rewriting its
+ * names cannot make every frame of every sample a read). */
+static void test_blob_cache(void)
+{
+	struct image im;
+	struct str_intern *si = str_intern_new();
+	build(&im, "foo/Bar", "baz");
+	memcpy(im.m + 0x700, "StubRoutines (1)", 17);
+	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
+	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "StubRoutines (1)");
+	unsigned reads = im.reads;
+	memcpy(im.m + 0x700, "StubRoutines (2)", 17);
+	for (int i = 0; i < 1000; i++)
+		CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "StubRoutines (1)");
+	CHECK_EQ_INT((int)(im.reads - reads), 0);
+	/* a name with control bytes is escaped once, where it is read */
+	memcpy(im.m + 0x720, "esc\033[31m", 9);
+	put64(&im, 0x6c8, BASE + 0x720); /* a blob at 0x6c0: its _name at +8 */
+	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x6c0), "esc\\x1b[31m");
+	hotspot_vm_free(vm);
+	str_intern_free(si);
+}
+
+/* Past its cap a JVM's names not seen before are refused (the frame stays
+ * unnamed); the names it has keep being given. */
+static void test_names_cap(void)
+{
+	struct image im;
+	char klass[64];
+	struct str_intern *si = str_intern_new();
+	build(&im, "foo/Bar", "baz");
+	struct hotspot_names *n = hotspot_names_new(&layout, image_read, &im, si);
+	hotspot_names_set_cap(n, 270 * 1024); /* the arena's first chunk (256 KiB) and a little */
+	const char *first = hotspot_names_method(n, BASE, 0, 1);
+	CHECK_EQ_STR(first, "Lfoo/Bar;::baz");
+	CHECK(!hotspot_names_capped(n));
+	int named = 0, refused = 0;
+	for (int i = 0; i < 4000; i++) { /* a class renamed under the same Method* after each unloading */
+		snprintf(klass, sizeof(klass), "foo/Renamed%06d", i);
+		put_symbol(&im, 0x500, klass);
+		hotspot_names_unloaded(n, 10 + 2 * (uint64_t)i, 11 + 2 * (uint64_t)i);
+		const char *s = hotspot_names_method(n, BASE, 0, 11 + 2 * (uint64_t)i);
+		named += s != NULL;
+		refused += s == NULL;
+	}
+	CHECK(hotspot_names_capped(n));
+	CHECK(named > 100 && refused > 100);
+	CHECK(hotspot_names_charged(n) <= 270 * 1024 + 256 * 1024 + 64 * 1024); /* the cap, a chunk and a table */
+	put_symbol(&im, 0x500, "foo/Bar");
+	hotspot_names_unloaded(n, 100000, 100001);
+	CHECK(hotspot_names_method(n, BASE, 0, 100002) == first); /* seen before: still given */
+	hotspot_names_free(n);
+	str_intern_free(si);
+}
+
 int main(void)
 {
+	test_blob_cache();
+	test_names_cap();
 	test_names();
 	test_long_line_delta();
 	test_hidden_class();
