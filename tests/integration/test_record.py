@@ -21,6 +21,12 @@ SUMMARY = re.compile(r"jflame: (\d+) samples \((\d+) lost, (\d+) truncated, (\d+
                      r"reads\) in ([\d.]+) s; wrote")
 
 
+def is_java(frame):
+    """A Java frame as jflame marks them: compiled _[j], inlined _[i], interpreted _[0]; or the bare
+    Interpreter frame of a JVM whose interpreted frames it cannot name."""
+    return frame.endswith(("_[j]", "_[i]", "_[0]")) or frame == "Interpreter"
+
+
 def summary(stderr):
     m = SUMMARY.search(stderr)
     if not m:
@@ -72,7 +78,7 @@ class JavaRecordTest(RecordCase):
         hot = self.thread_stacks(stacks, jvm.pid, HOT_THREAD)
         hot_total = sum(n for _, n in hot)
         self.assertGreater(hot_total, total * 0.5, "the hot thread (full Java name) should dominate")
-        named = sum(n for frames, n in hot if any(f.endswith("_[j]") for f in frames))
+        named = sum(n for frames, n in hot if any(is_java(f) for f in frames))
         self.assertGreaterEqual(named / hot_total, 0.9, "samples of the hot thread with a named Java frame")
         spin = sum(n for frames, n in hot if "jflame/examples/Workload.spin_[j]" in frames)
         self.assertGreaterEqual(spin / hot_total, 0.8, "Workload.spin should be on most hot samples")
@@ -139,7 +145,7 @@ class JavaRecordTest(RecordCase):
         stacks = self.thread_stacks(read_folded(folded), jvm.pid, "jflame-io-writer")
         stitched = writes = 0
         for frames, n in stacks:
-            java = [i for i, f in enumerate(frames) if f.endswith("_[j]") or f == "Interpreter"]
+            java = [i for i, f in enumerate(frames) if is_java(f)]
             kernel = [i for i, f in enumerate(frames) if f.endswith("_[k]")]
             if java and kernel and max(java) < min(kernel):
                 stitched += n
