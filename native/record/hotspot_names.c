@@ -20,7 +20,8 @@
 #define LINE_CACHE 4096              /* direct-mapped */
 #define INLINE_CACHE 8192            /* direct-mapped: (nmethod, pc) -> inline chain */
 #define MAX_CHAIN 8192               /* bytes of an inline chain's name */
-#define BLOB_CACHE 4096              /* direct-mapped: code blob -> its name */
+#define BLOB_CACHE 4096              /* code blob -> its name: slots to start with */
+#define BLOB_CACHE_MAX (1u << 17)    /* blobs kept at most before the table starts over */
 #define BLOB_RECHECK_NS 1000000000ULL /* a blob's name is read again after this long */
 
 /* What every JVM's names hold in all (hotspot_names_charged), for the cap. */
@@ -73,7 +74,8 @@ struct hotspot_names {
 	struct line_entry *lines;
 	/* (nmethod, pc) -> its inline chain, for the class unloadings seen so far */
 	struct inline_entry *chains;
-	struct blob_entry *blobs;
+	struct blob_entry *blobs; /* open addressing, nblobs of blobcap */
+	size_t nblobs, blobcap;
 	uint32_t unload_gen;
 	/* the last unloading happened in [window_ns, open_from_ns): samples from
 	 * then cannot be told from the classes that replaced the unloaded ones */
@@ -243,7 +245,8 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 	n->nms = calloc(n->nmcap, sizeof(*n->nms));
 	n->lines = calloc(LINE_CACHE, sizeof(*n->lines));
 	n->chains = calloc(INLINE_CACHE, sizeof(*n->chains));
-	n->blobs = calloc(BLOB_CACHE, sizeof(*n->blobs));
+	n->blobcap = BLOB_CACHE;
+	n->blobs = calloc(n->blobcap, sizeof(*n->blobs));
 	if (!n->names || !n->nms || !n->lines || !n->chains || !n->blobs) {
 		hotspot_names_free(n);
 		return NULL;
@@ -452,18 +455,53 @@ static const char *blob_read(struct hotspot_names *n, uint64_t blob, uint64_t *p
 	return names_intern(n, name, len, true);
 }
 
+/* The slot of blob in the blob table (grown, or started over past
+ * BLOB_CACHE_MAX); NULL when out of memory. */
+static struct blob_entry *blob_slot(struct hotspot_names *n, uint64_t blob)
+{
+	if ((n->nblobs + 1) * 2 > n->blobcap) {
+		bool keep = n->nblobs < BLOB_CACHE_MAX;
+		size_t cap = keep ? n->blobcap * 2 : n->blobcap;
+		struct blob_entry *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; keep && i < n->blobcap; i++) {
+			if (!n->blobs[i].blob)
+				continue;
+			size_t k = slot_of(n->blobs[i].blob, cap);
+			while (t[k].blob)
+				k = (k + 1) & (cap - 1);
+			t[k] = n->blobs[i];
+		}
+		free(n->blobs);
+		n->blobs = t;
+		n->blobcap = cap;
+		n->nblobs = keep ? n->nblobs : 0;
+	}
+	size_t k = slot_of(blob, n->blobcap);
+	while (n->blobs[k].blob && n->blobs[k].blob != blob)
+		k = (k + 1) & (n->blobcap - 1);
+	return &n->blobs[k];
+}
+
 const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 {
-	struct blob_entry *e = &n->blobs[(size_t)((blob * 0x9e3779b97f4a7c15ULL) >> 52) & (BLOB_CACHE - 1)];
 	uint64_t now = coarse_ns(), ptr = 0, hash = 0;
+	struct blob_entry *e = blob ? blob_slot(n, blob) : NULL;
+	if (!e)
+		return NULL;
 	/* stubs keep their names for the JVM's life: a name is read again only
 	 * every BLOB_RECHECK_NS (a blob freed and another put at its address
 	 * meanwhile keeps the old name that long) */
-	if (blob && e->blob == blob && now - e->checked_ns < BLOB_RECHECK_NS)
+	if (e->blob == blob && now - e->checked_ns < BLOB_RECHECK_NS)
 		return e->name;
-	const char *name = blob_read(n, blob, &ptr, &hash, e->blob == blob ? e : NULL);
-	if (!name && ptr && n->capped && e->blob == blob)
-		return e->name; /* the caps: the name it had */
+	bool had = e->blob == blob;
+	const char *name = blob_read(n, blob, &ptr, &hash, had ? e : NULL);
+	if (!name && ptr && n->capped && had) { /* the caps: the name it had */
+		e->checked_ns = now;
+		return e->name;
+	}
+	n->nblobs += !had;
 	*e = (struct blob_entry){ blob, ptr, now, hash, name };
 	return name;
 }

@@ -53,20 +53,11 @@ static size_t walkers_start(struct record *r)
 	return pending;
 }
 
-/* The current window's time is over (and its late samples' grace too): it is
- * written, the next one becomes current, and processes that have exited are
- * forgotten (their names, maps and walker entries). */
-static void window_next(struct record *r)
+/* Processes that have exited are forgotten: their names (a JVM's names from
+ * its memory with them), maps and walker entries. */
+static void forget_exited(struct record *r)
 {
-	struct window *w = &r->win[r->cur], *next = &r->win[!r->cur];
-	uint64_t end = w->end_ns, seq = w->seq;
 	static pid_t gone[4096];
-	sample_gate_release_before(r, end);
-	if (w->open)
-		record_window_close(r, w, end);
-	r->cur = !r->cur;
-	if (!next->open)
-		record_window_open(r, next, end, seq + 1); /* when it fails, the next sample tries again */
 	size_t n = symbolizer_forget_exited(r->sy, gone, sizeof(gone) / sizeof(gone[0]));
 	for (size_t i = 0; i < n; i++) {
 		if (!r->o.no_walker)
@@ -74,6 +65,23 @@ static void window_next(struct record *r)
 		if (r->considered && gone[i] > 0 && gone[i] < PID_LIMIT)
 			r->considered[gone[i] / 8] &= (uint8_t) ~(1u << (gone[i] % 8));
 	}
+	r->last_forget = record_mono_ns();
+}
+
+/* The current window's time is over (and its late samples' grace too): it is
+ * written, the next one becomes current, and processes that have exited are
+ * forgotten (their names, maps and walker entries). */
+static void window_next(struct record *r)
+{
+	struct window *w = &r->win[r->cur], *next = &r->win[!r->cur];
+	uint64_t end = w->end_ns, seq = w->seq;
+	sample_gate_release_before(r, end);
+	if (w->open)
+		record_window_close(r, w, end);
+	r->cur = !r->cur;
+	if (!next->open)
+		record_window_open(r, next, end, seq + 1); /* when it fails, the next sample tries again */
+	forget_exited(r);
 }
 
 /* -p: whether the target lives, from its /proc/PID/stat (a zombie has exited). */
@@ -336,7 +344,7 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		return -1;
 	}
 	targets_watch(r);
-	r->start_ns = record_mono_ns();
+	r->start_ns = r->last_forget = record_mono_ns();
 	agent_samples_poll(r->agents, record_mono_ns(), false);
 	return 0;
 }
@@ -369,6 +377,9 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 		sample_pipeline_release_late(r->pipe, record_mono_ns());
 		agent_samples_poll(r->agents, record_mono_ns(), false);
 		r->last_refresh = now;
+		/* without windows, every FORGET_NS (with them, at each window's end) */
+		if (!r->o.window_ns && now - r->last_forget >= FORGET_NS)
+			forget_exited(r);
 		record_launch_reap(r, false);
 		if (r->o.command ? r->child_exited : !r->o.all && !targets_alive(r))
 			return 1;

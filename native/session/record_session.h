@@ -45,6 +45,8 @@
 /* Samples left in the ring when sampling stops are read for this long at most
  * (the rest is counted as dropped): the first signal ends a recording in 2 s. */
 #define END_DRAIN_NS 1000000000ULL
+/* Without --window, processes that exited are forgotten this often. */
+#define FORGET_NS 10000000000ULL
 
 /* What a recording measures (-e). */
 enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
@@ -180,6 +182,7 @@ struct record {
 	volatile sig_atomic_t *hup;  /* --window: set by SIGHUP, which closes the window early */
 	volatile pid_t *launched;    /* launch mode: the command the signals are passed on to */
 	uint64_t start_ns, last_refresh, last_progress; /* the loop's: when sampling began, refreshed, said */
+	uint64_t last_forget;                         /* exited processes last forgotten */
 	uint64_t cache_mismatches;   /* JFLAME_STACK_CACHE=verify: kept stacks folded differently */
 };
 
