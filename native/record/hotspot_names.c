@@ -23,6 +23,7 @@
 #define BLOB_CACHE 4096              /* code blob -> its name: slots to start with */
 #define BLOB_CACHE_MAX (1u << 17)    /* blobs kept at most before the table starts over */
 #define BLOB_RECHECK_NS 1000000000ULL /* a blob's name is read again after this long */
+#define BLOB_RENAMES_MAX 64          /* names found changed before they are read no more */
 
 /* What every JVM's names hold in all (hotspot_names_charged), for the cap. */
 static size_t names_all_bytes;
@@ -83,6 +84,7 @@ struct hotspot_names {
 	size_t charged;  /* bytes its names added to si (counted in names_all_bytes) */
 	size_t max_bytes; /* HOTSPOT_NAMES_MAX_BYTES, or a test's */
 	bool capped;     /* a name was refused: the caps were reached */
+	unsigned renames; /* blob names found changed when read again */
 };
 
 /* ---- the names' memory ------------------------------------------------------- */
@@ -120,6 +122,11 @@ size_t hotspot_names_charged(const struct hotspot_names *n)
 bool hotspot_names_capped(const struct hotspot_names *n)
 {
 	return n->capped;
+}
+
+bool hotspot_names_renamed(const struct hotspot_names *n)
+{
+	return n->renames >= BLOB_RENAMES_MAX;
 }
 
 static uint64_t coarse_ns(void)
@@ -492,8 +499,10 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 		return NULL;
 	/* stubs keep their names for the JVM's life: a name is read again only
 	 * every BLOB_RECHECK_NS (a blob freed and another put at its address
-	 * meanwhile keeps the old name that long) */
-	if (e->blob == blob && now - e->checked_ns < BLOB_RECHECK_NS)
+	 * meanwhile keeps the old name that long), and no more once the JVM
+	 * has changed BLOB_RENAMES_MAX of them (HotSpot never does: a process
+	 * that does so wants every sample to be a new stack) */
+	if (e->blob == blob && (now - e->checked_ns < BLOB_RECHECK_NS || n->renames >= BLOB_RENAMES_MAX))
 		return e->name;
 	bool had = e->blob == blob;
 	const char *name = blob_read(n, blob, &ptr, &hash, had ? e : NULL);
@@ -502,6 +511,7 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 		return e->name;
 	}
 	n->nblobs += !had;
+	n->renames += had && name != e->name;
 	*e = (struct blob_entry){ blob, ptr, now, hash, name };
 	return name;
 }

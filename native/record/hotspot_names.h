@@ -87,5 +87,8 @@ size_t hotspot_names_charged(const struct hotspot_names *n);
 /* Another cap than HOTSPOT_NAMES_MAX_BYTES for this JVM's names (tests). */
 void hotspot_names_set_cap(struct hotspot_names *n, size_t bytes);
 bool hotspot_names_capped(const struct hotspot_names *n);
+/* Whether the JVM changed so many code blobs' names that they are no longer
+ * read again (they keep the names they had). */
+bool hotspot_names_renamed(const struct hotspot_names *n);
 
 #endif

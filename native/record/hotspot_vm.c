@@ -121,6 +121,11 @@ void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq)
 /* The names' caps (hotspot_names.h), said once. */
 static void names_capped_say(struct hotspot_vm *vm)
 {
+	if (!(vm->said & HOTSPOT_LIMIT_RENAMES) && hotspot_names_renamed(vm->names)) {
+		vm->said |= HOTSPOT_LIMIT_RENAMES;
+		msg_warn("pid %d changes the names of its code blobs (stubs), which HotSpot never does: they keep "
+			 "the names they had, and are not read again\n", (int)vm->pid);
+	}
 	if (vm->said & HOTSPOT_LIMIT_NAMES || !hotspot_names_capped(vm->names))
 		return;
 	vm->said |= HOTSPOT_LIMIT_NAMES;

@@ -32,6 +32,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen);
 #define HOTSPOT_LIMIT_SAMPLE 1u
 #define HOTSPOT_LIMIT_SECOND 2u
 #define HOTSPOT_LIMIT_NAMES 4u
+#define HOTSPOT_LIMIT_RENAMES 8u
 /* The reads from now on are sample seq's (a number that changes from one
  * sample to the next). */
 void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq);

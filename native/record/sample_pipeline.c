@@ -445,6 +445,7 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 
 	sample_roots_fold(&p->fold, p->o.sy, (pid_t)s->pid, fs.thread);
 	size_t roots = p->fold.len;
+	fs.roots_len = roots;
 	if (hit && !p->verify) {
 		fold_add_raw(&p->fold, hit->text, hit->len);
 		if (hit->plain) {

@@ -25,6 +25,7 @@ struct folded_sample {
 	const char *thread;
 	const char *stack;         /* the folded text, without source lines */
 	size_t len;
+	size_t roots_len;          /* of it (and of lines): the root frames ([Pod], [Con], process, thread) */
 	bool oom;                  /* no memory for it: stack is unusable */
 	const char *lines;         /* with opts.lines: the folded text with source lines, else NULL */
 	size_t lines_len;

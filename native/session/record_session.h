@@ -45,6 +45,14 @@
 /* Samples left in the ring when sampling stops are read for this long at most
  * (the rest is counted as dropped): the first signal ends a recording in 2 s. */
 #define END_DRAIN_NS 1000000000ULL
+/* A window keeps at most this many bytes of distinct stacks of one process,
+ * and of all: past that, a sample whose stack the window does not have yet
+ * keeps its root frames and WINDOW_CAPPED_FRAME (its count is kept, its
+ * frames are not); said once per process and window. A process that makes
+ * every sample a new stack cannot grow jflame's memory without bound. */
+#define WINDOW_PID_STACK_BYTES (32ull << 20)
+#define WINDOW_STACK_BYTES (256ull << 20)
+#define WINDOW_CAPPED_FRAME "[jflame: too many distinct stacks]"
 /* Without --window, processes that exited are forgotten this often. */
 #define FORGET_NS 10000000000ULL
 
@@ -121,6 +129,16 @@ struct window {
 	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
 	struct recording jrec[2];   /* the agents' samples: allocations (J_ALLOC) and locks (J_LOCK) */
 	uint64_t jhandled[2], jtruncated[2];
+	/* the bytes of the distinct stacks each process added (open addressing by
+	 * pid), for WINDOW_PID_STACK_BYTES; and of all */
+	struct pid_bytes {
+		uint32_t pid; /* + 1: 0 is an empty slot */
+		bool said;
+		uint64_t bytes;
+	} *pid_bytes;
+	size_t npid_bytes, pid_bytes_cap;
+	uint64_t stack_bytes;
+	uint64_t capped;            /* samples whose new stack was cut to its roots */
 };
 
 /* A window of the sampler's event once written: what its regression check

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,14 +67,99 @@ static void add_time(struct window *w, struct recording *rec, const char *stack,
 		w->oom++;
 }
 
-void record_windows_add_folded(void *ctx, const struct folded_sample *fs)
+/* The slot of pid in w's bytes of distinct stacks (grown); NULL when out of memory. */
+static struct pid_bytes *pid_slot(struct window *w, uint32_t pid)
+{
+	if ((w->npid_bytes + 1) * 2 > w->pid_bytes_cap) {
+		size_t cap = w->pid_bytes_cap ? w->pid_bytes_cap * 2 : 64;
+		struct pid_bytes *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < w->pid_bytes_cap; i++) {
+			if (!w->pid_bytes[i].pid)
+				continue;
+			size_t k = (w->pid_bytes[i].pid * 0x9e3779b1u) & (cap - 1);
+			while (t[k].pid)
+				k = (k + 1) & (cap - 1);
+			t[k] = w->pid_bytes[i];
+		}
+		free(w->pid_bytes);
+		w->pid_bytes = t;
+		w->pid_bytes_cap = cap;
+	}
+	size_t k = ((pid + 1) * 0x9e3779b1u) & (w->pid_bytes_cap - 1);
+	while (w->pid_bytes[k].pid && w->pid_bytes[k].pid != pid + 1)
+		k = (k + 1) & (w->pid_bytes_cap - 1);
+	if (!w->pid_bytes[k].pid) {
+		w->pid_bytes[k].pid = pid + 1;
+		w->npid_bytes++;
+	}
+	return &w->pid_bytes[k];
+}
+
+/* Whether a sample's stack fits the window's caps: one it has already does;
+ * a new one is charged to its process. false: past a cap (said once per
+ * process), to be kept as its roots and WINDOW_CAPPED_FRAME. */
+static bool stack_fits(struct record *r, struct window *w, const struct folded_sample *fs)
+{
+	struct pid_bytes *pb = pid_slot(w, fs->s->pid);
+	if (!pb)
+		return false;
+	uint64_t len = fs->len + (r->want_lines ? fs->lines_len : 0);
+	if (pb->bytes + len <= WINDOW_PID_STACK_BYTES && w->stack_bytes + len <= WINDOW_STACK_BYTES) {
+		if (str_index_find(&w->rec.stacks.stacks, fs->stack, fs->len) < 0) {
+			pb->bytes += len;
+			w->stack_bytes += len;
+		}
+		return true;
+	}
+	if (str_index_find(&w->rec.stacks.stacks, fs->stack, fs->len) >= 0 &&
+	    (!r->want_lines || str_index_find(&w->rec_lines.stacks.stacks, fs->lines, fs->lines_len) >= 0))
+		return true;
+	if (!pb->said) {
+		pb->said = true;
+		msg_warn("pid %u: more than %llu MiB of distinct stacks in window %" PRIu64 " (%llu MiB of all "
+			 "processes'): its new stacks are kept as %s under its thread\n", fs->s->pid,
+			 WINDOW_PID_STACK_BYTES >> 20, w->seq, WINDOW_STACK_BYTES >> 20, WINDOW_CAPPED_FRAME);
+	}
+	w->capped++;
+	return false;
+}
+
+/* A sample past the caps: its roots, then WINDOW_CAPPED_FRAME. NULL when out of memory. */
+static char *capped_stack(const struct folded_sample *fs, size_t *len)
+{
+	size_t roots = fs->roots_len <= fs->len ? fs->roots_len : fs->len;
+	char *c = malloc(roots + 1 + sizeof(WINDOW_CAPPED_FRAME));
+	if (!c)
+		return NULL;
+	memcpy(c, fs->stack, roots);
+	*len = roots;
+	if (roots)
+		c[(*len)++] = ';';
+	memcpy(c + *len, WINDOW_CAPPED_FRAME, sizeof(WINDOW_CAPPED_FRAME));
+	*len += sizeof(WINDOW_CAPPED_FRAME) - 1;
+	return c;
+}
+
+void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 {
 	struct record *r = ctx;
-	const struct profile_sample *s = fs->s;
+	const struct profile_sample *s = fs_in->s;
 	struct window *w = window_for(r, s->ts_ns);
+	struct folded_sample capped;
+	const struct folded_sample *fs = fs_in;
+	char *cut = NULL;
 	if (!w) {
 		r->no_window++;
 		return;
+	}
+	if (!fs->oom && !stack_fits(r, w, fs)) {
+		capped = *fs;
+		capped.stack = capped.lines = cut = capped_stack(fs, &capped.len);
+		capped.lines_len = capped.len;
+		capped.oom = capped.lines_oom = cut == NULL;
+		fs = &capped;
 	}
 	w->handled++;
 	if (fs->flags & FOLDED_UNWIND_FAILED)
@@ -95,6 +181,7 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs)
 	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
 									 fs->len, 1) != 0)
 		w->oom++;
+	free(cut);
 }
 
 /* The agents' samples' sink: into the window of their time, with its counts. */
@@ -128,6 +215,8 @@ void record_window_free(struct record *r, struct window *w)
 	if (w->stacks_open)
 		out_file_abort(&w->stacks);
 	stacks_order_free(&w->stacks_order);
+	free(w->pid_bytes);
+	w->pid_bytes = NULL;
 	w->stacks_open = false;
 	w->open = false;
 }
