@@ -1,6 +1,5 @@
-/* fake_libjvm.c - the libjvm.so a fake hostile JVM maps (fake_jvm.c): HotSpot's
- * VMStructs table variables, exported for jflame to find, and the spin its
- * threads' stacks end in. */
+/* fake_libjvm.c - the libjvm.so of fake_jvm.c: HotSpot's VMStructs table variables
+ * (exported, for jflame to find) and the spin its threads' stub stacks end in. */
 #include <stdint.h>
 
 #define EXPORT __attribute__((visibility("default")))
