@@ -432,44 +432,45 @@ static void *spinner(void *arg) {
   __builtin_unreachable();
 }
 
-/* Gives every stub a new name each round: a counter, sometimes 255
- * characters, sometimes no NUL (runs into the next blob's name), escape
- * sequences, bytes that are not UTF-8. Every name begins with NAME_PREFIX. */
-static void *rewriter(void *arg) {
-  char buf[NAME_BYTES];
-  (void)arg;
-  for (unsigned long round = 1;; round++) {
-    for (long i = 0; i < opt.frames; i++) {
-      char *dst = blob_at(i)->name;
-      int n;
-      if (dst < names || dst >= names + (size_t)opt.frames * NAME_BYTES)
-        continue; /* a variant's name: left as it is */
-      switch ((round + (unsigned long)i) % 6) {
-      case 0: /* 255 characters and a NUL */
-        n = snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) round %lu ", i, round);
-        memset(buf + n, 'L', sizeof(buf) - 1 - (size_t)n);
-        buf[sizeof(buf) - 1] = '\0';
-        break;
-      case 1: /* no NUL: the next name goes on */
-        n = snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) round %lu ", i, round);
-        memset(buf + n, 'N', sizeof(buf) - (size_t)n);
-        break;
-      case 2:
-        snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) \x1b[31m;\n\x07 round %lu",
-                 i, round);
-        break;
-      case 3:
-        snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) \xff\xfe\xc0 round %lu", i,
-                 round);
-        break;
-      default:
-        snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) round %lu", i, round);
-        break;
-      }
-      memcpy(dst, buf, sizeof(buf));
-    }
-  }
-  return NULL;
+/* Gives every stub a new name each round: a counter, escape sequences, bytes
+ * that are not UTF-8, mostly padded to 255 characters (a reader that reads a
+ * name in pieces reads many), sometimes no NUL (runs into the next blob's
+ * name), sometimes short. Every name begins with NAME_PREFIX. */
+static void *rewriter(void *arg)
+{
+	char buf[NAME_BYTES];
+	(void)arg;
+	for (unsigned long round = 1;; round++) {
+		for (long i = 0; i < opt.frames; i++) {
+			char *dst = blob_at(i)->name;
+			size_t n;
+			if (dst < names || dst >= names + (size_t)opt.frames * NAME_BYTES)
+				continue; /* a variant's name: left as it is */
+			switch ((round + (unsigned long)i) % 6) {
+			case 0:
+			case 1: /* no NUL: the next name goes on */
+				n = (size_t)snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) round %lu ", i, round);
+				break;
+			case 2:
+				n = (size_t)snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) \x1b[31m;\n\x07 round %lu ", i,
+						     round);
+				break;
+			case 3:
+				n = (size_t)snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) \xff\xfe\xc0 round %lu ", i, round);
+				break;
+			default: /* short */
+				n = (size_t)snprintf(buf, sizeof(buf), NAME_PREFIX "%ld) round %lu", i, round);
+				buf[n] = '\0';
+				memcpy(dst, buf, sizeof(buf));
+				continue;
+			}
+			memset(buf + n, 'L', sizeof(buf) - n);
+			if ((round + (unsigned long)i) % 6 != 1)
+				buf[sizeof(buf) - 1] = '\0';
+			memcpy(dst, buf, sizeof(buf));
+		}
+	}
+	return NULL;
 }
 
 static void start(void *(*fn)(void *), void *arg) {

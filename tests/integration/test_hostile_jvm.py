@@ -157,17 +157,17 @@ class HostileJvmCase(unittest.TestCase):
 
     def plain(self, mode):
         """Start-up seconds and peak RSS of `record MODE -d DURATION` beside no
-        fake JVM (-p: of a plain native process), measured once."""
+        fake JVM, a plain native process busy (-p: that one), measured once."""
+        self.assertFalse(self.fakes, "a baseline measured beside a fake JVM")
         if mode not in HostileJvmCase.baseline:
-            hog = subprocess.Popen([CPUHOG, "60"], stdout=subprocess.DEVNULL) if mode == "-p" else None
+            hog = subprocess.Popen([CPUHOG, "60"], stdout=subprocess.DEVNULL)
             try:
-                target = [mode, str(hog.pid)] if hog else [mode]
+                target = [mode, str(hog.pid)] if mode == "-p" else [mode]
                 rc, secs, rss, err, _ = run_jflame(["record"] + target + ["-d", str(DURATION), "-o",
                                                                          self.out("plain.folded")], 60)
             finally:
-                if hog:
-                    hog.kill()
-                    hog.wait()
+                hog.kill()
+                hog.wait()
             self.assertEqual(rc, 0, "the plain run failed: %r" % err[-2000:])
             HostileJvmCase.baseline[mode] = (max(secs - DURATION, 0.0), rss)
         return HostileJvmCase.baseline[mode]
@@ -192,8 +192,8 @@ class HostileJvmCase(unittest.TestCase):
 
 class StallTest(HostileJvmCase):
     def record_beside(self, mode):
-        f = self.fake("--frames", str(FRAMES), "--threads", str(THREADS))
         time_bound, rss_bound = self.bounds(mode, DURATION)
+        f = self.fake("--frames", str(FRAMES), "--threads", str(THREADS))
         folded = self.out("stall%s.folded" % mode)
         target = [mode, str(f.pid)] if mode == "-p" else [mode]
         rc, secs, rss, err, _ = run_jflame(["record"] + target + ["-d", str(DURATION), "-o", folded],
@@ -207,8 +207,8 @@ class StallTest(HostileJvmCase):
         self.record_beside("-p")
 
     def test_sigint_ends_record_a_beside_it(self):
+        self.bounds("-a", DURATION)  # the baseline first, beside no fake
         self.fake("--frames", str(FRAMES), "--threads", str(THREADS))
-        _, rss_bound = self.bounds("-a", DURATION)
         folded = self.out("sigint.folded")
         rc, secs, rss, err, after = run_jflame(["record", "-a", "-d", "60", "-o", folded],
                                                SIGINT_AT + STOP_BOUND + KILL_MARGIN, sigint_at=SIGINT_AT)
@@ -236,8 +236,8 @@ class CraftedTablesTest(HostileJvmCase):
 
 class StubNamesTest(HostileJvmCase):
     def test_renamed_stubs_are_named_and_escaped(self):
-        f = self.fake("--frames", str(FRAMES), "--threads", "2")
         time_bound, rss_bound = self.bounds("-p", DURATION)
+        f = self.fake("--frames", str(FRAMES), "--threads", "2")
         folded = self.out("names.folded")
         rc, secs, rss, err, _ = run_jflame(["record", "-p", str(f.pid), "-d", str(DURATION), "-o", folded],
                                            time_bound + KILL_MARGIN)
