@@ -506,12 +506,15 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 		return e->name;
 	bool had = e->blob == blob;
 	const char *name = blob_read(n, blob, &ptr, &hash, had ? e : NULL);
-	if (!name && ptr && n->capped && had) { /* the caps: the name it had */
-		e->checked_ns = now;
-		return e->name;
+	if (!name) {
+		/* not read (the read budget, an unmapped name, the caps): not kept,
+		 * so that it is read when it can be; the name it had, if any */
+		if (had)
+			e->checked_ns = now;
+		return had ? e->name : NULL;
 	}
 	n->nblobs += !had;
-	n->renames += had && name != e->name;
+	n->renames += had && e->name && name != e->name;
 	*e = (struct blob_entry){ blob, ptr, now, hash, name };
 	return name;
 }

@@ -118,7 +118,11 @@ static struct {
   int rewrite;
   const char *tables;
   int stay_root;
-} opt = {2000, 2, 1, "good", 0};
+  int shuffle; /* the spinners' return addresses changed all the time */
+} opt = {2000, 2, 1, "good", 0, 0};
+
+#define MAX_SPINNERS 256
+static uint64_t *volatile chains[MAX_SPINNERS]; /* each spinner's frame records */
 
 static char *code, *names; /* the code heap (and the interpreter's buffer after
                               it); the blobs' names */
@@ -419,6 +423,7 @@ static void *spinner(void *arg) {
   }
   rec[2 * (n - 1)] = 0;
   rec[2 * (n - 1) + 1] = 0;
+  chains[(intptr_t)arg % MAX_SPINNERS] = rec;
   /* the spin's own record (pushed by its prologue) lands just below rec:
    * it returns into stub 0 with rbp = rec */
   __asm__ volatile("mov %0, %%rsp\n\t"
@@ -473,6 +478,27 @@ static void *rewriter(void *arg)
 	return NULL;
 }
 
+/* --shuffle: every millisecond, return addresses of the spinners' stacks
+ * point into other stubs (a xorshift's choice): every sample a stack never
+ * seen before, each frame still a stub with a name. */
+static void *shuffler(void *arg)
+{
+	uint64_t x = 88172645463325252ULL;
+	struct timespec ms = { 0, 1000000L };
+	(void)arg;
+	for (;;) {
+		for (long t = 0; t < opt.threads && t < MAX_SPINNERS; t++) {
+			uint64_t *rec = chains[t];
+			for (long k = 0; rec && k + 1 < opt.frames; k += 1 + (long)(x % 7)) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				rec[2 * k + 1] = stub_pc((long)(x % (uint64_t)opt.frames));
+			}
+		}
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
 static void start(void *(*fn)(void *), void *arg) {
   pthread_t t;
   int rc = pthread_create(&t, NULL, fn, arg);
@@ -484,7 +510,7 @@ static void start(void *(*fn)(void *), void *arg) {
 
 static void usage(void) {
   fprintf(stderr, "usage: jflame_fake_jvm [--frames N] [--threads N] "
-                  "[--no-rewrite] [--stay-root]\n"
+                  "[--no-rewrite] [--shuffle] [--stay-root]\n"
                   "                       [--tables "
                   "good|zero-stride|huge-stride|no-terminator|no-nul|cycle|"
                   "unmapped|flip]\n");
@@ -502,6 +528,8 @@ int main(int argc, char **argv) {
       opt.tables = v, i++;
     else if (!strcmp(a, "--no-rewrite"))
       opt.rewrite = 0;
+    else if (!strcmp(a, "--shuffle"))
+      opt.shuffle = 1;
     else if (!strcmp(a, "--stay-root"))
       opt.stay_root = 1;
     else
@@ -524,6 +552,8 @@ int main(int argc, char **argv) {
     start(spinner, (void *)(intptr_t)i);
   if (opt.rewrite)
     start(rewriter, NULL);
+  if (opt.shuffle)
+    start(shuffler, NULL);
   if (!strcmp(opt.tables, "flip"))
     start(flipper, NULL);
   printf("fake-jvm: ready pid=%d\n", (int)getpid());

@@ -4,8 +4,10 @@
 # 2000 code-cache stub frames on each of several spinning threads' stacks and rewrites
 # those stubs' names in a loop (escape sequences, no NUL, 255 characters). `record -a`
 # and `record -p` must end within 2 s after -d (jflame's start-up measured on a plain
-# run), their peak RSS (the child's ru_maxrss) at most 1.5 x the same command's beside
-# no fake JVM + 16 MB, their outputs whole; SIGINT ends a recording within 2 s; each
+# run), their peak RSS (its VmHWM) at most 1.5 x the same command's beside
+# no fake JVM + 8 MB, their outputs whole; SIGINT ends a recording within 2 s; a fake
+# whose stacks change every sample (--shuffle) fills a window's store to its cap, no
+# further (the capped frame, said once); each
 # crafted-table variant (zero or huge stride, no terminator, names without NUL, a table
 # pointing into itself, unmapped pointers, tables flipped while read) is survived on time
 # with bounded RSS and no raw control bytes on stderr; the stub frames come out with the
@@ -39,7 +41,13 @@ SIGINT_AT = 1.5
 STOP_BOUND = 2.0     # seconds from SIGINT to exit
 KILL_MARGIN = 6.0    # a run still going this long past its bound is SIGKILLed
 RSS_RATIO = 1.5
-RSS_FLOOR_KB = 16 * 1024
+RSS_FLOOR_KB = 8 * 1024  # noise: a plain run's RSS varies by a few MB
+# --shuffle makes every sample a new stack: a window keeps 32 MiB of one
+# process's distinct stacks (WINDOW_PID_STACK_BYTES), what it costs in memory
+# (the store and its index) is bounded by this many times that
+SHUFFLE_STORE_FACTOR = 3
+STORE_CAP_KB = 32 * 1024
+CAPPED_FRAME = "[jflame: too many distinct stacks]"
 NAME_PREFIX = "StubRoutines ("
 NAME_RE = re.compile(r"^StubRoutines \(\d+\)")
 VARIANTS = ("zero-stride", "huge-stride", "no-terminator", "no-nul", "cycle", "unmapped", "flip")
@@ -47,18 +55,39 @@ VARIANTS = ("zero-stride", "huge-stride", "no-terminator", "no-nul", "cycle", "u
 CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+def vm_hwm(pid):
+    """The peak RSS (VmHWM, KB) of pid's memory as it is now; 0 when gone. Not
+    wait4's ru_maxrss: after a fork and exec that holds the forking process's
+    peak too (this test's own, once it has read a large folded file)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def run_jflame(args, limit, sigint_at=None):
     """Runs jflame (its own process group), SIGINT at sigint_at seconds if given,
-    SIGKILL at limit. Returns (rc or None when killed, seconds, ru_maxrss in KB,
+    SIGKILL at limit. Returns (rc or None when killed, seconds, peak RSS in KB (VmHWM, every 20 ms),
     stderr bytes, seconds from SIGINT to exit or None)."""
     err = tempfile.TemporaryFile()
     start = time.monotonic()
+    # the sanitizer pass names every cached stack again and fails on a
+    # difference (JFLAME_STACK_CACHE=verify): this fake changes its names on
+    # purpose, so its stacks may differ; the cache runs as users run it
+    env = dict(os.environ)
+    env.pop("JFLAME_STACK_CACHE", None)
     p = subprocess.Popen([JFLAME] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                         start_new_session=True)
+                         start_new_session=True, env=env)
     sent = None
     killed = False
+    hwm = 0
     while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        hwm = max(hwm, vm_hwm(p.pid))
+        pid, status, _ = os.wait4(p.pid, os.WNOHANG)
         now = time.monotonic() - start
         if pid:
             break
@@ -74,10 +103,10 @@ def run_jflame(args, limit, sigint_at=None):
     data = err.read()
     err.close()
     if VERBOSE:
-        sys.stderr.write("jflame %s: %.2f s, maxrss %d KB\n%s\n" % (" ".join(args), now, ru.ru_maxrss,
-                                                                   data.decode(errors="replace")))
+        sys.stderr.write("jflame %s: %.2f s, peak RSS %d KB\n%s\n" % (" ".join(args), now, hwm,
+                                                                     data.decode(errors="replace")))
     rc = None if killed else (os.waitstatus_to_exitcode(status))
-    return rc, now, ru.ru_maxrss, data, (now - sent if sent is not None else None)
+    return rc, now, hwm, data, (now - sent if sent is not None else None)
 
 
 class FakeJvm:
@@ -131,7 +160,7 @@ def folded_stacks(path):
 
 
 class HostileJvmCase(unittest.TestCase):
-    baseline = {}  # "-a" / "-p": (seconds past -d, ru_maxrss KB) of a plain run
+    baseline = {}  # "-a" / "-p": (seconds past -d, peak RSS KB) of a plain run
 
     def setUp(self):
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
@@ -218,6 +247,33 @@ class StallTest(HostileJvmCase):
         self.assertLessEqual(after, STOP_BOUND, "record -a ended %.2f s after SIGINT\n%s" % (after, tail))
         self.assertEqual(rc, 0, tail)
         folded_stacks(folded)
+
+
+class DistinctStacksTest(HostileJvmCase):
+    def test_every_sample_a_new_stack(self):
+        """The fake's return addresses point into other stubs all the time: every
+        sample a stack not seen before. The window's store stops at its cap (the
+        capped frame, said once), the recording ends on time, memory bounded."""
+        time_bound, _ = self.bounds("-a", DURATION)
+        _, plain_rss = self.plain("-a")
+        f = self.fake("--frames", str(FRAMES), "--threads", str(THREADS), "--shuffle")
+        folded = self.out("shuffle.folded")
+        rc, secs, rss, err, _ = run_jflame(["record", "-a", "-F", "499", "-d", str(DURATION), "-o", folded],
+                                           time_bound + KILL_MARGIN)
+        bound = plain_rss + SHUFFLE_STORE_FACTOR * STORE_CAP_KB
+        stacks = self.check_run("record -a beside a fake making every stack new", rc, secs, rss, err, time_bound,
+                                bound, folded)
+        text = err.decode(errors="replace")
+        self.assertRegex(text, r"pid %d: more than 32 MiB of distinct stacks in window 1" % f.pid)
+        self.assertEqual(text.count("of distinct stacks in window"), 1, "said once: " + text[-1500:])
+        capped = [(fr, n) for fr, n in stacks if fr[-1] == CAPPED_FRAME]
+        self.assertTrue(capped, "no stack kept as %s" % CAPPED_FRAME)
+        for fr, _ in capped:  # its roots: process, thread, then the mark
+            self.assertEqual(fr[0], "[%d] jflame_fake_jvm" % f.pid)
+            self.assertTrue(fr[1].startswith("fake-spin-"), fr[:3])
+            self.assertEqual(len(fr), 3, fr[:5])
+        self.assertLessEqual(sum(len(";".join(fr)) for fr, _ in stacks if fr[0].startswith("[%d] " % f.pid)),
+                             STORE_CAP_KB * 1024 + 64 * 1024, "more than the cap of the fake's stacks kept")
 
 
 class CraftedTablesTest(HostileJvmCase):
