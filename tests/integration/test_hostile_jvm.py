@@ -45,7 +45,8 @@ RSS_FLOOR_KB = 8 * 1024  # noise: a plain run's RSS varies by a few MB
 # --shuffle makes every sample a new stack: a window keeps 32 MiB of one
 # process's distinct stacks (WINDOW_PID_STACK_BYTES), what it costs in memory
 # (the store and its index) is bounded by this many times that
-SHUFFLE_STORE_FACTOR = 3
+SANITIZED = bool(os.environ.get("JFLAME_JVM_PRELOAD"))  # the sanitizer pass: ASan's shadow doubles the store's cost
+SHUFFLE_STORE_FACTOR = 5 if SANITIZED else 3
 STORE_CAP_KB = 32 * 1024
 CAPPED_FRAME = "[jflame: too many distinct stacks]"
 NAME_PREFIX = "StubRoutines ("
@@ -80,6 +81,10 @@ def run_jflame(args, limit, sigint_at=None):
     # purpose, so its stacks may differ; the cache runs as users run it
     env = dict(os.environ)
     env.pop("JFLAME_STACK_CACHE", None)
+    # an ASan build's RSS is measured: freed memory reused at once, as without
+    # ASan, not held in its 256 MiB quarantine (as test_window.py does)
+    opts = env.get("ASAN_OPTIONS", "")
+    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
     p = subprocess.Popen([JFLAME] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
                          start_new_session=True, env=env)
     sent = None
