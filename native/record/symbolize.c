@@ -848,17 +848,20 @@ static struct elf_syms *vdso_syms(struct symbolizer *sy)
 
 /* A frame in a process's [vdso] mapping m named as perf names it
  * ("__vdso_clock_gettime", dso "[vdso]"), from jflame's own vDSO when m is
- * as large (not another ABI's vDSO: a 32-bit process's). false: not named. */
+ * as large (not another ABI's vDSO: a 32-bit process's). Code no exported
+ * symbol covers (a local function: with kvm-clock the vDSO reads the pvclock
+ * in one) is "[vdso]", as a file's is "[libc.so.6]" (perf: [unknown] in
+ * [vdso]). false: not a vDSO jflame can read. */
 static bool vdso_frame(struct symbolizer *sy, const struct proc_map *m, uint64_t at, struct frame *f)
 {
 	uint64_t off;
 	struct elf_syms *es = vdso_syms(sy);
-	const char *name = es && m->end - m->start == sy->vdso_size ? elf_syms_lookup(es, at - m->start, &off) : NULL;
-	if (!name)
+	if (!es || m->end - m->start != sy->vdso_size)
 		return false;
-	f->name = name; /* kept until symbolizer_free */
+	const char *name = elf_syms_lookup(es, at - m->start, &off);
+	f->name = name ? name : sy->vdso_dso; /* kept until symbolizer_free */
 	f->dso = sy->vdso_dso;
-	f->kind = FRAME_NATIVE;
+	f->kind = name ? FRAME_NATIVE : FRAME_UNKNOWN;
 	return true;
 }
 
