@@ -691,7 +691,8 @@ static int list_read(struct hotspot_threads *t, uint64_t list)
 		for (uint32_t j = 0; j < k; j++)
 			n += thread_read(t, ptrs[j], &t->threads[n]) == 0;
 	}
-	qsort(t->threads, n, sizeof(*t->threads), entry_cmp);
+	if (n) /* an empty list (a JVM starting) has no array yet */
+		qsort(t->threads, n, sizeof(*t->threads), entry_cmp);
 	t->n = n;
 	return 0;
 }
