@@ -739,7 +739,7 @@ int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t
 		else if (rc == -2 || ++t->attempts >= MAX_ATTEMPTS)
 			t->state = LAYOUT_NEVER;
 	}
-	if (t->state != LAYOUT_FOUND || tid <= 0 || list_refresh(t) != 0 ||
+	if (t->state != LAYOUT_FOUND || tid <= 0 || list_refresh(t) != 0 || !t->n ||
 	    !(e = bsearch(&key, t->threads, t->n, sizeof(*t->threads), entry_cmp)))
 		return -1;
 	if (!e->slot) /* a thread attaching: its Thread object comes after it joined the list */
