@@ -407,17 +407,6 @@ int sampler_drain(struct sampler *s, uint32_t max_records, uint64_t max_ns, bool
 	return (int)(given - s->budget_left);
 }
 
-int sampler_poll(struct sampler *s, int timeout_ms)
-{
-	bool more;
-	if (timeout_ms) {
-		int n = sampler_wait(s, timeout_ms);
-		if (n < 0 && n != -EINTR)
-			return n;
-	}
-	return sampler_drain(s, SAMPLER_DRAIN_RECORDS, SAMPLER_DRAIN_NS, &more);
-}
-
 uint64_t sampler_discard(struct sampler *s)
 {
 	uint64_t before = s->discarded;
@@ -464,7 +453,6 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 	free(vals);
 	st->samples = sum[PROFILE_STAT_SAMPLES];
 	st->dropped = sum[PROFILE_STAT_DROPPED] + s->discarded;
-	st->unread = s->discarded;
 	st->kstack_failed = sum[PROFILE_STAT_KSTACK_FAILED];
 	st->ustack_failed = sum[PROFILE_STAT_USTACK_FAILED];
 	st->short_blocks = sum[PROFILE_STAT_OFFCPU_SHORT];

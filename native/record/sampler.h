@@ -26,8 +26,7 @@ struct sampler_opts {
 
 struct sampler_stats {
 	uint64_t samples;      /* taken for selected tasks */
-	uint64_t dropped;      /* lost: ring buffer full, or left unread at the end (unread) */
-	uint64_t unread;       /* of those: taken, but left unread when the recording ended */
+	uint64_t dropped;      /* lost: ring buffer full, or left unread at the end (sampler_discard) */
 	uint64_t kstack_failed, ustack_failed;
 	uint64_t short_blocks, short_ns; /* off-CPU blocks under min_block_ns, and their time */
 	uint64_t blocks_lost;            /* off-CPU blocks lost: too many threads off the CPU at once */
@@ -61,13 +60,13 @@ int sampler_kernel_name(void *ctx, uint64_t addr, char *out, size_t len);
  * out[i] gets the name, "" where no symbol covers addr[i]; 0, or -1. */
 int sampler_kernel_names(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN]);
 /* An fd (epoll) readable when the ring fills up (wait on it with others),
- * then read the ring with sampler_poll(s, 0). */
+ * then read the ring with sampler_drain(). */
 int sampler_fd(const struct sampler *s);
 /* Waits up to timeout_ms, less when the ring fills up, without reading it:
  * the caller can look at the targets (their class unloading) before the
  * samples taken meanwhile are read. >= 0, or a negative errno. */
 int sampler_wait(struct sampler *s, int timeout_ms);
-/* The drain's budget: after this many records or this much time, sampler_poll
+/* The drain's budget: after this many records or this much time, sampler_drain
  * returns (to the caller's deadline, signals and windows) with the rest left in
  * the ring; a ring that user space cannot keep up with fills, and the kernel
  * drops and counts what does not fit. */
@@ -77,11 +76,8 @@ int sampler_wait(struct sampler *s, int timeout_ms);
  * about max_ns (the sample at hand is finished): *more says the budget ran
  * out with samples left. Samples handled, or a negative errno. */
 int sampler_drain(struct sampler *s, uint32_t max_records, uint64_t max_ns, bool *more);
-/* Waits up to timeout_ms (less when the ring fills up), then drains within the
- * budget above. Samples handled, or a negative errno. */
-int sampler_poll(struct sampler *s, int timeout_ms);
 /* Empties the ring without handing anything on: what it held is counted as
- * lost (sampler_stats.dropped, .unread). How many. */
+ * lost (sampler_stats.dropped). How many. */
 uint64_t sampler_discard(struct sampler *s);
 /* Stops sampling (detaches the perf events); samples already taken can still
  * be drained with sampler_drain() until it returns 0. */
