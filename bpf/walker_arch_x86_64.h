@@ -22,11 +22,16 @@
 #define USER_REG_BCP r13         /* the running interpreter frame's bytecode pointer */
 #define USER_REG_SYSCALL orig_ax /* the syscall the task entered the kernel for */
 
-/* Whether a perf event's sample hit user mode (cs's privilege level 3). Context
- * fields are read whole, 8 bytes (the verifier allows no less). */
+/* Whether a perf event's sample hit user mode (cs's privilege level 3). The
+ * context's registers are uapi (struct pt_regs of <asm/ptrace.h>, cs its 18th
+ * word) and read whole, 8 bytes (the verifier allows no less): cs is read at
+ * that fixed place, not through CO-RE, which sizes the access by the kernel's
+ * own pt_regs.cs (2 bytes up to 6.1, a union of 8 on newer kernels) and then
+ * refuses the 8-byte read on 5.10 and 6.1. */
+#define PT_REGS_CS_WORD 17
 static __always_inline bool user_mode_sampled(struct bpf_perf_event_data *pe)
 {
-	return (*(volatile __u64 *)&pe->regs.cs & 3) == 3;
+	return (((volatile const __u64 *)pe)[PT_REGS_CS_WORD] & 3) == 3;
 }
 
 /* ---- the frame record: `push rbp; mov rbp, rsp` after a call ---- */
