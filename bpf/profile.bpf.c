@@ -485,19 +485,27 @@ static long scan_step(__u32 j, void *ctx)
 
 /* Native code without frame pointers (libc's pthread and futex wrappers, where
  * threads block) ends a frame-pointer walk: the walk goes on from the first
- * return address into libjvm found in the next SCAN_WORDS words of the stack. */
-static __always_inline bool scan_to_jvm(struct walk *w, __u64 sp)
+ * return address into libjvm found in the next SCAN_WORDS words of the stack.
+ * legacy: without bpf_loop (kernels before 5.17), a bounded loop. */
+static __always_inline bool scan_to_jvm(struct walk *w, __u64 sp, bool legacy)
 {
 	struct scan q = { .w = w, .at = sp };
 	if (!w->hp->jvm_text_high || !stack_at(w, sp, 1))
 		return false;
-	bpf_loop(SCAN_WORDS, scan_step, &q, 0);
+	if (!legacy) {
+		bpf_loop(SCAN_WORDS, scan_step, &q, 0);
+		return q.found;
+	}
+#pragma clang loop unroll(disable)
+	for (__u32 j = 0; j < SCAN_WORDS; j++)
+		if (scan_step(j, &q))
+			break;
 	return q.found;
 }
 
-static long walk_step(__u32 i, void *ctx)
+/* One frame of the walk (frame i): 1 when the walk is over. */
+static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy)
 {
-	struct walk *w = ctx;
 	struct profile_sample *s = w->s;
 	const struct hotspot_proc *hp = w->hp;
 	if (i >= PROFILE_MAX_USER_FRAMES)
@@ -520,16 +528,36 @@ static long walk_step(__u32 i, void *ctx)
 	else {
 		__u64 sp = w->r->sp;
 		unwind_fp(w);
-		if (w->r->done && i < 4 && scan_to_jvm(w, sp))
+		if (w->r->done && i < 4 && scan_to_jvm(w, sp, legacy))
 			w->r->done = false;
 	}
 	if (!w->r->done && !w->r->pc)
 		w->r->done = true;
 	if (w->r->done)
 		return 1;
-	if (i + 1 == PROFILE_MAX_USER_FRAMES)
+	if (i + 1 == (legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES))
 		w->r->end = PROFILE_END_TRUNCATED;
 	return 0;
+}
+
+static long walk_step(__u32 i, void *ctx)
+{
+	return walk_one(i, ctx, false);
+}
+
+/* The walk of a JVM's user stack from the registers in w->r: by bpf_loop to
+ * PROFILE_MAX_USER_FRAMES frames, or (legacy) by a loop the verifier checks
+ * frame by frame, to PROFILE_LEGACY_USER_FRAMES (its 1M-instruction budget). */
+static __always_inline void walk_stack(struct walk *w, bool legacy)
+{
+	if (!legacy) {
+		bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, w, 0);
+		return;
+	}
+#pragma clang loop unroll(disable)
+	for (__u32 i = 0; i < PROFILE_LEGACY_USER_FRAMES; i++)
+		if (walk_one(i, w, true))
+			break;
 }
 
 #define PIDNS_LEVELS 32 /* MAX_PID_NS_LEVEL */
@@ -558,28 +586,61 @@ static long pidns_step(__u32 i, void *ctx)
 /* The number of pid p in jflame's pid namespace (p of a task there, or in a
  * namespace below it); 0 when p is not seen there. Its numbers go from the
  * initial namespace (level 0) down to the task's own. */
-static __always_inline __u32 pidns_nr(struct pid *p)
+static __always_inline __u32 pidns_nr(struct pid *p, bool legacy)
 {
 	struct pidns_search q = { .p = p };
 
 	if (!p)
 		return 0;
 	q.level = BPF_CORE_READ(p, level);
-	bpf_loop(PIDNS_LEVELS, pidns_step, &q, 0);
+	if (!legacy) {
+		bpf_loop(PIDNS_LEVELS, pidns_step, &q, 0);
+		return q.nr;
+	}
+#pragma clang loop unroll(disable)
+	for (__u32 i = 0; i < PIDNS_LEVELS; i++)
+		if (pidns_step(i, &q))
+			break;
 	return q.nr;
 }
 
 /* A task's tgid and tid in jflame's pid namespace: false when it has none there. */
-static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u32 *tid)
+static __always_inline bool task_ns_ids(struct task_struct *t, __u32 *tgid, __u32 *tid, bool legacy)
 {
-	*tid = pidns_nr(BPF_CORE_READ(t, thread_pid));
-	*tgid = pidns_nr(BPF_CORE_READ(t, group_leader, thread_pid));
+	*tid = pidns_nr(BPF_CORE_READ(t, thread_pid), legacy);
+	*tgid = pidns_nr(BPF_CORE_READ(t, group_leader, thread_pid), legacy);
 	return *tid && *tgid;
+}
+
+/* The current task: its BTF pointer (5.11), or (legacy) the plain one, read
+ * only through BPF_CORE_READ. */
+static __always_inline struct task_struct *current_task(bool legacy)
+{
+	if (legacy)
+		return (struct task_struct *)bpf_get_current_task();
+	return bpf_get_current_task_btf();
+}
+
+/* x86-64's kernel stack: THREAD_SIZE (16 KiB; 32 KiB with KASAN, which
+ * production kernels do not have) with the user registers at its top. */
+#define KERNEL_STACK_BYTES 16384
+
+/* The user registers a task saved on entering the kernel: bpf_task_pt_regs
+ * (5.15), or (legacy) task_pt_regs() done by hand, as the kernel does it: the
+ * top of the task's kernel stack. */
+static __always_inline struct pt_regs *task_regs(struct task_struct *t, bool legacy)
+{
+	if (!legacy)
+		return (struct pt_regs *)bpf_task_pt_regs(t);
+	void *stack = BPF_CORE_READ(t, stack);
+	if (!stack)
+		return NULL;
+	return (struct pt_regs *)((__u8 *)stack + KERNEL_STACK_BYTES - bpf_core_type_size(struct pt_regs));
 }
 
 /* The registers of the sampled task's user mode: the sampled ones (a perf
  * event's sample that hit user mode), else those saved on kernel entry. */
-static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
+static __always_inline int user_regs(void *ctx, bool perf, struct walk *w, bool legacy)
 {
 	if (perf && user_mode_sampled(ctx)) {
 		struct bpf_perf_event_data *pe = ctx;
@@ -589,7 +650,7 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
 		w->r->bcp = pe->regs.USER_REG_BCP;
 		return 0;
 	}
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = task_regs(current_task(legacy), legacy);
 	if (!regs)
 		return -1;
 	w->r->pc = BPF_CORE_READ(regs, USER_REG_PC);
@@ -601,7 +662,7 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w)
 
 /* Whether the current task is selected (not idle unless asked, not jflame, of
  * the selected processes), and its tgid and tid as jflame sees them. */
-static __always_inline bool select_current(__u32 *tgid, __u32 *tid)
+static __always_inline bool select_current(__u32 *tgid, __u32 *tid, bool legacy)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, t = (__u32)id;
@@ -615,7 +676,7 @@ static __always_inline bool select_current(__u32 *tgid, __u32 *tid)
 		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) == 0) {
 			pid = ns.tgid;
 			t = ns.pid;
-		} else if (!task_ns_ids(bpf_get_current_task_btf(), &pid, &t)) {
+		} else if (!task_ns_ids(current_task(legacy), &pid, &t, legacy)) {
 			return false; /* another pod's, or the host's */
 		}
 	}
@@ -636,7 +697,7 @@ static __always_inline void pending_kstack(struct profile_sample *s, const struc
 /* pend: an off-CPU block, whose kernel stack was taken when it ended; its
  * user stack is walked now when user, else left out (PROFILE_FLAG_NO_USER). */
 static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 tid, __u8 kind, __u64 weight_ns,
-				       const struct offcpu_pending *pend, bool user)
+				       const struct offcpu_pending *pend, bool user, bool legacy)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct cpu_scratch *cs;
@@ -675,8 +736,8 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 				  .now = s->ts_ns, .tgid = pid };
 		__builtin_memset(&cs->regs, 0, sizeof(cs->regs));
 		s->walk = PROFILE_WALK_HOTSPOT;
-		if (user_regs(ctx, perf, &w) == 0) {
-			bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, &w, 0);
+		if (user_regs(ctx, perf, &w, legacy) == 0) {
+			walk_stack(&w, legacy);
 		} else {
 			cs->regs.end = PROFILE_END_READ;
 		}
@@ -705,15 +766,30 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 	return 0;
 }
 
-SEC("perf_event")
-int profile_sample(struct bpf_perf_event_data *ctx)
+/* Each program comes twice: as written for kernels with bpf_loop (5.17) and
+ * sched_switch's prev_state (5.18), and a _legacy twin for older ones (down to
+ * 5.8, the ring buffer's): no bpf_loop (bounded loops), bpf_task_pt_regs,
+ * bpf_get_current_task_btf or prev_state. jflame loads one set (sampler.c). */
+static __always_inline int sample_cpu(struct bpf_perf_event_data *ctx, bool legacy)
 {
 	__u32 pid, tid;
 
-	if (!select_current(&pid, &tid))
+	if (!select_current(&pid, &tid, legacy))
 		return 0;
 	count(PROFILE_STAT_SAMPLES);
-	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, true);
+	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, true, legacy);
+}
+
+SEC("perf_event")
+int profile_sample(struct bpf_perf_event_data *ctx)
+{
+	return sample_cpu(ctx, false);
+}
+
+SEC("perf_event")
+int profile_sample_legacy(struct bpf_perf_event_data *ctx)
+{
+	return sample_cpu(ctx, true);
 }
 
 /* Off-CPU. No kprobe or fentry is needed (kernels without CONFIG_KPROBES or
@@ -779,20 +855,34 @@ static __always_inline void count_add(__u32 which, __u64 n)
 }
 
 /* The current task's pending block, sent with its user stack when user. */
-static __always_inline int offcpu_emit(void *ctx, __u32 ktid, struct offcpu_pending *pend, bool user)
+static __always_inline int offcpu_emit(void *ctx, __u32 ktid, struct offcpu_pending *pend, bool user, bool legacy)
 {
 	__u32 pid, tid;
 	int rc = 0;
-	if (select_current(&pid, &tid)) {
+	if (select_current(&pid, &tid, legacy)) {
 		count(PROFILE_STAT_SAMPLES);
-		rc = emit_sample(ctx, false, pid, tid, PROFILE_KIND_OFFCPU, pend->weight_ns, pend, user);
+		rc = emit_sample(ctx, false, pid, tid, PROFILE_KIND_OFFCPU, pend->weight_ns, pend, user, legacy);
 	}
 	bpf_map_delete_elem(&offcpu_pending, &ktid);
 	return rc;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
+/* A task's state before 5.14 (a long named state; __state since). */
+struct task_struct___state_long {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___state_long *)t, state);
+}
+
+/* prev_state: the state prev left in (sched_switch's 4th argument from 5.18;
+ * legacy: read from prev, as the kernel's own tracepoint did before). */
+static __always_inline int offcpu_switched(void *ctx, struct task_struct *prev, struct task_struct *next,
+					   long prev_state, bool legacy)
 {
 	__u32 pid, tid, ktid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
 	__u64 now = bpf_ktime_get_ns();
@@ -801,9 +891,9 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 
 	/* prev, leaving: a block it came back from without a syscall exit goes out first */
 	if (ktid && (pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
-		offcpu_emit(ctx, ktid, pend, false);
-	if (ktid && select_current(&pid, &tid)) {
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		offcpu_emit(ctx, ktid, pend, false, legacy);
+	if (ktid && select_current(&pid, &tid, legacy)) {
+		struct pt_regs *regs = task_regs(prev, legacy);
 		if (prev_state != 0 && regs) /* blocked (not preempted): in which syscall */
 			v.nr = (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL);
 		if (bpf_map_update_elem(&offcpu_start, &ktid, &v, BPF_ANY) != 0)
@@ -833,21 +923,44 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	return 0;
 }
 
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
+{
+	return offcpu_switched(ctx, prev, next, prev_state, false);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch_legacy, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return offcpu_switched(ctx, prev, next, task_state(prev), true);
+}
+
 /* Every syscall's return: one hash lookup unless the task has a block to send. */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int offcpu_exited(void *ctx, struct pt_regs *regs, bool legacy)
 {
 	__u32 ktid = (__u32)bpf_get_current_pid_tgid();
 	struct offcpu_pending *pend;
 
 	if (!ktid || !(pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
 		return 0;
-	return offcpu_emit(ctx, ktid, pend, pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL));
+	return offcpu_emit(ctx, ktid, pend, pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL),
+			   legacy);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	return offcpu_exited(ctx, regs, false);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit_legacy, struct pt_regs *regs, long ret)
+{
+	return offcpu_exited(ctx, regs, true);
 }
 
 /* A launched command's children (a wrapper script starting java) are recorded too. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+static __always_inline int forked(struct task_struct *parent, struct task_struct *child, bool legacy)
 {
 	__u32 ppid, cpid;
 	__u8 one = 1;
@@ -860,13 +973,25 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	ppid = BPF_CORE_READ(parent, tgid);
 	if (pidns_ino) { /* `pids` holds pids as jflame sees them */
 		__u32 tid;
-		if (!task_ns_ids(parent, &ppid, &tid) || !task_ns_ids(child, &cpid, &tid))
+		if (!task_ns_ids(parent, &ppid, &tid, legacy) || !task_ns_ids(child, &cpid, &tid, legacy))
 			return 0;
 	}
 	if (!bpf_map_lookup_elem(&pids, &ppid))
 		return 0;
 	bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return forked(parent, child, false);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork_legacy, struct task_struct *parent, struct task_struct *child)
+{
+	return forked(parent, child, true);
 }
 
 /* Kernel symbols named by the kernel itself (kallsyms_lookup behind %pS): jflame

@@ -9,6 +9,12 @@
  * default; jflame raises it to PROFILE_MAX_FP_FRAMES where it may); JVMs by
  * the HotSpot walker, up to PROFILE_MAX_USER_FRAMES. */
 #define PROFILE_MAX_USER_FRAMES 2048
+/* The walker's depth on kernels without bpf_loop (before 5.17): there it is a
+ * bounded loop, which the verifier checks frame by frame within its budget of
+ * a million instructions (measured on 5.10: bench/kernels.sh). */
+#ifndef PROFILE_LEGACY_USER_FRAMES
+#define PROFILE_LEGACY_USER_FRAMES 128
+#endif
 #define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
 #define PROFILE_COMM_LEN 16

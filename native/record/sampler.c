@@ -36,6 +36,8 @@ struct sampler {
 	int max_stack;
 	const char *event;
 	bool ksym_ok; /* the ksym_names program is loaded */
+	/* the programs of the set loaded (profile.bpf.c: as written, or _legacy) */
+	struct bpf_program *p_sample, *p_switch, *p_exit, *p_fork;
 	/* the drain's budget (sampler_drain): records and time left, or skip
 	 * (records counted as lost, not handed on) */
 	uint32_t budget_left;
@@ -171,9 +173,9 @@ static int open_event(const char *event, int freq, int cpu)
  * ones, sys_exit adds their user stacks (see profile.bpf.c). */
 static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 {
-	s->switch_link = bpf_program__attach(s->skel->progs.offcpu_switch);
+	s->switch_link = bpf_program__attach(s->p_switch);
 	if (s->switch_link)
-		s->exit_link = bpf_program__attach(s->skel->progs.offcpu_sys_exit);
+		s->exit_link = bpf_program__attach(s->p_exit);
 	if (!s->switch_link || !s->exit_link) {
 		snprintf(err, errlen, "failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
 			 "a kernel with BTF tracepoints (5.5 or later)", s->switch_link ? "sys_exit" : "sched_switch",
@@ -181,6 +183,27 @@ static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* -v: each program loaded, the instructions the verifier went through (its
+ * log's "processed N insns") and its time, and the whole load's time. */
+static void say_verified(struct sampler *s, uint64_t t0, char (*vlog)[2048], int nlog)
+{
+	struct bpf_program *prog;
+	int k = 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (!bpf_program__autoload(prog) || k >= nlog)
+			continue;
+		const char *log = vlog[k++], *p = strstr(log, "processed "), *t = strstr(log, "verification time ");
+		unsigned long insns = 0, usec = 0;
+		if (p)
+			sscanf(p, "processed %lu", &insns);
+		if (t)
+			sscanf(t, "verification time %lu", &usec);
+		fprintf(stderr, "jflame: BPF program %s: %lu instructions verified in %.1f ms, %zu instructions\n",
+			bpf_program__name(prog), insns, (double)usec / 1000.0, bpf_program__insn_cnt(prog));
+	}
+	fprintf(stderr, "jflame: BPF programs loaded in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
 }
 
 static void perf_error(int e, const char *event, char *err, size_t errlen)
@@ -261,23 +284,43 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		snprintf(err, errlen, "failed to size the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
-	bpf_program__set_autoload(s->skel->progs.offcpu_switch, o->offcpu);
-	bpf_program__set_autoload(s->skel->progs.offcpu_sys_exit, o->offcpu);
+	/* one set of programs: as written, or their _legacy twins */
+	s->p_sample = o->legacy ? s->skel->progs.profile_sample_legacy : s->skel->progs.profile_sample;
+	s->p_switch = o->legacy ? s->skel->progs.offcpu_switch_legacy : s->skel->progs.offcpu_switch;
+	s->p_exit = o->legacy ? s->skel->progs.offcpu_sys_exit_legacy : s->skel->progs.offcpu_sys_exit;
+	s->p_fork = o->legacy ? s->skel->progs.follow_fork_legacy : s->skel->progs.follow_fork;
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
+	bpf_program__set_autoload(s->p_switch, o->offcpu);
+	bpf_program__set_autoload(s->p_exit, o->offcpu);
 	if (!o->offcpu) {
 		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
 		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
 	}
-	bpf_program__set_autoload(s->skel->progs.follow_fork, o->pids && o->follow_children);
+	bpf_program__set_autoload(s->p_fork, o->pids && o->follow_children);
 	/* kernel frames named by the kernel (5.14+); else from /proc/kallsyms */
-	s->ksym_ok = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
-		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_snprintf, NULL) == 1;
+	s->ksym_ok = o->ksym_prog;
 	bpf_program__set_autoload(s->skel->progs.ksym_names, s->ksym_ok);
+	/* each program's verification (instructions, time) for -v and bench/kernels.sh */
+	char vlog[8][2048];
+	int nlog = 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (o->verbose && bpf_program__autoload(prog) && nlog < 8) {
+			vlog[nlog][0] = '\0';
+			bpf_program__set_log_buf(prog, vlog[nlog], sizeof(vlog[nlog]));
+			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS: the totals only */
+			nlog++;
+		}
+	}
 	/* one sample under construction per CPU, indexed by CPU number */
 	int possible = libbpf_num_possible_cpus();
 	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
 		snprintf(err, errlen, "failed to size the BPF scratch map: %s", strerror(errno));
 		goto fail;
 	}
+	uint64_t t0 = mono_ns();
 	if (profile_bpf__load(s->skel) != 0) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
@@ -288,6 +331,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 				 "verifier's log)", strerror(e));
 		goto fail;
 	}
+	if (o->verbose)
+		say_verified(s, t0, vlog, nlog);
 	for (size_t i = 0; o->pids && i < o->npids; i++) {
 		__u32 pid = (__u32)o->pids[i];
 		__u8 one = 1;
@@ -298,7 +343,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	}
 
 	if (o->pids && o->follow_children) {
-		s->fork_link = bpf_program__attach(s->skel->progs.follow_fork);
+		s->fork_link = bpf_program__attach(s->p_fork);
 		if (!s->fork_link) {
 			snprintf(err, errlen, "failed to follow child processes (sched_process_fork): %s",
 				 strerror(errno));
@@ -325,7 +370,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 			goto fail;
 		}
 		s->fds[cpu] = fd;
-		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.profile_sample, fd);
+		s->links[cpu] = bpf_program__attach_perf_event(s->p_sample, fd);
 		if (!s->links[cpu]) {
 			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu,
 				 strerror(errno));

@@ -21,7 +21,9 @@ struct sampler_opts {
 	bool no_cpu;         /* no perf events: off-CPU samples only */
 	bool offcpu;         /* also a sample per block of a selected thread (sched_switch) */
 	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
-	bool verbose;        /* libbpf's messages on stderr */
+	bool verbose;        /* libbpf's messages, and each program's verification, on stderr */
+	bool legacy;         /* load the _legacy programs (kernel_features.h: before 5.18) */
+	bool ksym_prog;      /* the kernel names kernel addresses (5.14): load ksym_names */
 };
 
 struct sampler_stats {

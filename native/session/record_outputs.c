@@ -546,6 +546,9 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 		snprintf(fp + used, fplen - used, "; inlining placed at safepoints only in pid %d (no "
 			 "-XX:+DebugNonSafepoints)", (int)inl->safepoint_only_pid);
 	used = strlen(fp);
+	if (walked && r->kf.note[0]) /* the walker's depth on an older kernel */
+		snprintf(fp + used, fplen - used, "; %s", r->kf.note);
+	used = strlen(fp);
 	if (inl->bad)
 		snprintf(fp + used, fplen - used, "; %" PRIu64 " compiled frames without inlining (debug info did not "
 			 "decode)", inl->bad);

@@ -307,6 +307,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		.offcpu = r->o.mode != MODE_CPU,
 		.min_block_ns = r->o.min_block_ns,
 		.verbose = r->o.verbose,
+		.legacy = r->kf.legacy,
+		.ksym_prog = r->kf.ksym_prog,
 	};
 	r->sampler = sampler_open(&so, sample_gate_add, r, err, errlen);
 	if (!r->sampler)

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "kernel_features.h"
 #include "agent_samples.h"
 #include "attach.h"
 #include "heatmap.h"
@@ -153,6 +154,7 @@ typedef void (*record_window_sink)(void *ctx, const struct recording *rec, const
 
 struct record {
 	struct record_opts o;
+	struct kernel_features kf;  /* probed at start: the BPF programs' set, and what the kernel costs */
 	struct str_intern *si;
 	struct symbolizer *sy;
 	struct sampler *sampler;
