@@ -44,6 +44,7 @@ struct sampler {
 	uint64_t budget_end_ns;
 	bool skip;
 	uint64_t discarded; /* records skipped unread: lost */
+	int stats_fd;       /* -v: the kernel's BPF run-time statistics, on while open */
 };
 
 /* The callback's "budget spent": libbpf stops consuming (the record that
@@ -206,6 +207,24 @@ static void say_verified(struct sampler *s, uint64_t t0, char (*vlog)[2048], int
 	fprintf(stderr, "jflame: BPF programs loaded in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
 }
 
+/* -v, at the end: each program's runs and its mean time a run (a sample's
+ * walk, for the sampling program), from the kernel's statistics. */
+static void say_run_time(struct sampler *s)
+{
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.run_cnt)
+			continue;
+		fprintf(stderr, "jflame: BPF program %s: %llu runs, %.2f ms in all, %.2f us a run\n",
+			bpf_program__name(prog), (unsigned long long)info.run_cnt, (double)info.run_time_ns / 1e6,
+			(double)info.run_time_ns / (double)info.run_cnt / 1000.0);
+	}
+}
+
 static void perf_error(int e, const char *event, char *err, size_t errlen)
 {
 	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
@@ -241,6 +260,7 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		goto oom;
 	s->fn = fn;
 	s->ctx = ctx;
+	s->stats_fd = -1;
 	s->ncpus = ncpus;
 	s->fds = malloc((size_t)ncpus * sizeof(*s->fds));
 	s->links = calloc((size_t)ncpus, sizeof(*s->links));
@@ -331,8 +351,10 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 				 "verifier's log)", strerror(e));
 		goto fail;
 	}
-	if (o->verbose)
+	if (o->verbose) {
 		say_verified(s, t0, vlog, nlog);
+		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME); /* 5.8; said at close */
+	}
 	for (size_t i = 0; o->pids && i < o->npids; i++) {
 		__u32 pid = (__u32)o->pids[i];
 		__u8 one = 1;
@@ -540,6 +562,10 @@ void sampler_close(struct sampler *s)
 	if (!s)
 		return;
 	sampler_stop(s);
+	if (s->stats_fd >= 0) {
+		say_run_time(s);
+		close(s->stats_fd);
+	}
 	bpf_link__destroy(s->fork_link);
 	ring_buffer__free(s->rb);
 	profile_bpf__destroy(s->skel);
