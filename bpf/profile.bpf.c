@@ -29,6 +29,9 @@ const volatile bool follow_children = false; /* processes forked by selected one
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
+/* The legacy walker's depth (at most PROFILE_LEGACY_USER_FRAMES): jflame
+ * halves it while the kernel's verifier finds the program too large. */
+const volatile __u32 legacy_frames = PROFILE_LEGACY_USER_FRAMES;
 
 /* The ring's largest size; jflame sizes it for the sample rate before load
  * (sampler_ring_bytes) and wakes when a quarter of it is queued. */
@@ -535,7 +538,7 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy)
 		w->r->done = true;
 	if (w->r->done)
 		return 1;
-	if (i + 1 == (legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES))
+	if (i + 1 == (legacy ? legacy_frames : PROFILE_MAX_USER_FRAMES))
 		w->r->end = PROFILE_END_TRUNCATED;
 	return 0;
 }
@@ -547,7 +550,7 @@ static long walk_step(__u32 i, void *ctx)
 
 /* The walk of a JVM's user stack from the registers in w->r: by bpf_loop to
  * PROFILE_MAX_USER_FRAMES frames, or (legacy) by a loop the verifier checks
- * frame by frame, to PROFILE_LEGACY_USER_FRAMES (its 1M-instruction budget). */
+ * frame by frame, to legacy_frames (within its budget of 1M instructions). */
 static __always_inline void walk_stack(struct walk *w, bool legacy)
 {
 	if (!legacy) {
@@ -555,7 +558,7 @@ static __always_inline void walk_stack(struct walk *w, bool legacy)
 		return;
 	}
 #pragma clang loop unroll(disable)
-	for (__u32 i = 0; i < PROFILE_LEGACY_USER_FRAMES; i++)
+	for (__u32 i = 0; i < PROFILE_LEGACY_USER_FRAMES && i < legacy_frames; i++)
 		if (walk_one(i, w, true))
 			break;
 }

@@ -18,7 +18,6 @@
 #include "cli_num.h"
 #include "diff_graph.h"
 #include "kernel_features.h"
-#include "msg.h"
 #include "out_name.h"
 #include "record_launch.h"
 #include "record_outputs.h"
@@ -760,14 +759,13 @@ int cmd_record(int argc, char **argv)
 		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}
-	/* a kernel too old: one line, exit 2; an older one: what it costs, once */
+	/* a kernel too old: one line, exit 2 (an older one: record_session_start
+	 * says what it costs) */
 	if (kernel_features_probe(&r.kf, err, sizeof(err)) != 0) {
 		cli_err_prefix(err, sizeof(err));
 		rc = 2;
 		goto out;
 	}
-	if (r.kf.note[0])
-		msg_say("%s\n", r.kf.note);
 	if (cli.baseline) {
 		if (!(regress = window_regress_new(&cli.regress, err, sizeof(err)))) {
 			cli_err_prefix(err, sizeof(err));

@@ -72,7 +72,14 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 	const char *force = getenv("JFLAME_BPF_LEGACY");
 	kf->forced = force && strcmp(force, "1") == 0;
 	kf->legacy = kf->forced || !kf->bpf_loop || !kf->switch_state;
-	kf->user_frames = kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES;
+	kernel_features_note(kf, kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES);
+	return 0;
+}
+
+void kernel_features_note(struct kernel_features *kf, int user_frames)
+{
+	kf->user_frames = user_frames;
+	kf->note[0] = '\0';
 	if (kf->forced)
 		snprintf(kf->note, sizeof(kf->note), "kernel %s, with JFLAME_BPF_LEGACY=1: Java stacks are walked to %d "
 			 "frames (%d with bpf_loop)", kf->version, kf->user_frames, PROFILE_MAX_USER_FRAMES);
@@ -82,5 +89,4 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 	else if (!kf->switch_state)
 		snprintf(kf->note, sizeof(kf->note), "kernel %s has no prev_state in sched_switch: Java stacks are "
 			 "walked to %d frames (%d from 5.18)", kf->version, kf->user_frames, PROFILE_MAX_USER_FRAMES);
-	return 0;
 }

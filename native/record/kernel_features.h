@@ -30,5 +30,7 @@ struct kernel_features {
 /* Probes the kernel. -1 when jflame cannot run on it, with one line in err
  * naming the kernel, the minimum and the feature missing; else 0. */
 int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen);
+/* The note again for the walker's depth the kernel took (sampler_walker_frames). */
+void kernel_features_note(struct kernel_features *kf, int user_frames);
 
 #endif

@@ -45,6 +45,7 @@ struct sampler {
 	bool skip;
 	uint64_t discarded; /* records skipped unread: lost */
 	int stats_fd;       /* -v: the kernel's BPF run-time statistics, on while open */
+	uint32_t user_frames; /* the HotSpot walker's depth */
 };
 
 /* The callback's "budget spent": libbpf stops consuming (the record that
@@ -236,11 +237,105 @@ static void perf_error(int e, const char *event, char *err, size_t errlen)
 		snprintf(err, errlen, "failed to open a %s perf event: %s", event, strerror(e));
 }
 
+/* Opens, sets up and loads the programs' set (legacy: the walker to depth
+ * frames). 0; -E2BIG when the legacy walker is over the verifier's budget at
+ * that depth (nothing said); else -1 with err said. */
+static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t depth, char *err, size_t errlen)
+{
+	int rc = -1, e;
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		snprintf(err, errlen, "failed to open the BPF program: %s", strerror(errno));
+		goto out;
+	}
+	s->skel->rodata->filter_pids = o->pids != NULL;
+	s->skel->rodata->include_idle = o->include_idle;
+	s->skel->rodata->self_pid = (__u32)getpid();
+	/* in a sidecar's pid namespace: pids as this /proc has them, and only its tasks */
+	uint64_t ns_dev, ns_ino;
+	if (proc_info_self_pidns(&ns_dev, &ns_ino) < 0) {
+		snprintf(err, errlen, "failed to read its pid namespace (/proc/self/ns/pid): %s",
+			 strerror(errno));
+		goto out;
+	}
+	s->skel->rodata->pidns_dev = ns_dev;
+	s->skel->rodata->pidns_ino = ns_ino;
+	s->skel->rodata->follow_children = o->pids && o->follow_children;
+	s->skel->rodata->min_block_ns = o->min_block_ns;
+	s->skel->rodata->legacy_frames = depth;
+	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, s->ncpus, o->offcpu);
+	s->skel->rodata->ring_wakeup_bytes = ring / 4;
+	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
+		snprintf(err, errlen, "failed to size the BPF ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	/* one set of programs: as written, or their _legacy twins */
+	s->p_sample = o->legacy ? s->skel->progs.profile_sample_legacy : s->skel->progs.profile_sample;
+	s->p_switch = o->legacy ? s->skel->progs.offcpu_switch_legacy : s->skel->progs.offcpu_switch;
+	s->p_exit = o->legacy ? s->skel->progs.offcpu_sys_exit_legacy : s->skel->progs.offcpu_sys_exit;
+	s->p_fork = o->legacy ? s->skel->progs.follow_fork_legacy : s->skel->progs.follow_fork;
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
+	bpf_program__set_autoload(s->p_switch, o->offcpu);
+	bpf_program__set_autoload(s->p_exit, o->offcpu);
+	if (!o->offcpu) {
+		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
+		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
+	}
+	bpf_program__set_autoload(s->p_fork, o->pids && o->follow_children);
+	/* kernel frames named by the kernel (5.14+); else from /proc/kallsyms */
+	s->ksym_ok = o->ksym_prog;
+	bpf_program__set_autoload(s->skel->progs.ksym_names, s->ksym_ok);
+	/* each program's verification (instructions, time) for -v and bench/kernels.sh */
+	char vlog[8][2048];
+	int nlog = 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (o->verbose && bpf_program__autoload(prog) && nlog < 8) {
+			vlog[nlog][0] = '\0';
+			bpf_program__set_log_buf(prog, vlog[nlog], sizeof(vlog[nlog]));
+			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS: the totals only */
+			nlog++;
+		}
+	}
+	/* one sample under construction per CPU, indexed by CPU number */
+	int possible = libbpf_num_possible_cpus();
+	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
+		snprintf(err, errlen, "failed to size the BPF scratch map: %s", strerror(errno));
+		goto out;
+	}
+	uint64_t t0 = mono_ns();
+	if (profile_bpf__load(s->skel) != 0) {
+		e = errno;
+		/* over the verifier's budget (a million instructions: E2BIG; 8192
+		 * branches pending: EFAULT before 6.x): the caller tries fewer frames */
+		if ((e == E2BIG || e == EFAULT) && o->legacy) {
+			rc = -E2BIG;
+			goto out;
+		}
+		if (e == EPERM || e == EACCES)
+			snprintf(err, errlen, "not permitted to load eBPF programs; run as root (or grant "
+				 "CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+		else
+			snprintf(err, errlen, "failed to load the BPF program: %s (run with -v for the "
+				 "verifier's log)", strerror(e));
+		goto out;
+	}
+	if (o->verbose) {
+		say_verified(s, t0, vlog, nlog);
+		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME); /* 5.8; said at close */
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct sampler *s = NULL;
 	bool online[1024] = { false };
-	int ncpus, e;
+	int ncpus;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
@@ -279,82 +374,21 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	if (s->max_stack <= 0)
 		s->max_stack = 127;
 
-	s->skel = profile_bpf__open();
-	if (!s->skel) {
-		snprintf(err, errlen, "failed to open the BPF program: %s", strerror(errno));
+	/* the legacy walker's depth: as deep as the verifier takes (the budget
+	 * differs between kernels), from PROFILE_LEGACY_USER_FRAMES down */
+	uint32_t depth = PROFILE_LEGACY_USER_FRAMES;
+	int lr;
+	while ((lr = skel_load(s, o, depth, err, errlen)) == -E2BIG && depth > 16) {
+		profile_bpf__destroy(s->skel);
+		s->skel = NULL;
+		depth /= 2;
+	}
+	if (lr == -E2BIG)
+		snprintf(err, errlen, "failed to load the BPF program: the kernel's verifier refuses even a %u-frame "
+			 "walker (run with -v for its log)", depth);
+	if (lr != 0)
 		goto fail;
-	}
-	s->skel->rodata->filter_pids = o->pids != NULL;
-	s->skel->rodata->include_idle = o->include_idle;
-	s->skel->rodata->self_pid = (__u32)getpid();
-	/* in a sidecar's pid namespace: pids as this /proc has them, and only its tasks */
-	uint64_t ns_dev, ns_ino;
-	if (proc_info_self_pidns(&ns_dev, &ns_ino) < 0) {
-		snprintf(err, errlen, "failed to read its pid namespace (/proc/self/ns/pid): %s",
-			 strerror(errno));
-		goto fail;
-	}
-	s->skel->rodata->pidns_dev = ns_dev;
-	s->skel->rodata->pidns_ino = ns_ino;
-	s->skel->rodata->follow_children = o->pids && o->follow_children;
-	s->skel->rodata->min_block_ns = o->min_block_ns;
-	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, ncpus, o->offcpu);
-	s->skel->rodata->ring_wakeup_bytes = ring / 4;
-	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
-		snprintf(err, errlen, "failed to size the BPF ring buffer: %s", strerror(errno));
-		goto fail;
-	}
-	/* one set of programs: as written, or their _legacy twins */
-	s->p_sample = o->legacy ? s->skel->progs.profile_sample_legacy : s->skel->progs.profile_sample;
-	s->p_switch = o->legacy ? s->skel->progs.offcpu_switch_legacy : s->skel->progs.offcpu_switch;
-	s->p_exit = o->legacy ? s->skel->progs.offcpu_sys_exit_legacy : s->skel->progs.offcpu_sys_exit;
-	s->p_fork = o->legacy ? s->skel->progs.follow_fork_legacy : s->skel->progs.follow_fork;
-	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, s->skel->obj)
-		bpf_program__set_autoload(prog, false);
-	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
-	bpf_program__set_autoload(s->p_switch, o->offcpu);
-	bpf_program__set_autoload(s->p_exit, o->offcpu);
-	if (!o->offcpu) {
-		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
-		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
-	}
-	bpf_program__set_autoload(s->p_fork, o->pids && o->follow_children);
-	/* kernel frames named by the kernel (5.14+); else from /proc/kallsyms */
-	s->ksym_ok = o->ksym_prog;
-	bpf_program__set_autoload(s->skel->progs.ksym_names, s->ksym_ok);
-	/* each program's verification (instructions, time) for -v and bench/kernels.sh */
-	char vlog[8][2048];
-	int nlog = 0;
-	bpf_object__for_each_program(prog, s->skel->obj) {
-		if (o->verbose && bpf_program__autoload(prog) && nlog < 8) {
-			vlog[nlog][0] = '\0';
-			bpf_program__set_log_buf(prog, vlog[nlog], sizeof(vlog[nlog]));
-			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS: the totals only */
-			nlog++;
-		}
-	}
-	/* one sample under construction per CPU, indexed by CPU number */
-	int possible = libbpf_num_possible_cpus();
-	if (possible <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, (__u32)possible) != 0) {
-		snprintf(err, errlen, "failed to size the BPF scratch map: %s", strerror(errno));
-		goto fail;
-	}
-	uint64_t t0 = mono_ns();
-	if (profile_bpf__load(s->skel) != 0) {
-		e = errno;
-		if (e == EPERM || e == EACCES)
-			snprintf(err, errlen, "not permitted to load eBPF programs; run as root (or grant "
-				 "CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
-		else
-			snprintf(err, errlen, "failed to load the BPF program: %s (run with -v for the "
-				 "verifier's log)", strerror(e));
-		goto fail;
-	}
-	if (o->verbose) {
-		say_verified(s, t0, vlog, nlog);
-		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME); /* 5.8; said at close */
-	}
+	s->user_frames = o->legacy ? depth : PROFILE_MAX_USER_FRAMES;
 	for (size_t i = 0; o->pids && i < o->npids; i++) {
 		__u32 pid = (__u32)o->pids[i];
 		__u8 one = 1;
@@ -530,6 +564,11 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 int sampler_max_user_frames(const struct sampler *s)
 {
 	return s->max_stack < PROFILE_MAX_FP_FRAMES ? s->max_stack : PROFILE_MAX_FP_FRAMES;
+}
+
+int sampler_walker_frames(const struct sampler *s)
+{
+	return (int)s->user_frames;
 }
 
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp)

@@ -313,6 +313,10 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	r->sampler = sampler_open(&so, sample_gate_add, r, err, errlen);
 	if (!r->sampler)
 		return -1;
+	/* what an older kernel costs, said once (and in the graph's subtitle) */
+	kernel_features_note(&r->kf, sampler_walker_frames(r->sampler));
+	if (r->kf.note[0])
+		msg_say("%s\n", r->kf.note);
 	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);
 	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && record_launch_go(r, err, errlen) != 0)
