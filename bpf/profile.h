@@ -13,7 +13,7 @@
  * bounded loop, which the verifier checks frame by frame within its budget of
  * a million instructions (measured on 5.10: bench/kernels.sh). */
 #ifndef PROFILE_LEGACY_USER_FRAMES
-#define PROFILE_LEGACY_USER_FRAMES 512
+#define PROFILE_LEGACY_USER_FRAMES 256
 #endif
 #define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
