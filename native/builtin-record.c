@@ -17,7 +17,6 @@
 #include "cli_io.h"
 #include "cli_num.h"
 #include "diff_graph.h"
-#include "kernel_features.h"
 #include "out_name.h"
 #include "record_launch.h"
 #include "record_outputs.h"
@@ -754,16 +753,10 @@ int cmd_record(int argc, char **argv)
 	r.stop = &stop_requested;
 	r.hup = &hup_requested;
 	r.launched = &launched;
-	if (caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err)) != 0 ||
-	    record_session_open(&r, err, sizeof(err)) != 0) {
+	int so = caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err));
+	if (so != 0 || (so = record_session_open(&r, err, sizeof(err))) != 0) {
 		cli_err_prefix(err, sizeof(err));
-		goto out;
-	}
-	/* a kernel too old: one line, exit 2 (an older one: record_session_start
-	 * says what it costs) */
-	if (kernel_features_probe(&r.kf, err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
-		rc = 2;
+		rc = so == RECORD_KERNEL_UNSUPPORTED ? 2 : 1;
 		goto out;
 	}
 	if (cli.baseline) {

@@ -67,8 +67,6 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 
 	kf->bpf_loop = has_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop) != 0;
 	kf->switch_state = switch_has_state();
-	kf->ksym_prog = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
-			has_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_snprintf) == 1;
 	const char *force = getenv("JFLAME_BPF_LEGACY");
 	kf->forced = force && strcmp(force, "1") == 0;
 	kf->legacy = kf->forced || !kf->bpf_loop || !kf->switch_state;

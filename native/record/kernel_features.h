@@ -17,7 +17,6 @@ struct kernel_features {
 	char version[16];   /* "5.10": major.minor of the release */
 	bool bpf_loop;      /* bpf_loop (5.17) */
 	bool switch_state;  /* sched_switch's prev_state argument (5.18) */
-	bool ksym_prog;     /* SEC("syscall") programs with bpf_snprintf (5.14): kernel names from the kernel */
 	bool legacy;        /* the _legacy programs load: no bpf_loop or no prev_state, or JFLAME_BPF_LEGACY=1 */
 	bool forced;        /* legacy by JFLAME_BPF_LEGACY=1 (the tests' way to walk as on 5.10 here) */
 	int user_frames;    /* the depth of the HotSpot walker */

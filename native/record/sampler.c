@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "proc_info.h"
 #include "profile.skel.h"
 
@@ -46,6 +47,7 @@ struct sampler {
 	uint64_t discarded; /* records skipped unread: lost */
 	int stats_fd;       /* -v: the kernel's BPF run-time statistics, on while open */
 	uint32_t user_frames; /* the HotSpot walker's depth */
+	struct sampler_opts o; /* as opened (pids: NULL), for sampler_start */
 };
 
 /* The callback's "budget spent": libbpf stops consuming (the record that
@@ -202,10 +204,10 @@ static void say_verified(struct sampler *s, uint64_t t0, char (*vlog)[2048], int
 			sscanf(p, "processed %lu", &insns);
 		if (t)
 			sscanf(t, "verification time %lu", &usec);
-		fprintf(stderr, "jflame: BPF program %s: %lu instructions verified in %.1f ms, %zu instructions\n",
+		msg_say("BPF program %s: %lu instructions verified in %.1f ms, %zu instructions\n",
 			bpf_program__name(prog), insns, (double)usec / 1000.0, bpf_program__insn_cnt(prog));
 	}
-	fprintf(stderr, "jflame: BPF programs loaded in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
+	msg_say("BPF programs loaded in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
 }
 
 /* -v, at the end: each program's runs and its mean time a run (a sample's
@@ -220,7 +222,7 @@ static void say_run_time(struct sampler *s)
 		memset(&info, 0, sizeof(info));
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.run_cnt)
 			continue;
-		fprintf(stderr, "jflame: BPF program %s: %llu runs, %.2f ms in all, %.2f us a run\n",
+		msg_say("BPF program %s: %llu runs, %.2f ms in all, %.2f us a run\n",
 			bpf_program__name(prog), (unsigned long long)info.run_cnt, (double)info.run_time_ns / 1e6,
 			(double)info.run_time_ns / (double)info.run_cnt / 1000.0);
 	}
@@ -286,7 +288,8 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t d
 	}
 	bpf_program__set_autoload(s->p_fork, o->pids && o->follow_children);
 	/* kernel frames named by the kernel (5.14+); else from /proc/kallsyms */
-	s->ksym_ok = o->ksym_prog;
+	s->ksym_ok = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_snprintf, NULL) == 1;
 	bpf_program__set_autoload(s->skel->progs.ksym_names, s->ksym_ok);
 	/* each program's verification (instructions, time) for -v and bench/kernels.sh */
 	char vlog[8][2048];
@@ -355,6 +358,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		goto oom;
 	s->fn = fn;
 	s->ctx = ctx;
+	s->o = *o;
+	s->o.pids = NULL; /* the caller's; in the BPF map once loaded */
 	s->stats_fd = -1;
 	s->ncpus = ncpus;
 	s->fds = malloc((size_t)ncpus * sizeof(*s->fds));
@@ -407,33 +412,6 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		}
 	}
 
-	if (o->offcpu && attach_offcpu(s, err, errlen) != 0)
-		goto fail;
-
-	s->event = o->no_cpu ? NULL : o->event ? o->event : "cycles";
-	for (int cpu = 0; s->event && cpu < ncpus; cpu++) {
-		if (!online[cpu])
-			continue;
-		int fd = open_event(s->event, o->freq, cpu);
-		if (fd < 0 && !o->event && cpu == 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
-			s->event = "cpu-clock"; /* no hardware counters (a VM): time-based sampling */
-			fd = open_event(s->event, o->freq, cpu);
-		}
-		if (fd < 0) {
-			if (errno == ENODEV)
-				continue;
-			perf_error(errno, s->event, err, errlen);
-			goto fail;
-		}
-		s->fds[cpu] = fd;
-		s->links[cpu] = bpf_program__attach_perf_event(s->p_sample, fd);
-		if (!s->links[cpu]) {
-			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu,
-				 strerror(errno));
-			goto fail;
-		}
-		s->nopen++;
-	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), handle, s, NULL);
 	if (!s->rb) {
 		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
@@ -445,6 +423,43 @@ oom:
 fail:
 	sampler_close(s);
 	return NULL;
+}
+
+int sampler_start(struct sampler *s, char *err, size_t errlen)
+{
+	bool online[1024] = { false };
+	if (online_cpus(online, 1024) <= 0) {
+		snprintf(err, errlen, "failed to read /sys/devices/system/cpu/online");
+		return -1;
+	}
+	if (s->o.offcpu && attach_offcpu(s, err, errlen) != 0)
+		return -1;
+
+	s->event = s->o.no_cpu ? NULL : s->o.event ? s->o.event : "cycles";
+	for (int cpu = 0; s->event && cpu < s->ncpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		int fd = open_event(s->event, s->o.freq, cpu);
+		if (fd < 0 && !s->o.event && cpu == 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+			s->event = "cpu-clock"; /* no hardware counters (a VM): time-based sampling */
+			fd = open_event(s->event, s->o.freq, cpu);
+		}
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;
+			perf_error(errno, s->event, err, errlen);
+			return -1;
+		}
+		s->fds[cpu] = fd;
+		s->links[cpu] = bpf_program__attach_perf_event(s->p_sample, fd);
+		if (!s->links[cpu]) {
+			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu,
+				 strerror(errno));
+			return -1;
+		}
+		s->nopen++;
+	}
+	return 0;
 }
 
 int sampler_kernel_names(void *ctx, const uint64_t *addr, size_t n, char (*out)[PROFILE_KSYM_LEN])

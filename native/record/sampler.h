@@ -23,7 +23,6 @@ struct sampler_opts {
 	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
 	bool verbose;        /* libbpf's messages, and each program's verification, on stderr */
 	bool legacy;         /* load the _legacy programs (kernel_features.h: before 5.18) */
-	bool ksym_prog;      /* the kernel names kernel addresses (5.14): load ksym_names */
 };
 
 struct sampler_stats {
@@ -53,6 +52,12 @@ uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu);
 /* Checks privileges and kernel features, loads and attaches. NULL with one line
  * naming what is missing and how to get it in err. */
 struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *ctx, char *err, size_t errlen);
+/* Starts sampling: the perf events, off-CPU's tracepoints and the fork
+ * tracepoint attached. Apart from sampler_open so that the JVMs' walker
+ * entries (sampler_walk_hotspot) are in before the first sample: a JVM's
+ * sample without one is walked by frame pointers, which it has not. 0, or -1
+ * with err said. */
+int sampler_start(struct sampler *s, char *err, size_t errlen);
 /* The kernel's name for a kernel text address (its own kallsyms lookup, run
  * by a BPF program: nothing of /proc/kallsyms is read or kept): 1 with the
  * symbol's name in out, 0 when no symbol covers addr, -1 when the kernel

@@ -222,6 +222,9 @@ static void finish_push(struct record *r)
 int record_session_open(struct record *r, char *err, size_t errlen)
 {
 	r->go_fd = r->launch_status_fd = r->child_pidfd = r->epfd = -1;
+	/* a kernel too old: one line (record_session_start says what an older one costs) */
+	if (kernel_features_probe(&r->kf, err, errlen) != 0)
+		return RECORD_KERNEL_UNSUPPORTED;
 	if (r->o.load_agent || r->o.command) {
 		if (r->o.agent)
 			snprintf(r->agent, sizeof(r->agent), "%s", r->o.agent);
@@ -308,7 +311,6 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		.min_block_ns = r->o.min_block_ns,
 		.verbose = r->o.verbose,
 		.legacy = r->kf.legacy,
-		.ksym_prog = r->kf.ksym_prog,
 	};
 	r->sampler = sampler_open(&so, sample_gate_add, r, err, errlen);
 	if (!r->sampler)
@@ -321,8 +323,12 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	sample_pipeline_set_depth(r->pipe, sampler_max_user_frames(r->sampler), sampler_max_kernel_frames(r->sampler));
 	if (r->o.command && record_launch_go(r, err, errlen) != 0)
 		return -1;
+	/* the JVMs' walker entries before the first sample (a launched command
+	 * has run exec by now) */
 	if (r->o.bpf_on)
-		r->walkers_pending = walkers_start(r); /* a launched command has run exec by now */
+		r->walkers_pending = walkers_start(r);
+	if (sampler_start(r->sampler, err, errlen) != 0)
+		return -1;
 	if (r->aq && !r->o.all)
 		sample_gate_attach_targets(r);
 	struct agent_samples_opts ao = {

@@ -228,6 +228,8 @@ static inline bool ev_on(const struct record_opts *o, enum rec_event ev)
  * attach queue, the first window (its .stacks file), the pusher. 0, or -1
  * with one line in err. */
 int record_session_open(struct record *r, char *err, size_t errlen);
+/* record_session_open's return for a kernel jflame does not run on (exit 2) */
+#define RECORD_KERNEL_UNSUPPORTED (-2)
 /* Starts sampling (the gate as the sampler's sink), lets a launched command
  * run, starts walkers and attaches, opens the agents' rings. tty: progress
  * lines on standard error. 0, or -1 with one line in err. */
