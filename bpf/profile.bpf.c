@@ -29,9 +29,12 @@ const volatile bool follow_children = false; /* processes forked by selected one
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
-/* The legacy walker's depth (at most PROFILE_LEGACY_USER_FRAMES): jflame
- * halves it while the kernel's verifier finds the program too large. */
+/* The legacy walker's frames in the CPU program (then its tail calls go on)
+ * and in the off-CPU one (at most PROFILE_LEGACY_USER_FRAMES and
+ * PROFILE_LEGACY_OFF_FRAMES): jflame halves them while the kernel's verifier
+ * finds a program too large. */
 const volatile __u32 legacy_frames = PROFILE_LEGACY_USER_FRAMES;
+const volatile __u32 legacy_off_frames = PROFILE_LEGACY_OFF_FRAMES;
 
 /* The ring's largest size; jflame sizes it for the sample rate before load
  * (sampler_ring_bytes) and wakes when a quarter of it is queued. */
@@ -466,9 +469,8 @@ struct scan {
 	bool found;
 };
 
-static long scan_step(__u32 j, void *ctx)
+static __always_inline long scan_word(__u32 j, struct scan *q)
 {
-	struct scan *q = ctx;
 	struct walk *w = q->w;
 	__u64 a = q->at + 8 * (__u64)j;
 	if (a + 8 > w->r->win_hi || a < w->r->win_lo + 8)
@@ -486,6 +488,11 @@ static long scan_step(__u32 j, void *ctx)
 	return 1;
 }
 
+static long scan_step(__u32 j, void *ctx)
+{
+	return scan_word(j, ctx);
+}
+
 /* Native code without frame pointers (libc's pthread and futex wrappers, where
  * threads block) ends a frame-pointer walk: the walk goes on from the first
  * return address into libjvm found in the next SCAN_WORDS words of the stack.
@@ -501,19 +508,22 @@ static __always_inline bool scan_to_jvm(struct walk *w, __u64 sp, bool legacy)
 	}
 #pragma clang loop unroll(disable)
 	for (__u32 j = 0; j < SCAN_WORDS; j++)
-		if (scan_step(j, &q))
+		if (scan_word(j, &q))
 			break;
 	return q.found;
 }
 
-/* One frame of the walk (frame i): 1 when the walk is over. */
-static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy)
+/* One frame of the walk (frame i): 1 when the walk is over. later: frame i
+ * is known not to be among the first four (the legacy walker's tail calls),
+ * so that neither the leaf's cases nor the scan are verified there. */
+static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy, bool later)
 {
 	struct profile_sample *s = w->s;
 	const struct hotspot_proc *hp = w->hp;
 	if (i >= PROFILE_MAX_USER_FRAMES)
 		return 1;
-	struct profile_frame *f = &s->user.frames[i];
+	struct profile_frame *f = &s->user.frames[i & (PROFILE_MAX_USER_FRAMES - 1)];
+	bool leaf = !later && i == 0;
 	__u64 pc = w->r->pc;
 	f->pc = pc;
 	f->method = 0;
@@ -523,43 +533,42 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy)
 	f->flags = 0;
 	w->r->n = i + 1;
 	if (pc >= hp->interp_low && pc < hp->interp_high)
-		unwind_interp(w, f, i == 0);
+		unwind_interp(w, f, leaf);
 	else if (in_code(hp, pc))
-		unwind_code(w, f, i == 0);
-	else if (i == 0 && !fp_plausible(w) && take_return(w, w->r->sp, false))
+		unwind_code(w, f, leaf);
+	else if (leaf && !fp_plausible(w) && take_return(w, w->r->sp, false))
 		; /* a native leaf called from compiled code before it set up rbp */
 	else {
 		__u64 sp = w->r->sp;
 		unwind_fp(w);
-		if (w->r->done && i < 4 && scan_to_jvm(w, sp, legacy))
+		if (w->r->done && !later && i < 4 && scan_to_jvm(w, sp, legacy))
 			w->r->done = false;
 	}
 	if (!w->r->done && !w->r->pc)
 		w->r->done = true;
 	if (w->r->done)
 		return 1;
-	if (i + 1 == (legacy ? legacy_frames : PROFILE_MAX_USER_FRAMES))
-		w->r->end = PROFILE_END_TRUNCATED;
 	return 0;
 }
 
 static long walk_step(__u32 i, void *ctx)
 {
-	return walk_one(i, ctx, false);
+	return walk_one(i, ctx, false, false);
 }
 
 /* The walk of a JVM's user stack from the registers in w->r: by bpf_loop to
  * PROFILE_MAX_USER_FRAMES frames, or (legacy) by a loop the verifier checks
  * frame by frame, to legacy_frames (within its budget of 1M instructions). */
-static __always_inline void walk_stack(struct walk *w, bool legacy)
+static __always_inline void walk_stack(struct walk *w, bool legacy, bool perf)
 {
 	if (!legacy) {
 		bpf_loop(PROFILE_MAX_USER_FRAMES, walk_step, w, 0);
 		return;
 	}
+	__u32 frames = perf ? legacy_frames : legacy_off_frames;
 #pragma clang loop unroll(disable)
-	for (__u32 i = 0; i < PROFILE_LEGACY_USER_FRAMES && i < legacy_frames; i++)
-		if (walk_one(i, w, true))
+	for (__u32 i = 0; i < PROFILE_LEGACY_OFF_FRAMES && i < frames; i++)
+		if (walk_one(i, w, true, false))
 			break;
 }
 
@@ -570,9 +579,8 @@ struct pidns_search {
 	__u32 level, nr;
 };
 
-static long pidns_step(__u32 i, void *ctx)
+static __always_inline long pidns_level(__u32 i, struct pidns_search *q)
 {
-	struct pidns_search *q = ctx;
 	struct pid *p = q->p; /* the kernel's type: only its fields are relocated */
 	struct upid up = {};
 
@@ -584,6 +592,11 @@ static long pidns_step(__u32 i, void *ctx)
 		return 0;
 	q->nr = up.nr > 0 ? (__u32)up.nr : 0;
 	return 1;
+}
+
+static long pidns_step(__u32 i, void *ctx)
+{
+	return pidns_level(i, ctx);
 }
 
 /* The number of pid p in jflame's pid namespace (p of a task there, or in a
@@ -602,7 +615,7 @@ static __always_inline __u32 pidns_nr(struct pid *p, bool legacy)
 	}
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < PIDNS_LEVELS; i++)
-		if (pidns_step(i, &q))
+		if (pidns_level(i, &q))
 			break;
 	return q.nr;
 }
@@ -692,6 +705,48 @@ static __always_inline bool select_current(__u32 *tgid, __u32 *tid, bool legacy)
 	return true;
 }
 
+/* The legacy walker's tail call: profile_walk_more, which walks legacy_chunk
+ * frames more and calls itself again (at most 32 times, the kernel's limit
+ * before 5.17) until the stack ends or PROFILE_MAX_USER_FRAMES. jflame puts
+ * it in when the legacy set is loaded; without it the walk ends where the
+ * first program's frames do. */
+const volatile __u32 legacy_chunk = PROFILE_LEGACY_CHUNK_FRAMES;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} walk_more SEC(".maps");
+
+/* s (in ring-record order) into the ring, size bytes of it. */
+static __always_inline void ring_send(struct profile_sample *s, __u64 size)
+{
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	/* jflame reads the ring every 100 ms: wake it early only when the ring
+	 * fills up, not for every sample (a context switch each) */
+	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
+	if (bpf_ringbuf_output(&samples, s, size, queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+									      BPF_RB_NO_WAKEUP) != 0)
+		count(PROFILE_STAT_DROPPED);
+}
+
+/* A HotSpot-walked sample, its walk over (or cut short), into the ring. */
+static __always_inline void hotspot_send(struct cpu_scratch *cs)
+{
+	struct profile_sample *s = &cs->s;
+	__u32 n = cs->regs.n;
+	if (n > PROFILE_MAX_USER_FRAMES)
+		n = PROFILE_MAX_USER_FRAMES;
+	if (!cs->regs.done && cs->regs.end == PROFILE_END_OK)
+		cs->regs.end = PROFILE_END_TRUNCATED; /* frames left */
+	s->nframes = (__u16)n;
+	s->walk_end = cs->regs.end;
+	s->ustack_bytes = (__s32)(n * 8);
+	ring_send(s, offsetof(struct profile_sample, user) + (__u64)n * sizeof(struct profile_frame));
+}
+
 /* Builds the current task's sample (kernel and user stacks, HotSpot-walked
  * for JVMs) and puts it in the ring. perf: ctx is a perf event's. */
 struct offcpu_pending;
@@ -740,17 +795,17 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 		__builtin_memset(&cs->regs, 0, sizeof(cs->regs));
 		s->walk = PROFILE_WALK_HOTSPOT;
 		if (user_regs(ctx, perf, &w, legacy) == 0) {
-			walk_stack(&w, legacy);
+			walk_stack(&w, legacy, perf);
+			/* the legacy walker goes on in profile_walk_more (a perf
+			 * event's program: not for off-CPU's tracepoints) */
+			if (legacy && perf && !cs->regs.done && cs->regs.n < PROFILE_MAX_USER_FRAMES)
+				bpf_tail_call(ctx, &walk_more, 0);
 		} else {
 			cs->regs.end = PROFILE_END_READ;
+			cs->regs.done = true;
 		}
-		__u32 n = cs->regs.n;
-		if (n > PROFILE_MAX_USER_FRAMES)
-			n = PROFILE_MAX_USER_FRAMES;
-		s->nframes = (__u16)n;
-		s->walk_end = cs->regs.end;
-		s->ustack_bytes = (__s32)(n * 8);
-		size += (__u64)n * sizeof(struct profile_frame);
+		hotspot_send(cs);
+		return 0;
 	} else if (pid != 0 && user) {
 		s->ustack_bytes = bpf_get_stack(ctx, s->user.pcs, sizeof(s->user.pcs), BPF_F_USER_STACK);
 		if (s->ustack_bytes < 0)
@@ -758,14 +813,7 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 		else
 			size += (__u64)(s->ustack_bytes & (sizeof(s->user.pcs) * 2 - 1));
 	}
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	/* jflame reads the ring every 100 ms: wake it early only when the ring
-	 * fills up, not for every sample (a context switch each) */
-	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&samples, s, size, queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
-									      BPF_RB_NO_WAKEUP) != 0)
-		count(PROFILE_STAT_DROPPED);
+	ring_send(s, size);
 	return 0;
 }
 
@@ -793,6 +841,37 @@ SEC("perf_event")
 int profile_sample_legacy(struct bpf_perf_event_data *ctx)
 {
 	return sample_cpu(ctx, true);
+}
+
+/* The legacy walker's next legacy_chunk frames of the sample in this CPU's
+ * scratch (see walk_more), then the next call, or the sample into the ring. */
+SEC("perf_event")
+int profile_walk_more(struct bpf_perf_event_data *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cpu_scratch *cs = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!cs)
+		return 0;
+	struct profile_sample *s = &cs->s;
+	__u32 pid = s->pid;
+	const struct hotspot_proc *hp = bpf_map_lookup_elem(&hotspot_procs, &pid);
+	if (!hp) { /* forgotten meanwhile: the frames so far */
+		cs->regs.end = PROFILE_END_READ;
+		cs->regs.done = true;
+		hotspot_send(cs);
+		return 0;
+	}
+	struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .r = &cs->regs,
+			  .now = s->ts_ns, .tgid = pid };
+	__u32 base = cs->regs.n;
+#pragma clang loop unroll(disable)
+	for (__u32 j = 0; j < PROFILE_LEGACY_CHUNK_FRAMES && j < legacy_chunk; j++)
+		if (walk_one(base + j, &w, true, true))
+			break;
+	if (!cs->regs.done && cs->regs.n < PROFILE_MAX_USER_FRAMES)
+		bpf_tail_call(ctx, &walk_more, 0);
+	hotspot_send(cs);
+	return 0;
 }
 
 /* Off-CPU. No kprobe or fentry is needed (kernels without CONFIG_KPROBES or

@@ -12,9 +12,15 @@
 /* The walker's depth on kernels without bpf_loop (before 5.17): there it is a
  * bounded loop, which the verifier checks frame by frame within its budget of
  * a million instructions (measured on 5.10: bench/kernels.sh). */
-#ifndef PROFILE_LEGACY_USER_FRAMES
-#define PROFILE_LEGACY_USER_FRAMES 256
-#endif
+/* CPU samples: the first PROFILE_LEGACY_USER_FRAMES frames, then tail calls
+ * of PROFILE_LEGACY_CHUNK_FRAMES each (32 of them at most before 5.17), up to
+ * PROFILE_MAX_USER_FRAMES; off-CPU samples (tracepoints) are walked in one
+ * program, to PROFILE_LEGACY_OFF_FRAMES. jflame halves a program's frames
+ * while the verifier finds it too large. */
+#define PROFILE_LEGACY_USER_FRAMES 64
+#define PROFILE_LEGACY_CHUNK_FRAMES 64
+#define PROFILE_LEGACY_OFF_FRAMES 256
+#define PROFILE_LEGACY_TAIL_CALLS 32
 #define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
 #define PROFILE_COMM_LEN 16

@@ -70,21 +70,32 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 	const char *force = getenv("JFLAME_BPF_LEGACY");
 	kf->forced = force && strcmp(force, "1") == 0;
 	kf->legacy = kf->forced || !kf->bpf_loop || !kf->switch_state;
-	kernel_features_note(kf, kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES);
+	kernel_features_note(kf, PROFILE_MAX_USER_FRAMES, kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES);
 	return 0;
 }
 
-void kernel_features_note(struct kernel_features *kf, int user_frames)
+void kernel_features_note(struct kernel_features *kf, int cpu_frames, int off_frames)
 {
-	kf->user_frames = user_frames;
+	char depth[96], why[96];
+	kf->cpu_frames = cpu_frames;
+	kf->off_frames = off_frames;
 	kf->note[0] = '\0';
+	if (!kf->legacy)
+		return;
+	/* "to 2048 frames", "to 2048 frames on the CPU and 256 off it", "to 256 frames" */
+	if (cpu_frames >= 0 && off_frames >= 0 && cpu_frames != off_frames)
+		snprintf(depth, sizeof(depth), "to %d frames on the CPU and %d off it", cpu_frames, off_frames);
+	else
+		snprintf(depth, sizeof(depth), "to %d frames", cpu_frames >= 0 ? cpu_frames : off_frames);
 	if (kf->forced)
-		snprintf(kf->note, sizeof(kf->note), "kernel %s, with JFLAME_BPF_LEGACY=1: Java stacks are walked to %d "
-			 "frames (%d with bpf_loop)", kf->version, kf->user_frames, PROFILE_MAX_USER_FRAMES);
+		snprintf(why, sizeof(why), ", with JFLAME_BPF_LEGACY=1:");
 	else if (!kf->bpf_loop)
-		snprintf(kf->note, sizeof(kf->note), "kernel %s has no bpf_loop: Java stacks are walked to %d frames "
-			 "(%d from 5.17)", kf->version, kf->user_frames, PROFILE_MAX_USER_FRAMES);
-	else if (!kf->switch_state)
-		snprintf(kf->note, sizeof(kf->note), "kernel %s has no prev_state in sched_switch: Java stacks are "
-			 "walked to %d frames (%d from 5.18)", kf->version, kf->user_frames, PROFILE_MAX_USER_FRAMES);
+		snprintf(why, sizeof(why), " has no bpf_loop:");
+	else
+		snprintf(why, sizeof(why), " has no prev_state in sched_switch:");
+	bool whole = (cpu_frames < 0 || cpu_frames >= PROFILE_MAX_USER_FRAMES) &&
+		     (off_frames < 0 || off_frames >= PROFILE_MAX_USER_FRAMES);
+	snprintf(kf->note, sizeof(kf->note), "kernel %s%s Java stacks are walked %s%s (%d %s)", kf->version, why, depth,
+		 whole ? " in tail calls" : "", PROFILE_MAX_USER_FRAMES,
+		 kf->forced ? "with bpf_loop" : !kf->bpf_loop ? "from 5.17" : "from 5.18");
 }

@@ -19,17 +19,18 @@ struct kernel_features {
 	bool switch_state;  /* sched_switch's prev_state argument (5.18) */
 	bool legacy;        /* the _legacy programs load: no bpf_loop or no prev_state, or JFLAME_BPF_LEGACY=1 */
 	bool forced;        /* legacy by JFLAME_BPF_LEGACY=1 (the tests' way to walk as on 5.10 here) */
-	int user_frames;    /* the depth of the HotSpot walker */
+	int cpu_frames, off_frames; /* the depth of the HotSpot walker on the CPU and off it */
 	/* what the kernel costs, said once at start and kept in the graph's
 	 * subtitle: "kernel 5.10 has no bpf_loop: Java stacks are walked to 128
 	 * frames (2048 from 5.17)"; "" when nothing */
-	char note[200];
+	char note[320];
 };
 
 /* Probes the kernel. -1 when jflame cannot run on it, with one line in err
  * naming the kernel, the minimum and the feature missing; else 0. */
 int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen);
-/* The note again for the walker's depth the kernel took (sampler_walker_frames). */
-void kernel_features_note(struct kernel_features *kf, int user_frames);
+/* The note again for the walker's depths the kernel took (sampler_walker_frames),
+ * on the CPU and off it (-1: not recorded). */
+void kernel_features_note(struct kernel_features *kf, int cpu_frames, int off_frames);
 
 #endif

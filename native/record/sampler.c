@@ -46,7 +46,8 @@ struct sampler {
 	bool skip;
 	uint64_t discarded; /* records skipped unread: lost */
 	int stats_fd;       /* -v: the kernel's BPF run-time statistics, on while open */
-	uint32_t user_frames; /* the HotSpot walker's depth */
+	uint32_t user_frames; /* the HotSpot walker's depth of off-CPU samples */
+	uint32_t cpu_frames;  /* ... of CPU samples (legacy: with its tail calls) */
 	struct sampler_opts o; /* as opened (pids: NULL), for sampler_start */
 };
 
@@ -63,13 +64,23 @@ static uint64_t mono_ns(void)
 
 static bool verbose_libbpf;
 
+/* The program the last failed load failed at ("prog 'NAME': failed to load"). */
+static char failed_prog[64];
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose_libbpf && level != LIBBPF_WARN)
-		return 0;
+	char line[512];
+	va_list copy;
+	va_copy(copy, ap);
+	vsnprintf(line, sizeof(line), fmt, copy);
+	va_end(copy);
+	const char *at = strstr(line, "prog '"), *end = at ? strchr(at + 6, '\'') : NULL;
+	if (at && end && strstr(end, "': failed to load") == end && (size_t)(end - at - 6) < sizeof(failed_prog))
+		snprintf(failed_prog, sizeof(failed_prog), "%.*s", (int)(end - at - 6), at + 6);
 	if (!verbose_libbpf)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	(void)level;
+	return fputs(line, stderr);
 }
 
 static int read_int(const char *path)
@@ -239,10 +250,16 @@ static void perf_error(int e, const char *event, char *err, size_t errlen)
 		snprintf(err, errlen, "failed to open a %s perf event: %s", event, strerror(e));
 }
 
-/* Opens, sets up and loads the programs' set (legacy: the walker to depth
- * frames). 0; -E2BIG when the legacy walker is over the verifier's budget at
- * that depth (nothing said); else -1 with err said. */
-static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t depth, char *err, size_t errlen)
+/* The legacy walker's frames in each of its programs. */
+struct legacy_depth {
+	uint32_t first, chunk, off; /* profile_sample_legacy, profile_walk_more, offcpu_sys_exit_legacy */
+};
+
+/* Opens, sets up and loads the programs' set (legacy: the walker to d's
+ * frames). 0; -E2BIG when a legacy program is over the verifier's budget at
+ * that depth (failed_prog names it; nothing said); else -1 with err said. */
+static int skel_load(struct sampler *s, const struct sampler_opts *o, const struct legacy_depth *d, char *err,
+		     size_t errlen)
 {
 	int rc = -1, e;
 	s->skel = profile_bpf__open();
@@ -264,7 +281,9 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t d
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
-	s->skel->rodata->legacy_frames = depth;
+	s->skel->rodata->legacy_frames = d->first;
+	s->skel->rodata->legacy_chunk = d->chunk;
+	s->skel->rodata->legacy_off_frames = d->off;
 	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, s->ncpus, o->offcpu);
 	s->skel->rodata->ring_wakeup_bytes = ring / 4;
 	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
@@ -280,6 +299,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t d
 	bpf_object__for_each_program(prog, s->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
+	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && !o->no_cpu);
 	bpf_program__set_autoload(s->p_switch, o->offcpu);
 	bpf_program__set_autoload(s->p_exit, o->offcpu);
 	if (!o->offcpu) {
@@ -309,6 +329,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t d
 		goto out;
 	}
 	uint64_t t0 = mono_ns();
+	failed_prog[0] = '\0';
 	if (profile_bpf__load(s->skel) != 0) {
 		e = errno;
 		/* over the verifier's budget (a million instructions: E2BIG; 8192
@@ -324,6 +345,14 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, uint32_t d
 			snprintf(err, errlen, "failed to load the BPF program: %s (run with -v for the "
 				 "verifier's log)", strerror(e));
 		goto out;
+	}
+	if (bpf_program__autoload(s->skel->progs.profile_walk_more)) { /* the legacy walker's tail call */
+		__u32 zero = 0;
+		int fd = bpf_program__fd(s->skel->progs.profile_walk_more);
+		if (bpf_map__update_elem(s->skel->maps.walk_more, &zero, sizeof(zero), &fd, sizeof(fd), BPF_ANY) != 0) {
+			snprintf(err, errlen, "failed to set up the legacy walker's tail call: %s", strerror(errno));
+			goto out;
+		}
 	}
 	if (o->verbose) {
 		say_verified(s, t0, vlog, nlog);
@@ -379,21 +408,32 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	if (s->max_stack <= 0)
 		s->max_stack = 127;
 
-	/* the legacy walker's depth: as deep as the verifier takes (the budget
-	 * differs between kernels), from PROFILE_LEGACY_USER_FRAMES down */
-	uint32_t depth = PROFILE_LEGACY_USER_FRAMES;
+	/* the legacy walker's frames: as many as the verifier takes (its
+	 * budget goes further on some kernels than on others), each program's
+	 * halved while it is too large */
+	struct legacy_depth d = { PROFILE_LEGACY_USER_FRAMES, PROFILE_LEGACY_CHUNK_FRAMES, PROFILE_LEGACY_OFF_FRAMES };
 	int lr;
-	while ((lr = skel_load(s, o, depth, err, errlen)) == -E2BIG && depth > 16) {
+	while ((lr = skel_load(s, o, &d, err, errlen)) == -E2BIG) {
+		uint32_t *f = strcmp(failed_prog, "profile_walk_more") == 0	 ? &d.chunk :
+			      strcmp(failed_prog, "offcpu_sys_exit_legacy") == 0 ? &d.off :
+										   &d.first;
 		profile_bpf__destroy(s->skel);
 		s->skel = NULL;
-		depth /= 2;
+		if (*f <= 8)
+			break;
+		*f /= 2;
 	}
 	if (lr == -E2BIG)
-		snprintf(err, errlen, "failed to load the BPF program: the kernel's verifier refuses even a %u-frame "
-			 "walker (run with -v for its log)", depth);
+		snprintf(err, errlen, "failed to load the BPF program: the kernel's verifier refuses %s even with an "
+			 "8-frame walker (run with -v for its log)", failed_prog[0] ? failed_prog : "it");
 	if (lr != 0)
 		goto fail;
-	s->user_frames = o->legacy ? depth : PROFILE_MAX_USER_FRAMES;
+	s->user_frames = o->legacy ? d.off : PROFILE_MAX_USER_FRAMES;
+	s->cpu_frames = PROFILE_MAX_USER_FRAMES;
+	if (o->legacy) { /* the first program's frames, and on in tail calls */
+		uint32_t more = d.first + PROFILE_LEGACY_TAIL_CALLS * d.chunk;
+		s->cpu_frames = more < PROFILE_MAX_USER_FRAMES ? more : PROFILE_MAX_USER_FRAMES;
+	}
 	for (size_t i = 0; o->pids && i < o->npids; i++) {
 		__u32 pid = (__u32)o->pids[i];
 		__u8 one = 1;
@@ -581,9 +621,9 @@ int sampler_max_user_frames(const struct sampler *s)
 	return s->max_stack < PROFILE_MAX_FP_FRAMES ? s->max_stack : PROFILE_MAX_FP_FRAMES;
 }
 
-int sampler_walker_frames(const struct sampler *s)
+int sampler_walker_frames(const struct sampler *s, bool offcpu)
 {
-	return (int)s->user_frames;
+	return (int)(offcpu ? s->user_frames : s->cpu_frames);
 }
 
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp)

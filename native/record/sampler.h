@@ -93,9 +93,10 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st);
 /* Frames the kernel walks at most (kernel.perf_event_max_stack, capped): the
  * user stacks of processes that are not walked as JVMs. */
 int sampler_max_user_frames(const struct sampler *s);
-/* The HotSpot walker's depth in the programs loaded (sampler_opts.legacy: as
- * deep as the kernel's verifier took, up to PROFILE_LEGACY_USER_FRAMES). */
-int sampler_walker_frames(const struct sampler *s);
+/* The HotSpot walker's depth in the programs loaded, for CPU samples or
+ * off-CPU ones (sampler_opts.legacy: as deep as the kernel's verifier took;
+ * CPU samples go on in tail calls, off-CPU ones end there). */
+int sampler_walker_frames(const struct sampler *s, bool offcpu);
 /* Walks pid's user stacks with the HotSpot walker from now on, with layout hp
  * (NULL: back to the kernel's frame-pointer walk). 0 or a negative errno. */
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp);

@@ -316,7 +316,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	if (!r->sampler)
 		return -1;
 	/* what an older kernel costs, said once (and in the graph's subtitle) */
-	kernel_features_note(&r->kf, sampler_walker_frames(r->sampler));
+	kernel_features_note(&r->kf, r->o.mode == MODE_OFFCPU ? -1 : sampler_walker_frames(r->sampler, false),
+			     r->o.mode == MODE_CPU ? -1 : sampler_walker_frames(r->sampler, true));
 	if (r->kf.note[0])
 		msg_say("%s\n", r->kf.note);
 	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);

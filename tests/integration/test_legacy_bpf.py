@@ -3,8 +3,9 @@
 # sched_switch's prev_state), forced here with JFLAME_BPF_LEGACY=1 so that every
 # CI run checks them on the host too (tests/kernel/ boots 5.10, 6.1 and 6.12):
 # whole, named Java stacks without frame pointers, the walker's depth said once
-# and in the subtitle, deeper stacks marked [truncated], off-CPU stacks and
-# launch mode (the fork tracepoint).
+# and in the subtitle, 1500-deep recursion whole through the walker's tail
+# calls, deeper stacks marked [truncated], off-CPU stacks (walked to fewer
+# frames, said) and launch mode (the fork tracepoint).
 # ctest: first JDK only
 import os
 import re
@@ -19,8 +20,8 @@ from test_walker import HOT, UNNAMED, java_region, reaches_entry, thread_stacks
 JFLAME = os.environ.get("JFLAME_BIN", "")
 LEGACY = {"JFLAME_BPF_LEGACY": "1"}
 # the line said once at start, and the same fact in the subtitle
-NOTE = re.compile(r"kernel \d+\.\d+, with JFLAME_BPF_LEGACY=1: Java stacks are walked to (\d+) frames \(2048 with "
-                  r"bpf_loop\)")
+NOTE = re.compile(r"kernel \d+\.\d+, with JFLAME_BPF_LEGACY=1: Java stacks are walked to (\d+) frames"
+                  r"(?: in tail calls)? \(2048 with bpf_loop\)")
 
 
 class LegacyBpfTest(unittest.TestCase):
@@ -80,10 +81,12 @@ class LegacyBpfTest(unittest.TestCase):
         return r, stacks, total
 
     def test_recursion_within_the_depth_whole_deeper_marked_truncated(self):
-        r, stacks, total = self.deep(60)
+        # 1500 frames: past the first program's frames, through its tail calls
+        r, stacks, total = self.deep(1500)
         frames = self.said_once(r)
+        self.assertEqual(frames, 2048, "CPU samples are walked as deep as with bpf_loop")
         whole = sum(c for f, c in stacks if reaches_entry(f) and "[truncated]" not in f and
-                    sum(1 for x in f if x.startswith("jflame/examples/Stacks.descend_[")) >= 60)
+                    sum(1 for x in f if x.startswith("jflame/examples/Stacks.descend_[")) >= 1500)
         self.assertGreaterEqual(whole / total, 0.95, [len(f) for f, _ in stacks][:5])
         r, stacks, total = self.deep(frames + 100)
         cut = sum(c for f, c in stacks if f and f[0] == "[truncated]")
@@ -98,6 +101,10 @@ class LegacyBpfTest(unittest.TestCase):
         jvm = self.jvm(["--seconds", "600"], main="jflame.examples.SleepSpin", ready="jflame-example: ready")
         folded = self.out("off.folded")
         r = self.record("-p", str(jvm.pid), "-d", "4", "-e", "offcpu", "-o", folded)
+        # off-CPU samples come from tracepoints: no tail calls, the first program's frames
+        m = re.search(r"jflame: kernel \d+\.\d+, with JFLAME_BPF_LEGACY=1: Java stacks are walked to (\d+) frames "
+                      r"\(2048 with bpf_loop\)", r.stderr)
+        self.assertTrue(m and 64 <= int(m.group(1)) < 2048, r.stderr[-2000:])
         self.assertRegex(r.stderr, r"BPF program offcpu_switch_legacy: \d+ instructions verified")
         self.assertRegex(r.stderr, r"BPF program offcpu_sys_exit_legacy: \d+ instructions verified")
         root = "[%d] java" % jvm.pid
@@ -105,9 +112,9 @@ class LegacyBpfTest(unittest.TestCase):
         total = sum(n for _, n in stacks)
         sleep = sum(n for f, n in stacks if any(x.startswith("java/lang/Thread.sleep") for x in f) and
                     any(x.endswith("_[k]") for x in f))
-        # folded counts are microseconds: the thread sleeps ~90% of 4 s
-        self.assertGreater(sleep, 0.7 * 4e6, stacks[:3])
-        self.assertGreater(sleep / total, 0.8)
+        # folded counts are microseconds: the thread sleeps ~90% of 4 s (less on a loaded machine)
+        self.assertGreater(sleep, 0.5 * 4e6, stacks[:3])
+        self.assertGreater(sleep / total, 0.6, stacks[:3])
 
     def test_launch_follows_the_wrapper_fork(self):
         # a shell wrapper forks java: the fork tracepoint (follow_fork_legacy) selects it
