@@ -17,9 +17,9 @@
  * PROFILE_MAX_USER_FRAMES; off-CPU samples (tracepoints) are walked in one
  * program, to PROFILE_LEGACY_OFF_FRAMES. jflame halves a program's frames
  * while the verifier finds it too large. */
-#define PROFILE_LEGACY_USER_FRAMES 64
+#define PROFILE_LEGACY_USER_FRAMES 16
 #define PROFILE_LEGACY_CHUNK_FRAMES 64
-#define PROFILE_LEGACY_OFF_FRAMES 256
+#define PROFILE_LEGACY_OFF_FRAMES 128
 #define PROFILE_LEGACY_TAIL_CALLS 32
 #define PROFILE_MAX_FP_FRAMES 512
 #define PROFILE_MAX_KERNEL_FRAMES 128
