@@ -40,6 +40,7 @@ for k in $kernels; do
 	fi
 done
 
+# shellcheck disable=SC2086 # the kernels, an argument each
 python3 - "$work" $kernels <<'PY'
 import os, re, sys
 work, kernels = sys.argv[1], sys.argv[2:]

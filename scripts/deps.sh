@@ -34,8 +34,9 @@ if [[ $scope == all ]]; then
   packages+=(
   # tests: protoc decodes our pprof with Google's own protobuf
   protobuf-compiler
-  # tests: real peers and sanitizer runtimes
-  linux-perf jattach python3 libclang-rt-14-dev procps
+  # tests: real peers and sanitizer runtimes; libc's local symbols (start_thread, where
+  # the stack tests want a thread's stack to begin)
+  linux-perf jattach python3 libclang-rt-14-dev procps libc6-dbg
   # browser and format tests: headless Chromium driven from Node.js
   chromium
   # deploy tests: the Kubernetes manifests parsed as YAML
@@ -48,6 +49,10 @@ if [[ $scope == all ]]; then
   # registry (runc where crun refuses hybrid cgroups; buildah and skopeo for
   # `buildah bud` and copying the OCI archive to a registry)
   mmdebstrap podman crun runc buildah skopeo
+  # the kernel tests (tests/kernel): Debian's 5.10, 6.1 and 6.12 kernels under qemu
+  # (TCG), their disk made by mke2fs -d and read back by debugfs (e2fsprogs); the
+  # root file system by mmdebstrap (above)
+  qemu-system-x86 e2fsprogs
   )
 fi
 # Node.js and npm (the tests'): the machine's own when it has them, else Debian's

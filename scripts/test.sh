@@ -31,9 +31,12 @@ run_suite() { # build-dir, build target ("" for all), ctest label selection ("" 
 # When JDK 25 is installed it gives the normal build its integration run, so the
 # normal pass leaves the JDK 17 ones to the sanitizer pass (each test still runs
 # on every JDK, and under the sanitizers); without JDK 25 it runs them twice.
-normal=""
+# The kernel tests in Debian's 5.10, 6.1 and 6.12 under qemu (label kernel-vm,
+# tests/kernel/README.md) are not run here yet: their checks do not all pass under
+# emulation (issue 32's note); kernel.host (label kernel) runs in the normal pass.
+normal="-LE ^kernel-vm\$"
 if compgen -G "/usr/lib/jvm/temurin-25*" >/dev/null; then
-	normal="-LE ^sanitizer-pass\$"
+	normal="-LE ^(sanitizer-pass|kernel-vm)\$"
 	echo "jflame: JDK 25 found: the JDK 17 integration tests run once, in the sanitizer pass"
 fi
 echo "== tests (build/)"
