@@ -527,7 +527,7 @@ class KernelTest(unittest.TestCase):
 
     def test_launch(self):
         """test_launch.py: the JVM's exit code passes through, its output is its own,
-        its hot thread recorded from its start with frame pointers."""
+        its hot thread recorded whole from its start by the HotSpot walker."""
         err = self.ran("launch", expect=7)
         if not self.holds("launch", "launch"):
             return
@@ -542,7 +542,10 @@ class KernelTest(unittest.TestCase):
         whole = sum(n for f, n in hot if any(x.startswith("jflame/examples/Workload.spin_[") for x in f) and
                     reaches_entry(f[2:]))
         self.assertGreater(whole, spin * 0.9, [f for f, _ in hot][:3])
-        self.assertIn("frame pointers: on", slurp(self.path("launch.svg")))
+        # walked by the HotSpot walker (frame pointers do not matter to it; whether the
+        # subtitle also says "frame pointers: on" depends on when the launched JVM's
+        # flags were read, which varies under load: test_launch.py's known flake)
+        self.assertIn("Java stacks: HotSpot walker", slurp(self.path("launch.svg")))
         self.assertNotIn("PreserveFramePointer", err)
 
     def test_hostile_fifo(self):
