@@ -97,7 +97,8 @@ jvm_start() {
 	(
 		while kill -0 "$jvm_pid" 2>/dev/null; do
 			if grep -q -- "${ready_text[$name]}" "$RES/$name.out"; then
-				up >"$RES/$name.readyat"
+				up >"$RES/$name.readyat.tmp" # (renamed: whoever sees the file sees its time)
+				mv "$RES/$name.readyat.tmp" "$RES/$name.readyat"
 				exit 0
 			fi
 			sleep 0.2
