@@ -12,6 +12,15 @@
 # on the host: rootfs, image, boot to results). On failure the console's tail is
 # printed.
 #
+# qemu runs TCG single-threaded (-accel tcg,thread=single: both vCPUs on one host
+# thread). With thread=multi, code one vCPU wrote was sometimes run stale by the
+# other: JVMs crashed at the entry of C1 methods just compiled (4 in about 150
+# starts, one with no jflame about), and a 6.12 guest's kernel died of an int3
+# left in __schedule by the text poke of jflame's BPF attach ("Oops: int3",
+# PID jflame, in the bpf syscall). JFLAME_KERNEL_ACCEL=tcg,thread=multi brings it
+# back; JFLAME_KERNEL_CPU overrides -cpu max. panic=1: a guest kernel that
+# panics ends the run at once (said as such) instead of at the timeout.
+#
 # Environment: JFLAME_BIN, JFLAME_AGENT, JFLAME_EXAMPLES_JAR (default: build/'s),
 # JFLAME_KERNEL_TIMEOUT (seconds qemu may run, default 480: then it is killed),
 # JFLAME_KERNEL_CACHE (see rootfs.sh), JFLAME_KERNEL_CHECKS and JFLAME_KERNEL_EXTRA (another
@@ -78,9 +87,9 @@ t_image=$((SECONDS - t0))
 say "booting $(cat "$cache/kernel-$kernel/release") (qemu TCG, at most $limit s); console: $out/console.log"
 t0=$SECONDS
 rc=0
-timeout -k 10 "$limit" qemu-system-x86_64 -accel "${JFLAME_KERNEL_ACCEL:-tcg,thread=multi}" -cpu "${JFLAME_KERNEL_CPU:-max}" -smp 2 -m 3072 -nographic -no-reboot \
+timeout -k 10 "$limit" qemu-system-x86_64 -accel "${JFLAME_KERNEL_ACCEL:-tcg,thread=single}" -cpu "${JFLAME_KERNEL_CPU:-max}" -smp 2 -m 3072 -nographic -no-reboot \
 	-kernel "$cache/kernel-$kernel/vmlinuz" -initrd "$cache/kernel-$kernel/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 init=/opt/jflame-test/init.sh quiet clocksource=tsc tsc=reliable" \
+	-append "root=/dev/vda rw console=ttyS0 init=/opt/jflame-test/init.sh quiet clocksource=tsc tsc=reliable panic=1" \
 	-drive file="${out//,/,,}/disk.img",format=raw,if=virtio \
 	-nic none </dev/null >"$out/console.log" 2>&1 || rc=$?
 t_boot=$((SECONDS - t0))
@@ -89,7 +98,10 @@ printf 'rootfs %d\nimage %d\nboot-to-results %d\nqemu-exit %d\n' "$t_rootfs" "$t
 # --- the results, read out of the image ---------------------------------------------
 debugfs -R "rdump /res $out" "$out/disk.img" >/dev/null 2>"$out/debugfs.log" || true
 tail_console() { echo "--- last 40 lines of $out/console.log:" >&2; tail -n 40 "$out/console.log" | tr -d '\r' >&2; }
-if ((rc == 124 || rc == 137)); then
+if grep -q "Kernel panic" "$out/console.log"; then
+	tail_console
+	die "kernel $kernel: the guest kernel panicked (console: $out/console.log)"
+elif ((rc == 124 || rc == 137)); then
 	tail_console
 	die "kernel $kernel: qemu killed after $limit s (the guest did not power off)"
 elif ((rc != 0)); then

