@@ -34,7 +34,7 @@ for k in $kernels; do
 			SECONDS_TO_RECORD=$seconds bash "$root/bench/kernels_guest.sh"
 	else
 		printf 'WARM=%s\nSECONDS_TO_RECORD=%s\n' "$warm" "$seconds" >"$work/bench.env"
-		JFLAME_KERNEL_CHECKS="$root/bench/kernels_guest.sh" JFLAME_KERNEL_EXTRA="$work/bench.env" \
+		JFLAME_KERNEL_SCRIPT="$root/bench/kernels_guest.sh" JFLAME_KERNEL_EXTRA="$work/bench.env" \
 			bash "$root/tests/kernel/run-vm.sh" "$k" "$out" >"$out/vm.log" 2>&1 ||
 			{ tail -20 "$out/vm.log" >&2; bench_die "kernel $k: the VM failed (its log: above)"; }
 	fi

@@ -885,9 +885,12 @@ int profile_walk_more(struct bpf_perf_event_data *ctx)
  * 3. sys_exit of that syscall, in the task's own context before it runs any
  *    user code: its user stack is still the one it blocked in (walked with
  *    its own memory, the HotSpot walker for JVMs), and the sample goes out.
- *    A block that did not end in that syscall's exit (preemption, a page
- *    fault) goes out at the task's next sys_exit or switch-out without a user
- *    stack (PROFILE_FLAG_NO_USER): it is not there to be walked any more. */
+ *    A task switched out again before that exit (preempted in the syscall,
+ *    or blocked in it once more) sends it then, its user stack walked there:
+ *    it is still the one it blocked in. A block that did not end in a syscall
+ *    (preemption, a page fault) goes out at the task's next sys_exit or
+ *    switch-out without a user stack (PROFILE_FLAG_NO_USER): it is not there
+ *    to be walked any more. */
 struct offcpu_start_val {
 	__u64 ts;
 	__s64 nr; /* the syscall the task left the CPU in; -1 none (preempted) */
@@ -971,11 +974,16 @@ static __always_inline int offcpu_switched(void *ctx, struct task_struct *prev, 
 	struct offcpu_start_val *st, v = { .ts = now, .nr = -1 };
 	struct offcpu_pending *pend;
 
-	/* prev, leaving: a block it came back from without a syscall exit goes out first */
+	struct pt_regs *regs = ktid ? task_regs(prev, legacy) : NULL;
+
+	/* prev, leaving: a block it came back from without a syscall exit goes
+	 * out first; with its user stack while prev is still in the syscall it
+	 * blocked in (preempted before its exit, or blocked again in it: its user
+	 * registers and memory are still the block's) */
 	if (ktid && (pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
-		offcpu_emit(ctx, ktid, pend, false, legacy);
+		offcpu_emit(ctx, ktid, pend,
+			    regs && pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL), legacy);
 	if (ktid && select_current(&pid, &tid, legacy)) {
-		struct pt_regs *regs = task_regs(prev, legacy);
 		if (prev_state != 0 && regs) /* blocked (not preempted): in which syscall */
 			v.nr = (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL);
 		if (bpf_map_update_elem(&offcpu_start, &ktid, &v, BPF_ANY) != 0)

@@ -17,13 +17,14 @@
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
 #define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
+#define AGENT_ON_WAIT_NS 2000000000ULL /* an open ring's agent turns the events on within this */
 
 /* A JVM's sample ring, read every turn of the main loop. */
 struct ring_src {
 	pid_t pid, nspid;
 	uint64_t start_ticks;      /* the process's start: the ring must be its own */
-	uint64_t first_ns, tried_ns;
-	bool open, gone, failed, told_missing;
+	uint64_t first_ns, tried_ns, opened_ns;
+	bool open, gone, failed, told_missing, on; /* on: the agent has the events asked on */
 	struct sample_ring_reader rd;
 	uint64_t dropped, lock_short, bad; /* the ring's counters when last read */
 	char agent_error[256];     /* the last agent_error said */
@@ -131,6 +132,9 @@ static void ring_drain(struct agent_samples *a, struct ring_src *src)
 	}
 	if (sample_ring_stats(&src->rd, &st) != 0)
 		return;
+	uint32_t want = (a->o.alloc ? SAMPLE_WANT_ALLOC : 0) | (a->o.lock ? SAMPLE_WANT_LOCK : 0);
+	if ((st.active & want) == want)
+		src->on = true;
 	if (st.dropped > src->dropped)
 		a->st.dropped += st.dropped - src->dropped;
 	src->dropped = st.dropped;
@@ -199,6 +203,7 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 			if (rc == 0) {
 				struct sample_ring_stats st;
 				src->open = true;
+				src->opened_ns = now;
 				if (sample_ring_stats(&src->rd, &st) == 0) { /* what was counted before is not ours */
 					src->dropped = st.dropped;
 					src->lock_short = st.lock_short;
@@ -239,6 +244,30 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 		if (!a->rings[i].gone)
 			a->rings[keep++] = a->rings[i];
 	a->nrings = keep;
+}
+
+/* Whether every target of -p has the events on, or never will: its agent
+ * said it has them on, or it has exited, failed, was said to have no agent,
+ * or had its ring open AGENT_ON_WAIT_NS without turning all of them on (a
+ * JVM that cannot give one). */
+bool agent_samples_targets_on(const struct agent_samples *a, uint64_t now)
+{
+	for (size_t i = 0; i < a->o.npids; i++) {
+		const struct ring_src *src = NULL;
+		for (size_t k = 0; k < a->nrings && !src; k++)
+			if (a->rings[k].pid == a->o.pids[i])
+				src = &a->rings[k];
+		if (!src) {
+			if (proc_info_alive(a->o.pids[i]))
+				return false; /* not looked at yet */
+			continue;
+		}
+		if (src->on || src->gone || src->failed || src->told_missing)
+			continue;
+		if (!src->open || now - src->opened_ns < AGENT_ON_WAIT_NS)
+			return false;
+	}
+	return true;
 }
 
 void agent_samples_free(struct agent_samples *a)

@@ -54,6 +54,9 @@ struct agent_samples *agent_samples_new(const struct agent_samples_opts *o);
  * off 5 s after the last ask) and read; a JVM that exited has its ring read
  * to the end and closed. */
 void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final);
+/* Whether every target pid (opts.pids) has the events on, or is known never
+ * to (exited, no agent, an agent that cannot): -d's clock starts then. */
+bool agent_samples_targets_on(const struct agent_samples *a, uint64_t now);
 /* Zeros when a is NULL. */
 const struct agent_samples_stats *agent_samples_stats(const struct agent_samples *a);
 /* Every ring still open is asked for no events and closed. */

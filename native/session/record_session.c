@@ -2,6 +2,7 @@
  * by the command's loop (reading, naming, windows rotated), ended, its outputs written, freed. */
 #include "record_session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include "agent_samples.h"
 #include "attach.h"
 #include "attach_queue.h"
+#include "proc_info.h"
 #include "push.h"
 #include "record_launch.h"
 #include "record_outputs.h"
@@ -51,6 +53,27 @@ static size_t walkers_start(struct record *r)
 				"failed: %s\n", (int)pids[i], strerror(-e));
 	}
 	return pending;
+}
+
+/* -a: the JVMs running at the start are made known before the first sample,
+ * so that their walker entries are in place for it (else a JVM's first
+ * samples, which bring it to the symbolizer, are walked by frame pointers). */
+static void jvms_running(struct record *r)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == self || pid >= PID_LIMIT)
+			continue;
+		if (proc_info_is_hotspot((pid_t)pid) == 1)
+			symbolizer_is_jvm(r->sy, (pid_t)pid); /* known to it from now on */
+	}
+	closedir(d);
 }
 
 /* Processes that have exited are forgotten: their names (a JVM's names from
@@ -326,6 +349,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		return -1;
 	/* the JVMs' walker entries before the first sample (a launched command
 	 * has run exec by now) */
+	if (r->o.bpf_on && r->o.all && !r->o.no_walker)
+		jvms_running(r);
 	if (r->o.bpf_on)
 		r->walkers_pending = walkers_start(r);
 	if (sampler_start(r->sampler, err, errlen) != 0)
@@ -358,6 +383,10 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	}
 	targets_watch(r);
 	r->start_ns = r->last_forget = record_mono_ns();
+	/* the agents' events alone, of given JVMs: -d counts from when the agents
+	 * have them on (an attach takes seconds in a slow JVM), as async-profiler's */
+	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command &&
+			  !r->o.window_ns && r->o.npids > 0;
 	agent_samples_poll(r->agents, record_mono_ns(), false);
 	return 0;
 }
@@ -389,6 +418,14 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 			r->walkers_pending = walkers_start(r);
 		sample_pipeline_release_late(r->pipe, record_mono_ns());
 		agent_samples_poll(r->agents, record_mono_ns(), false);
+		if (r->await_agents && agent_samples_targets_on(r->agents, record_mono_ns())) {
+			uint64_t on = record_mono_ns();
+			r->await_agents = false;
+			if (r->o.verbose)
+				msg_say("the agents' events on after %.1f s: the recording's time counts from there\n",
+					(double)(on - r->start_ns) / 1e9);
+			r->start_ns = on;
+		}
 		r->last_refresh = now;
 		/* without windows, every FORGET_NS (with them, at each window's end) */
 		if (!r->o.window_ns && now - r->last_forget >= FORGET_NS)
@@ -437,8 +474,15 @@ static void end_drain(struct record *r)
 
 int record_session_end(struct record *r, char *err, size_t errlen)
 {
-	double secs = (double)(record_mono_ns() - r->start_ns) / 1e9;
+	uint64_t end_ns = record_mono_ns();
+	double secs = (double)(end_ns - r->start_ns) / 1e9;
 	sampler_stop(r->sampler);
+	if (r->o.verbose) { /* to line a recording up with the target's own clock (System.nanoTime) */
+		if (r->o.duration > 0 && secs > r->o.duration)
+			end_ns = r->start_ns + (uint64_t)(r->o.duration * 1e9);
+		msg_say("recorded from %.6f to %.6f s of CLOCK_MONOTONIC\n", (double)r->start_ns / 1e9,
+			(double)end_ns / 1e9);
+	}
 	symbolizer_refresh(r->sy);
 	end_drain(r);
 	sample_gate_finish(r);

@@ -203,6 +203,7 @@ struct record {
 	volatile pid_t *launched;    /* launch mode: the command the signals are passed on to */
 	uint64_t start_ns, last_refresh, last_progress; /* the loop's: when sampling began, refreshed, said */
 	uint64_t last_forget;                         /* exited processes last forgotten */
+	bool await_agents; /* -e alloc/lock alone of -p targets: -d's clock starts when their events are on */
 	uint64_t cache_mismatches;   /* JFLAME_STACK_CACHE=verify: kept stacks folded differently */
 };
 

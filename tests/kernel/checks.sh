@@ -273,9 +273,9 @@ fi
 offcpu_wall() { # mode
 	totals sleepspin >"$RES/$1.before"
 	if [[ $1 == offcpu ]]; then
-		record offcpu 120 -e offcpu -p "$(cat "$RES/sleepspin.pid")" -d 5 -o offcpu.folded
+		record offcpu 120 -v -e offcpu -p "$(cat "$RES/sleepspin.pid")" -d 5 -o offcpu.folded
 	else
-		record wall 120 -e wall -F 499 -p "$(cat "$RES/sleepspin.pid")" -d 5 -o wall.folded
+		record wall 120 -v -e wall -F 499 -p "$(cat "$RES/sleepspin.pid")" -d 5 -o wall.folded
 	fi
 	sleep 0.5 # the next totals line
 	totals sleepspin >"$RES/$1.after"
@@ -295,7 +295,7 @@ fi
 if ((lc_ok == 0)); then
 	(
 		totals lockcontend >"$RES/lock.before"
-		record lock 120 -e lock -p "$(cat "$RES/lockcontend.pid")" -d 5 -o lock.folded
+		record lock 120 -v -e lock -p "$(cat "$RES/lockcontend.pid")" -d 5 -o lock.folded
 		sleep 0.3
 		totals lockcontend >"$RES/lock.after"
 	) &
@@ -309,7 +309,7 @@ if ((ss_ok == 0)) && want wall; then
 	bg+=($!)
 fi
 if want alloc && jvm_ready allocmix 120; then
-	record alloc 120 -e alloc -p "$jvm_pid" -d 5 -o alloc.folded &
+	record alloc 120 -e alloc --alloc-interval 64k -p "$jvm_pid" -d 5 -o alloc.folded &
 	bg+=($!)
 fi
 wait_bg

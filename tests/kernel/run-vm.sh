@@ -23,7 +23,7 @@
 #
 # Environment: JFLAME_BIN, JFLAME_AGENT, JFLAME_EXAMPLES_JAR (default: build/'s),
 # JFLAME_KERNEL_TIMEOUT (seconds qemu may run, default 480: then it is killed),
-# JFLAME_KERNEL_CACHE (see rootfs.sh), JFLAME_KERNEL_CHECKS and JFLAME_KERNEL_EXTRA (another
+# JFLAME_KERNEL_CACHE (see rootfs.sh), JFLAME_KERNEL_SCRIPT and JFLAME_KERNEL_EXTRA (another
 # checks script, and files for it: bench/kernels.sh), JFLAME_CHECKS (the steps checks.sh runs;
 # default all), JFLAME_KERNEL_WARMUP (seconds a workload runs after saying ready
 # before it is recorded; default 8), JFLAME_KERNEL_KAFKA_WARMUP (the same for the
@@ -68,9 +68,9 @@ install -m 755 "$jflame" "$guest/jflame"
 install -m 644 "$agent" "$guest/libjflame-agent.so"
 install -m 644 "$jar" "$guest/jflame-examples.jar"
 install -m 755 "$here/init.sh" "$guest/"
-# the checks the guest runs: checks.sh, or JFLAME_KERNEL_CHECKS (bench/kernels.sh's),
+# the checks the guest runs: checks.sh, or JFLAME_KERNEL_SCRIPT (bench/kernels.sh's),
 # with the files JFLAME_KERNEL_EXTRA names (space-separated) next to it
-install -m 755 "${JFLAME_KERNEL_CHECKS:-$here/checks.sh}" "$guest/checks.sh"
+install -m 755 "${JFLAME_KERNEL_SCRIPT:-$here/checks.sh}" "$guest/checks.sh"
 for f in ${JFLAME_KERNEL_EXTRA:-}; do install -m 644 "$f" "$guest/"; done
 # what checks.sh is asked to do (it reads this file when no environment says otherwise)
 {

@@ -37,12 +37,15 @@ from test_window import TOTAL, WINDOW  # noqa: E402
 KERNEL = os.environ.get("JFLAME_KERNEL") or (sys.argv.pop(1) if len(sys.argv) > 1 and not
                                              sys.argv[1].startswith("-") else "")
 KERNELS = ("5.10", "6.1", "6.12", "host")
-# the modes checks.sh runs (comma-separated, default all); tests of the others say they did not run
-CHECKS = os.environ.get("JFLAME_CHECKS", "all")
+# the modes checks.sh runs (comma-separated, default all); tests of the others say they did not run.
+# JFLAME_KERNEL_CHECKS, given to ctest, overrides the list CMake set for each kernel.
+CHECKS = os.environ.get("JFLAME_KERNEL_CHECKS") or os.environ.get("JFLAME_CHECKS", "all")
 JFLAME = os.environ.get("JFLAME_BIN", "")
 OUT = os.environ.get("JFLAME_KERNEL_OUT") or os.path.join(tempfile.gettempdir(), "jflame-kernel-%s" % KERNEL)
 HOST_RES = os.environ.get("JFLAME_KERNEL_HOST_RES", "")
 HOT = "jflame-hot-worker-thread-with-a-long-name"
+# jflame record -v: the recording's own time, to line it up with a workload's clock
+RECORDED = re.compile(r"(?m)^jflame: recorded from ([0-9.]+) to ([0-9.]+) s of CLOCK_MONOTONIC$")
 WORK = "jflame-mixed-work-thread-with-a-long-name"
 PRODUCER = "kafka-producer-network-thread | producer-1"
 FORMAT = "java/lang/String.format_"
@@ -86,16 +89,27 @@ def share(part, whole):
     return part / whole if whole else 0.0
 
 
+# Under qemu's TCG what the emulated CPU does slowly weighs more than on hardware:
+# the kernel's loopback TCP path (interrupts, TLB work: 6-18% of the producer in a
+# guest, 5% on the host) and CRC32C's stub (SSE 4.2's crc32, emulated: 3.5% in a
+# guest, under 0.1% on the host). The graphs are the same; their prices are the
+# emulator's. String.format's share is compared over the producer's other samples.
+EMULATION_PRICED = ("updateBytesCRC32C",)
+
+
 def kafka_share(folded):
     """String.format's share of the producer thread's samples (scripts/demo.sh's
-    figure), and the producer thread's samples."""
-    prod = fmt = 0
+    figure); the same share of its samples outside the kernel and the stubs TCG
+    prices differently (EMULATION_PRICED); and the producer thread's samples."""
+    prod = fmt = priced = 0
     for frames, n in read_folded(folded):
         if len(frames) > 1 and frames[1] == PRODUCER:
             prod += n
             if any(f.startswith(FORMAT) for f in frames):
                 fmt += n
-    return share(fmt, prod), prod
+            elif any(f.endswith("_[k]") or f in EMULATION_PRICED for f in frames):
+                priced += n
+    return share(fmt, prod), share(fmt, prod - priced), prod
 
 
 class KernelRun:
@@ -131,7 +145,8 @@ class KernelRun:
 
     def guest(self):
         r = subprocess.run(["bash", os.path.join(HERE, "run-vm.sh"), self.kernel, self.out], capture_output=True,
-                           text=True, timeout=1200, stdin=subprocess.DEVNULL)
+                           text=True, timeout=1200, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, JFLAME_CHECKS=CHECKS))
         self.log = r.stdout + r.stderr
         if r.returncode != 0:
             raise AssertionError("kernel %s: run-vm.sh failed (exit %d):\n%s" % (self.kernel, r.returncode,
@@ -427,12 +442,26 @@ class KernelTest(unittest.TestCase):
 
     # ---- off-CPU and wall-clock: SleepSpin ------------------------------------------------
 
+    def totals_around(self, mode, workload, regex):
+        """The workload's totals lines (one every 200 ms, group 1 its System.nanoTime)
+        just before and just after the recording's own time (jflame -v says it in
+        CLOCK_MONOTONIC): under emulation jflame takes seconds to start and stop, so
+        lines taken around the jflame command span far more than the recording."""
+        m = RECORDED.search(slurp(self.path(mode + ".err")))
+        self.assertTrue(m, "jflame -v did not say the recording's time:\n" + slurp(self.path(mode + ".err"))[-1500:])
+        start, end = float(m.group(1)) * 1e9, float(m.group(2)) * 1e9
+        lines = regex.finditer(slurp(self.path(workload + ".out")))
+        lines = sorted(lines, key=lambda x: int(x.group(1)))
+        before = [x for x in lines if int(x.group(1)) <= start]
+        after = [x for x in lines if int(x.group(1)) >= end]
+        self.assertTrue(before and after, "no totals lines of %s around the recording's %.3f-%.3f s"
+                        % (workload, start / 1e9, end / 1e9))
+        return before[-1], after[0]
+
     def sleep_spin(self, mode):
         """The sleep-spin thread's stacks in the mode's recording, and the share of
         its time it measured asleep over the recording (its totals lines around it)."""
-        before = test_offcpu.TOTALS.search(slurp(self.path(mode + ".before")))
-        after = test_offcpu.TOTALS.search(slurp(self.path(mode + ".after")))
-        self.assertTrue(before and after, "no totals lines from SleepSpin around the recording")
+        before, after = self.totals_around(mode, "sleepspin", test_offcpu.TOTALS)
         slept = int(after.group(2)) - int(before.group(2))
         spun = int(after.group(3)) - int(before.group(3))
         self.assertGreater(slept + spun, 5 * 0.8e9,
@@ -486,9 +515,7 @@ class KernelTest(unittest.TestCase):
         err = self.ran("lock")
         if not self.holds("lock", "lock"):
             return
-        before = test_lock.TOTALS.search(slurp(self.path("lock.before")))
-        after = test_lock.TOTALS.search(slurp(self.path("lock.after")))
-        self.assertTrue(before and after, "no totals lines from LockContend around the recording")
+        before, after = self.totals_around("lock", "lockcontend", test_lock.TOTALS)
         span = (int(after.group(1)) - int(before.group(1))) / 1e9
         measured_ns = (int(after.group(2)) - int(before.group(2))) * 5 / span
         pid = self.pid("lockcontend")
@@ -594,18 +621,21 @@ class KernelTest(unittest.TestCase):
         err = self.ran("kafka")
         if not self.holds("kafka", "kafka"):
             return
-        mine, prod = kafka_share(self.path("kafka.folded"))
+        mine, mine_cpu, prod = kafka_share(self.path("kafka.folded"))
         self.assertGreater(prod, 100, "few samples of the producer thread %r:\n%s" % (PRODUCER, err))
         self.assertGreater(mine, 0.2, "String.format %.1f%% of the producer thread" % (100 * mine))
         if KERNEL == "host":
-            print("\nkernel host: String.format %.1f%% of the producer thread (%d samples)" % (100 * mine, prod),
-                  file=sys.stderr)
+            print("\nkernel host: String.format %.1f%% of the producer thread (%d samples), %.1f%% outside the "
+                  "kernel and CRC32C's stub" % (100 * mine, prod, 100 * mine_cpu), file=sys.stderr)
             return
-        host, host_prod = kafka_share(self.host_kafka())
-        print("\nkernel %s: String.format %.1f%% of the producer thread (%d samples); host %.1f%% (%d)"
-              % (KERNEL, 100 * mine, prod, 100 * host, host_prod), file=sys.stderr)
-        self.assertLess(abs(mine - host) * 100, 5, "String.format %.1f%% of the producer thread on %s, %.1f%% on "
-                        "the host" % (100 * mine, KERNEL, 100 * host))
+        host, host_cpu, host_prod = kafka_share(self.host_kafka())
+        print("\nkernel %s: String.format %.1f%% of the producer thread (%d samples), host %.1f%% (%d); outside "
+              "the kernel and CRC32C's stub (what TCG prices differently) %.1f%%, host %.1f%%"
+              % (KERNEL, 100 * mine, prod, 100 * host, host_prod, 100 * mine_cpu, 100 * host_cpu), file=sys.stderr)
+        self.assertLess(abs(mine_cpu - host_cpu) * 100, 5,
+                        "String.format %.1f%% of the producer thread's samples outside the kernel and CRC32C's stub "
+                        "on %s, %.1f%% on the host (%.1f%% and %.1f%% of all its samples)"
+                        % (100 * mine_cpu, KERNEL, 100 * host_cpu, 100 * mine, 100 * host))
 
 
 if __name__ == "__main__":
