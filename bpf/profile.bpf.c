@@ -886,8 +886,8 @@ int profile_walk_more(struct bpf_perf_event_data *ctx)
  *    user code: its user stack is still the one it blocked in (walked with
  *    its own memory, the HotSpot walker for JVMs), and the sample goes out.
  *    A task switched out again before that exit (preempted in the syscall,
- *    or blocked in it once more) sends it then, its user stack walked there:
- *    it is still the one it blocked in. A block that did not end in a syscall
+ *    or blocked in it once more) adds that time off the CPU to the block,
+ *    which still waits for the exit. A block that did not end in a syscall
  *    (preemption, a page fault) goes out at the task's next sys_exit or
  *    switch-out without a user stack (PROFILE_FLAG_NO_USER): it is not there
  *    to be walked any more. */
@@ -977,12 +977,13 @@ static __always_inline int offcpu_switched(void *ctx, struct task_struct *prev, 
 	struct pt_regs *regs = ktid ? task_regs(prev, legacy) : NULL;
 
 	/* prev, leaving: a block it came back from without a syscall exit goes
-	 * out first; with its user stack while prev is still in the syscall it
-	 * blocked in (preempted before its exit, or blocked again in it: its user
-	 * registers and memory are still the block's) */
-	if (ktid && (pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)))
-		offcpu_emit(ctx, ktid, pend,
-			    regs && pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL), legacy);
+	 * out first, unless prev is still in the syscall it blocked in (preempted
+	 * before its exit, or blocked in it again): then the block waits for that
+	 * exit, to go out with its user stack, and this time off the CPU is
+	 * added to it when prev comes back */
+	if (ktid && (pend = bpf_map_lookup_elem(&offcpu_pending, &ktid)) &&
+	    !(regs && pend->nr >= 0 && pend->nr == (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL)))
+		offcpu_emit(ctx, ktid, pend, false, legacy);
 	if (ktid && select_current(&pid, &tid, legacy)) {
 		if (prev_state != 0 && regs) /* blocked (not preempted): in which syscall */
 			v.nr = (__s64)BPF_CORE_READ(regs, USER_REG_SYSCALL);
@@ -997,6 +998,11 @@ static __always_inline int offcpu_switched(void *ctx, struct task_struct *prev, 
 	__u64 delta = now - st->ts;
 	__s64 nr = st->nr;
 	bpf_map_delete_elem(&offcpu_start, &nk);
+	pend = bpf_map_lookup_elem(&offcpu_pending, &nk);
+	if (pend) { /* back in the syscall of a block still waiting for its exit: the same block */
+		pend->weight_ns += delta;
+		return 0;
+	}
 	if (delta < min_block_ns) {
 		count(PROFILE_STAT_OFFCPU_SHORT);
 		count_add(PROFILE_STAT_OFFCPU_SHORT_NS, delta);
