@@ -66,45 +66,9 @@ nofile=$(ulimit -Hn) nproc=$(ulimit -Hu)
 limits=(--ulimit="nofile=$nofile:$nofile" --ulimit="nproc=$nproc:$nproc")
 
 # --- Debian's archive, as this machine's apt has it ------------------------------
-# One-line sources for every bookworm* entry in /etc/apt/sources.list and
-# sources.list.d/*.list and *.sources (deb822): the same mirrors, suites and
-# components apt uses here, handed to mmdebstrap.
-debian_sources() {
-	python3 - <<'EOF'
-import glob, re
-suites_ok = re.compile(r"^bookworm(-updates|-security|-backports)?$")
-out = []
-def add(uri, suite, comps):
-    if suites_ok.match(suite):
-        line = "deb %s %s %s" % (uri.rstrip("/"), suite, " ".join(comps))
-        if line not in out:
-            out.append(line)
-for path in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        continue
-    for l in lines:
-        l = re.sub(r"\[[^]]*\]", "", l.split("#", 1)[0]).split()
-        if len(l) >= 4 and l[0] == "deb":
-            add(l[1], l[2], l[3:])
-for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
-    for stanza in re.split(r"\n\s*\n", open(path).read()):
-        f = {}
-        for l in stanza.splitlines():
-            if l.startswith("#") or ":" not in l:
-                continue
-            k, v = l.split(":", 1)
-            f[k.strip().lower()] = v.split()
-        if "deb" not in f.get("types", []) or f.get("enabled", ["yes"])[0] == "no":
-            continue
-        for uri in f.get("uris", []):
-            for s in f.get("suites", []):
-                add(uri, s, f.get("components", ["main"]))
-print("\n".join(out))
-EOF
-}
-mapfile -t sources < <(debian_sources)
+# One-line sources for every bookworm* entry apt has here (scripts/debian_sources.py):
+# the same mirrors, suites and components, handed to mmdebstrap.
+mapfile -t sources < <(python3 "$(dirname "$0")/debian_sources.py" --backports | sed 's/^/deb /')
 ((${#sources[@]})) || die "no Debian 12 (bookworm) entries in /etc/apt/sources.list*: cannot tell which mirror to use"
 
 # --- the rootfs tarballs ------------------------------------------------------------
@@ -147,6 +111,8 @@ rootfs() { # name, packages...: sets rootfs_tar and rootfs_key, building the tar
 	say "rootfs $name: mmdebstrap bookworm (essential + $# packages) from ${sources[0]#deb }"
 	local t0=$SECONDS
 	# downloaded .debs are kept in $cache/debs for the other rootfs and next time
+	# ("$1" in a hook: the chroot, expanded by mmdebstrap)
+	# shellcheck disable=SC2016
 	mmdebstrap "${args[@]}" --skip=essential/unlink \
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
 		--setup-hook='mkdir -p "$1"/usr/share/man/man1' \

@@ -39,6 +39,21 @@ static bool switch_has_state(void)
 	return yes;
 }
 
+int kernel_features_minimum(const char *release, bool ringbuf, bool task_stack, char *err, size_t errlen)
+{
+	const char *missing = NULL, *since = NULL;
+	if (!ringbuf)
+		missing = "BPF ring buffer", since = "5.8";
+	else if (!task_stack)
+		missing = "bpf_get_task_stack", since = "5.9";
+	if (!missing)
+		return 0;
+	snprintf(err, errlen, "kernel %s is older than jflame supports: it has no %s (Linux %s); "
+		 "jflame needs Linux " KERNEL_MIN_VERSION " or later (tested from " KERNEL_TESTED_VERSION ")",
+		 release[0] ? release : "?", missing, since);
+	return -1;
+}
+
 int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 {
 	struct utsname u;
@@ -53,17 +68,9 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 		snprintf(kf->version, sizeof(kf->version), "%.15s", kf->release[0] ? kf->release : "?");
 
 	/* the minimum: what every program set needs */
-	const char *missing = NULL, *since = NULL;
-	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 0)
-		missing = "the BPF ring buffer", since = "5.8";
-	else if (has_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_task_stack) == 0)
-		missing = "bpf_get_task_stack", since = "5.9";
-	if (missing) {
-		snprintf(err, errlen, "kernel %s is older than jflame supports: it has no %s (Linux %s); "
-			 "jflame needs Linux " KERNEL_MIN_VERSION " or later (tested from " KERNEL_TESTED_VERSION ")",
-			 kf->release, missing, since);
+	if (kernel_features_minimum(kf->release, libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 0,
+				    has_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_task_stack) != 0, err, errlen) != 0)
 		return -1;
-	}
 
 	kf->bpf_loop = has_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop) != 0;
 	kf->switch_state = switch_has_state();

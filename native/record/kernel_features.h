@@ -26,6 +26,10 @@ struct kernel_features {
 	char note[320];
 };
 
+/* Whether a kernel (release: uname -r) with or without the BPF ring buffer and
+ * bpf_get_task_stack is one jflame runs on: 0, or -1 with one line in err
+ * naming it, the minimum and the first feature missing (exit 2). */
+int kernel_features_minimum(const char *release, bool ringbuf, bool task_stack, char *err, size_t errlen);
 /* Probes the kernel. -1 when jflame cannot run on it, with one line in err
  * naming the kernel, the minimum and the feature missing; else 0. */
 int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen);

@@ -48,42 +48,7 @@ kernels=(5.10:bullseye 6.1:bookworm 6.12:trixie)
 # The mirrors of every bookworm* entry in /etc/apt/sources.list and
 # sources.list.d/*.list and *.sources (deb822), as "URI SUITE COMPONENTS" lines
 # (scripts/image.sh reads them the same way).
-debian_sources() {
-	python3 - <<'EOF'
-import glob, re
-suites_ok = re.compile(r"^bookworm(-updates|-security)?$")
-out = []
-def add(uri, suite, comps):
-    if suites_ok.match(suite):
-        line = "%s %s %s" % (uri.rstrip("/"), suite, " ".join(comps))
-        if line not in out:
-            out.append(line)
-for path in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        continue
-    for l in lines:
-        l = re.sub(r"\[[^]]*\]", "", l.split("#", 1)[0]).split()
-        if len(l) >= 4 and l[0] == "deb":
-            add(l[1], l[2], l[3:])
-for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
-    for stanza in re.split(r"\n\s*\n", open(path).read()):
-        f = {}
-        for l in stanza.splitlines():
-            if l.startswith("#") or ":" not in l:
-                continue
-            k, v = l.split(":", 1)
-            f[k.strip().lower()] = v.split()
-        if "deb" not in f.get("types", []) or f.get("enabled", ["yes"])[0] == "no":
-            continue
-        for uri in f.get("uris", []):
-            for s in f.get("suites", []):
-                add(uri, s, f.get("components", ["main"]))
-print("\n".join(out))
-EOF
-}
-mapfile -t mirrors < <(debian_sources)
+mapfile -t mirrors < <(python3 "$(dirname "$0")/../../scripts/debian_sources.py")
 ((${#mirrors[@]})) || die "no Debian 12 (bookworm) entries in /etc/apt/sources.list*: cannot tell which mirror to use"
 bookworm_sources=()
 for m in "${mirrors[@]}"; do bookworm_sources+=("deb $m"); done
