@@ -17,7 +17,8 @@
 #define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
 #define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
 #define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
-#define AGENT_ON_WAIT_NS 2000000000ULL /* an open ring's agent turns the events on within this */
+#define AGENT_ON_WAIT_NS 15000000000ULL /* an open ring's agent turns the events on within this (its
+					     * JVMTI calls and park hook take seconds in a slow JVM) */
 
 /* A JVM's sample ring, read every turn of the main loop. */
 struct ring_src {
@@ -133,8 +134,8 @@ static void ring_drain(struct agent_samples *a, struct ring_src *src)
 	if (sample_ring_stats(&src->rd, &st) != 0)
 		return;
 	uint32_t want = (a->o.alloc ? SAMPLE_WANT_ALLOC : 0) | (a->o.lock ? SAMPLE_WANT_LOCK : 0);
-	if ((st.active & want) == want)
-		src->on = true;
+	if ((st.active & want) == want || st.agent_error[0])
+		src->on = true; /* on, or said why not */
 	if (st.dropped > src->dropped)
 		a->st.dropped += st.dropped - src->dropped;
 	src->dropped = st.dropped;
@@ -247,9 +248,8 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 }
 
 /* Whether every target of -p has the events on, or never will: its agent
- * said it has them on, or it has exited, failed, was said to have no agent,
- * or had its ring open AGENT_ON_WAIT_NS without turning all of them on (a
- * JVM that cannot give one). */
+ * said it has them on or why not, or it has exited, failed, was said to have
+ * no agent, or had its ring open AGENT_ON_WAIT_NS without either. */
 bool agent_samples_targets_on(const struct agent_samples *a, uint64_t now)
 {
 	for (size_t i = 0; i < a->o.npids; i++) {
