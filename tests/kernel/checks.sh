@@ -50,7 +50,10 @@ WARM=${JFLAME_KERNEL_WARMUP:-8}
 CHECKS=,${JFLAME_CHECKS:-all},
 export JFLAME_AGENT=$AGENT
 # no PreserveFramePointer; inlined frames placed exactly; hs_err files kept
-JVMFLAGS=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints "-XX:ErrorFile=$RES/hs_err_pid%p.log")
+# (the examples wait up to 120 s for their JIT to settle before they say ready: an
+# emulated CPU compiles for a minute, and the graphs are only the host's after it)
+JVMFLAGS=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints "-XX:ErrorFile=$RES/hs_err_pid%p.log"
+	-Djflame.example.latest=120)
 HOT=jflame-hot-worker-thread-with-a-long-name
 mkdir -p "$RES"
 cd "$RES" || exit 1
@@ -282,10 +285,10 @@ offcpu_wall() { # mode
 }
 ss_ok=1 lc_ok=1
 if want offcpu || want wall; then
-	jvm_ready sleepspin 120 && ss_ok=0
+	jvm_ready sleepspin 240 && ss_ok=0
 fi
 if want lock; then
-	jvm_ready lockcontend 120 && lc_ok=0
+	jvm_ready lockcontend 240 && lc_ok=0
 fi
 bg=() # the recordings running in the background
 if ((ss_ok == 0)) && want offcpu; then
@@ -308,7 +311,7 @@ if ((ss_ok == 0)) && want wall; then
 	offcpu_wall wall &
 	bg+=($!)
 fi
-if want alloc && jvm_ready allocmix 120; then
+if want alloc && jvm_ready allocmix 240; then
 	record alloc 120 -e alloc --alloc-interval 64k -p "$jvm_pid" -d 5 -o alloc.folded &
 	bg+=($!)
 fi
@@ -325,7 +328,7 @@ fi
 
 # --- the demo's recording: KafkaStyle in its String.format() mode, -d 10 ------------
 if want kafka; then
-	if jvm_ready kafka 120 "$KAFKA_WARM"; then
+	if jvm_ready kafka 240 "$KAFKA_WARM"; then
 		record kafka 120 -p "$jvm_pid" -d "$kafka_seconds" -o kafka.svg -o kafka.folded
 	fi
 	stop_jvm "$(cat "$RES/kafka.pid")"

@@ -90,6 +90,35 @@ final class Example {
         return stopping;
     }
 
+    /** How long a run waits at most for the JIT to settle before it says ready: 10 s, or
+     *  -Djflame.example.latest=SECONDS (the kernel tests' emulated CPUs compile for a minute). */
+    static long latestSeconds() {
+        try {
+            return Math.max(1, Long.parseLong(System.getProperty("jflame.example.latest", "10")));
+        } catch (NumberFormatException e) {
+            return 10;
+        }
+    }
+
+    /** Waits until the JIT has settled: the last second added under 10 ms of compilation
+     *  (at least a second from now), or maxMillis passed. */
+    static void awaitJitQuiet(long maxMillis) throws InterruptedException {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long[] ms = new long[10];
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        for (int tick = 0; System.nanoTime() - end < 0; tick++) {
+            long now = jit.getTotalCompilationTime();
+            if (tick >= 10 && now - ms[tick % 10] < 10) {
+                return;
+            }
+            ms[tick % 10] = now;
+            Thread.sleep(100);
+        }
+    }
+
     /** Whether the ready line is out (the JIT has settled). */
     boolean ready() {
         return ready;
@@ -162,7 +191,7 @@ final class Example {
         // and at the latest after 10 s (2/3 of short runs): a slow JIT on a busy machine can
         // take that long to compile String.format's code.
         long warmup = Math.min(TimeUnit.SECONDS.toNanos(3), runNanos / 3);
-        long latest = Math.max(warmup, Math.min(TimeUnit.SECONDS.toNanos(10), runNanos * 2 / 3));
+        long latest = Math.max(warmup, Math.min(TimeUnit.SECONDS.toNanos(latestSeconds()), runNanos * 2 / 3));
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean jitTimes = jit != null && jit.isCompilationTimeMonitoringSupported();
         long[] jitMillis = new long[10];

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -83,17 +84,24 @@ public final class Workload {
         work.start();
         // short rounds: the loop itself is compiled within a second, so the
         // stacks are the same from then on (hot's long rounds reach that later)
+        CountDownLatch warm = new CountDownLatch(1);
         Thread hot = new Thread(() -> {
             long rounds = 0;
             while (System.nanoTime() < deadline) {
                 sink += spin(2_000);
                 if (++rounds == 200_000) {
-                    System.out.println("jflame-workload: ready");
-                    System.out.flush();
+                    warm.countDown();
                 }
             }
+            warm.countDown();
         }, HOT_THREAD);
         hot.start();
+        // ready once the loops ran and the JIT has settled (a slow machine, an
+        // emulated CPU, compiles their inlined code seconds later)
+        warm.await();
+        Example.awaitJitQuiet(Math.max(30, Example.latestSeconds()) * 1000);
+        System.out.println("jflame-workload: ready");
+        System.out.flush();
         hot.join();
         work.join();
     }
