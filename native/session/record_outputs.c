@@ -503,11 +503,26 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 		targets = r->o.pids;
 		ntargets = r->o.npids;
 	}
+	if (r->o.command && !r->o.all) { /* the launched command's JVMs, alive or not */
+		nseen = 0;
+		for (size_t i = 0; i < r->njvm_facts && nseen < 64; i++)
+			seen[nseen++] = r->jvm_facts[i].pid;
+		targets = seen;
+		ntargets = nseen;
+	}
 	for (size_t i = 0; i < ntargets; i++) {
-		if (!symbolizer_is_jvm(r->sy, targets[i]))
+		const struct jvm_fact *was = NULL;
+		for (size_t k = 0; k < r->njvm_facts && !was; k++)
+			if (r->jvm_facts[k].pid == targets[i])
+				was = &r->jvm_facts[k];
+		bool alive_jvm = symbolizer_is_jvm(r->sy, targets[i]);
+		if (!alive_jvm && !was)
 			continue;
-		int v = symbolizer_frame_pointers(r->sy, targets[i]);
-		if (symbolizer_walks_hotspot(r->sy, targets[i])) {
+		/* a JVM that has exited (and was forgotten): as it was last seen */
+		int v = alive_jvm ? symbolizer_frame_pointers(r->sy, targets[i]) : was->fp;
+		if (v < 0 && was)
+			v = was->fp;
+		if (alive_jvm ? symbolizer_walks_hotspot(r->sy, targets[i]) || (was && was->walked) : was->walked) {
 			walked++; /* frame pointers do not matter to it */
 			walked_on += v > 0;
 			walked_off += v == 0;

@@ -76,10 +76,40 @@ static void jvms_running(struct record *r)
 	closedir(d);
 }
 
+/* The targets' JVMs as they are now (walked, frame pointers), kept for the
+ * graph's subtitle after they exit (record_window_describe): -p's and a
+ * launched command's (its children too), not every JVM of -a. */
+static void jvm_facts_note(struct record *r)
+{
+	static pid_t seen[8192];
+	size_t n = r->o.command ? symbolizer_processes(r->sy, seen, 8192) : r->o.npids;
+	const pid_t *pids = r->o.command ? seen : r->o.pids;
+	if (r->o.all)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!symbolizer_is_jvm(r->sy, pids[i]))
+			continue;
+		size_t k = 0;
+		while (k < r->njvm_facts && r->jvm_facts[k].pid != pids[i])
+			k++;
+		if (k == r->njvm_facts) {
+			if (k == sizeof(r->jvm_facts) / sizeof(r->jvm_facts[0]))
+				continue;
+			r->njvm_facts++;
+			r->jvm_facts[k] = (struct jvm_fact){ .pid = pids[i], .fp = -1 };
+		}
+		r->jvm_facts[k].walked |= symbolizer_walks_hotspot(r->sy, pids[i]);
+		int fp = symbolizer_frame_pointers(r->sy, pids[i]);
+		if (fp >= 0)
+			r->jvm_facts[k].fp = fp;
+	}
+}
+
 /* Processes that have exited are forgotten: their names (a JVM's names from
  * its memory with them), maps and walker entries. */
 static void forget_exited(struct record *r)
 {
+	jvm_facts_note(r);
 	static pid_t gone[4096];
 	size_t n = symbolizer_forget_exited(r->sy, gone, sizeof(gone) / sizeof(gone[0]));
 	for (size_t i = 0; i < n; i++) {
@@ -416,6 +446,7 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 		symbolizer_refresh(r->sy);
 		if (r->o.bpf_on)
 			r->walkers_pending = walkers_start(r);
+		jvm_facts_note(r);
 		sample_pipeline_release_late(r->pipe, record_mono_ns());
 		agent_samples_poll(r->agents, record_mono_ns(), false);
 		if (r->await_agents && agent_samples_targets_on(r->agents, record_mono_ns())) {

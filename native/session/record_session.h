@@ -203,6 +203,14 @@ struct record {
 	volatile pid_t *launched;    /* launch mode: the command the signals are passed on to */
 	uint64_t start_ns, last_refresh, last_progress; /* the loop's: when sampling began, refreshed, said */
 	uint64_t last_forget;                         /* exited processes last forgotten */
+	/* The JVMs of the targets (a launched command's children too) as last seen
+	 * alive: what the graph says of them holds after they exit and are forgotten. */
+	struct jvm_fact {
+		pid_t pid;
+		bool walked; /* by the HotSpot walker */
+		int fp;      /* frame pointers: 1 on, 0 off, -1 unknown */
+	} jvm_facts[64];
+	size_t njvm_facts;
 	bool await_agents; /* -e alloc/lock alone of -p targets: -d's clock starts when their events are on */
 	uint64_t cache_mismatches;   /* JFLAME_STACK_CACHE=verify: kept stacks folded differently */
 };

@@ -14,7 +14,8 @@
 #
 # First a 1-s record -a (preflight): when the kernel refuses jflame's BPF program,
 # bpf-refused and bpf-verifier.log (-v) are written and nothing else runs.
-# The modes (JFLAME_CHECKS: a comma-separated list of steps, default all):
+# The modes (JFLAME_CHECKS: a comma-separated list of steps; "all" alone, the
+# default, is every one):
 #   cpu      record -p, agentless, of Workload mixed (two long-named hot threads)
 #   all      record -a beside it
 #   window   record -p --window 1 -d 3 --baseline first
@@ -60,7 +61,8 @@ cd "$RES" || exit 1
 
 up() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "jflame-checks: [$(up)] $*"; }
-want() { [[ $CHECKS == *,all,* || $CHECKS == *,"$1",* ]]; }
+# "all" alone is every mode; in a list of modes it is record -a's ("cpu,all")
+want() { [[ $CHECKS == ,all, || $CHECKS == *,"$1",* ]]; }
 step_name="" step_t0=""
 step() { step_name=$1 step_t0=$(up); log "$1"; }
 step_end() { # exit code
