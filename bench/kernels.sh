@@ -57,7 +57,7 @@ for k in kernels:
         if not os.path.exists(p):
             continue
         err = open(p).read()
-        prog = "profile_sample_legacy" if "profile_sample_legacy" in err else "profile_sample"
+        prog = "profile_sample_legacy" if "BPF program profile_sample_legacy:" in err else "profile_sample"
         verified = num(r"BPF program %s: (\d+) instructions verified" % prog, err, int)
         vms = num(r"BPF program %s: \d+ instructions verified in ([0-9.]+) ms" % prog, err)
         load = num(r"BPF programs loaded in ([0-9.]+) ms", err)

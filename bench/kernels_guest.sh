@@ -22,7 +22,7 @@ sleep "${WARM:-20}"
 uname -r >"$res/release"
 "$jflame" record -v -p "$pid" -d "${SECONDS_TO_RECORD:-10}" -o "$res/native.folded" 2>"$res/native.err"
 echo "exit $?" >>"$res/native.err"
-if ! grep -q "profile_sample_legacy" "$res/native.err"; then
+if ! grep -q "BPF program profile_sample_legacy:" "$res/native.err"; then
 	JFLAME_BPF_LEGACY=1 "$jflame" record -v -p "$pid" -d "${SECONDS_TO_RECORD:-10}" -o "$res/legacy.folded" \
 		2>"$res/legacy.err"
 	echo "exit $?" >>"$res/legacy.err"
