@@ -518,11 +518,11 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 		bool alive_jvm = symbolizer_is_jvm(r->sy, targets[i]);
 		if (!alive_jvm && !was)
 			continue;
-		/* a JVM that has exited (and was forgotten): as it was last seen */
-		int v = alive_jvm ? symbolizer_frame_pointers(r->sy, targets[i]) : was->fp;
+		/* what is known now, else as it was last seen (a JVM that exited and was forgotten) */
+		int v = alive_jvm ? symbolizer_frame_pointers(r->sy, targets[i]) : -1;
 		if (v < 0 && was)
 			v = was->fp;
-		if (alive_jvm ? symbolizer_walks_hotspot(r->sy, targets[i]) || (was && was->walked) : was->walked) {
+		if ((alive_jvm && symbolizer_walks_hotspot(r->sy, targets[i])) || (was && was->walked)) {
 			walked++; /* frame pointers do not matter to it */
 			walked_on += v > 0;
 			walked_off += v == 0;
