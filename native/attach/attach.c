@@ -336,10 +336,13 @@ static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size
 /* Agents can be attached in the live phase only: a JVM still starting up
  * (sun.rt.createVmEndTime not yet set) is given the time to finish. A JVM so
  * young that it has no hsperfdata yet (or one run with -XX:-UsePerfData) is
- * ready once it catches SIGQUIT. */
+ * ready once it catches SIGQUIT; one without either is waited for only until
+ * it is timeout_ms old (a JVM installs its SIGQUIT handler as it starts: an
+ * older process without one runs with -Xrs, or is no JVM that can attach). */
 static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
 	uint64_t start = mono_ms();
+	uint64_t age = proc_info_age_ms(t->pi.start_time);
 	for (;;) {
 		int64_t end = 0;
 		struct proc_info now;
@@ -357,9 +360,9 @@ static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, siz
 			interrupted(pid, "finish starting up", err, errlen);
 			return -1;
 		}
+		if (!perf && age + (mono_ms() - start) >= (uint64_t)timeout_ms)
+			return 0; /* start_listener says what is missing */
 		if (mono_ms() - start >= (uint64_t)timeout_ms) { /* bound: timeout_ms */
-			if (!perf)
-				return 0; /* start_listener says what is missing */
 			snprintf(err, errlen, "pid %d is still starting up after %.1f s (agents load once its VM "
 				 "is initialised); try again, or with a longer --timeout", (int)pid, timeout_ms / 1000.0);
 			return -1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "text_escape.h"
@@ -74,6 +75,17 @@ uint64_t proc_info_start_time(pid_t pid)
 	char state;
 	uint64_t start = 0;
 	return read_stat(pid, &state, &start) == 0 ? start : 0;
+}
+
+uint64_t proc_info_age_ms(uint64_t start_ticks)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (start_ticks == 0 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return 0;
+	uint64_t now_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	uint64_t start_ms = start_ticks / (uint64_t)hz * 1000 + start_ticks % (uint64_t)hz * 1000 / (uint64_t)hz;
+	return now_ms > start_ms ? now_ms - start_ms : 0;
 }
 
 bool proc_info_alive(pid_t pid)

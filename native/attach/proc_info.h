@@ -29,6 +29,9 @@ pid_t proc_info_nspid(const char *status_path, pid_t fallback);
 int proc_info_self_pidns(uint64_t *dev, uint64_t *ino);
 /* Field 22 of /proc/PID/stat; 0 when unreadable. */
 uint64_t proc_info_start_time(pid_t pid);
+/* How long ago a process started (its start time, field 22), in ms by
+ * CLOCK_BOOTTIME; 0 when unknown or in the future. */
+uint64_t proc_info_age_ms(uint64_t start_ticks);
 /* A start time (field 22, ticks after boot) in seconds since the epoch
  * (btime + ticks); 0 when unknown. */
 double proc_info_ticks_to_epoch(uint64_t ticks);

@@ -72,6 +72,7 @@ class Jvm:
         self.out = open(self.out_path, "w")
         self.err = open(self.err_path, "w")
         started = time.time()
+        self.started_mono = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL,
                                      env=full_env, cwd=self.workdir)
         self.pid = self.proc.pid

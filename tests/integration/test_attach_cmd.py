@@ -176,6 +176,29 @@ class AttachErrorTest(AttachCase):
         self.assertNotIn("Full thread dump", jvm.stdout(), "SIGQUIT was sent")
         self.assertTrue(jvm.alive())
 
+    def test_no_sigquit_handler_is_told_without_waiting(self):
+        # -Xrs: no SIGQUIT handler (its attach listener would start with it, but attach is
+        # disabled); -XX:-UsePerfData: no hsperfdata saying its start-up is over, nor that attach
+        # is disabled. Once older than the timeout it is no JVM still starting: told at once (it
+        # used to be waited for the whole timeout, a hostile process's attach child too)
+        jvm = self.warm_jvm(flags=["-Xrs", "-XX:+DisableAttachMechanism", "-XX:-UsePerfData"])
+        while time.monotonic() - jvm.started_mono < 3.5:
+            time.sleep(0.1)
+        t0 = time.monotonic()
+        r = self.jflame("attach", "--timeout", "3", str(jvm.pid))
+        took = time.monotonic() - t0
+        self.assert_one_line_error(r, "pid %d does not handle SIGQUIT" % jvm.pid, "-agentpath")
+        self.assertLess(took, 2.0, "waited for the timeout")
+        time.sleep(0.3)
+        self.assertTrue(jvm.alive(), "the JVM died (SIGQUIT sent to it?)")
+
+    def test_jvm_without_hsperfdata_is_attached(self):
+        # -XX:-UsePerfData: ready once it handles SIGQUIT
+        jvm = self.warm_jvm(flags=["-XX:-UsePerfData"])
+        r = self.jflame("attach", str(jvm.pid))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("loaded the agent into pid %d" % jvm.pid, r.stderr)
+
     def test_timeout_on_stopped_jvm(self):
         jvm = self.warm_jvm()
         os.kill(jvm.pid, signal.SIGSTOP)
