@@ -272,8 +272,9 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	uint64_t now = mono_ns();
 	/* a JVM's agent may write its files any moment: look more often there;
 	 * a JVM whose map came before its agent's status (a starting agent) is
-	 * looked at until the status is there */
-	if ((p->jit && (p->status_seen || !p->is_jvm)) ||
+	 * looked at until the status is there, and says whether it keeps frame
+	 * pointers (an agent loaded at start knows that once the VM is up) */
+	if ((p->jit && ((p->status_seen && p->pfp >= 0) || !p->is_jvm)) ||
 	    now - p->agent_checked_ns < (p->is_jvm && now - p->seen_ns < AGENT_SETTLE_NS ? AGENT_CHECK_JVM_NS :
 										       AGENT_CHECK_NS))
 		return;
@@ -283,12 +284,14 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	struct agent_status st;
 	int have = agent_status_read(p->pid, p->nspid, p->start_ticks, &st);
 	if (have == 1) {
+		bool first = !p->status_seen || !p->is_jvm;
 		p->pfp = st.frame_pointers;
 		if (!p->is_jvm)
 			sy->jvm_seen_ns = now;
 		p->is_jvm = true;
 		p->status_seen = true;
-		names_changed(sy, p);
+		if (first)
+			names_changed(sy, p);
 	} else if (have == 0) {
 		return; /* left by an earlier process with this pid */
 	}
