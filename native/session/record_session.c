@@ -413,6 +413,7 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	}
 	targets_watch(r);
 	r->start_ns = r->last_forget = record_mono_ns();
+	r->stop_ns = r->o.duration > 0 ? r->start_ns + (uint64_t)(r->o.duration * 1e9) : UINT64_MAX;
 	/* the agents' events alone, of given JVMs: -d counts from when the agents
 	 * have them on (an attach takes seconds in a slow JVM), as async-profiler's */
 	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command &&
@@ -456,6 +457,8 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 				msg_say("the agents' events on after %.1f s: the recording's time counts from there\n",
 					(double)(on - r->start_ns) / 1e9);
 			r->start_ns = on;
+			if (r->stop_ns != UINT64_MAX)
+				r->stop_ns = on + (uint64_t)(r->o.duration * 1e9);
 		}
 		r->last_refresh = now;
 		/* without windows, every FORGET_NS (with them, at each window's end) */
@@ -508,6 +511,8 @@ int record_session_end(struct record *r, char *err, size_t errlen)
 	uint64_t end_ns = record_mono_ns();
 	double secs = (double)(end_ns - r->start_ns) / 1e9;
 	sampler_stop(r->sampler);
+	if (end_ns < r->stop_ns)
+		r->stop_ns = end_ns;
 	if (r->o.verbose) { /* to line a recording up with the target's own clock (System.nanoTime) */
 		if (r->o.duration > 0 && secs > r->o.duration)
 			end_ns = r->start_ns + (uint64_t)(r->o.duration * 1e9);
@@ -554,6 +559,9 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 				cs.hits, cs.misses, cs.flushes);
 		r->cache_mismatches = cs.mismatches;
 	}
+	if (r->o.verbose && r->offcpu_outside)
+		msg_say("%" PRIu64 " off-CPU blocks wholly outside the recording's time (begun before it, or sent "
+			"after -d's time was up) were left out\n", r->offcpu_outside);
 	const struct sample_pipeline_check *chk = sample_pipeline_check_stats(r->pipe);
 	if (chk) /* JFLAME_AGENTLESS_CHECK=1: the tests' comparison of agentless names with the agent's */
 		msg_say("agentless check: %" PRIu64 " of %" PRIu64 " samples of JVMs with the agent "

@@ -167,6 +167,7 @@ struct record {
 	uint64_t closed;            /* windows written */
 	uint64_t total_samples, total_lost; /* over the windows closed */
 	uint64_t no_window;         /* samples dropped: no memory for a window */
+	uint64_t offcpu_outside;    /* blocks wholly before the start or after -d's time: left out */
 	struct pusher *pusher;      /* --push */
 	record_window_sink window_done; /* --baseline: each window of the sampler's event once written */
 	void *window_done_ctx;
@@ -203,6 +204,8 @@ struct record {
 	volatile pid_t *launched;    /* launch mode: the command the signals are passed on to */
 	uint64_t start_ns, last_refresh, last_progress; /* the loop's: when sampling began, refreshed, said */
 	uint64_t last_forget;                         /* exited processes last forgotten */
+	uint64_t stop_ns; /* when -d's time is up (UINT64_MAX: none; the end once it came): off-CPU
+			   * time past it, or before start_ns, is not counted */
 	/* The JVMs of the targets (a launched command's children too) as last seen
 	 * alive: what the graph says of them holds after they exit and are forgotten. */
 	struct jvm_fact {

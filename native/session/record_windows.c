@@ -17,14 +17,14 @@
 
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
 static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
-				const char *thread, const struct frame *f, size_t n)
+				uint64_t offcpu_ns, const char *thread, const struct frame *f, size_t n)
 {
 	FILE *out = stacks_order_begin(&w->stacks_order, w->stacks.f);
 	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
 	uint64_t period = strcmp(event, "cpu-clock") == 0 ? 1000000000ULL / (uint64_t)r->o.freq : 1;
 	if (s->kind == PROFILE_KIND_OFFCPU) { /* as perf's offcpu-time: the period is the time blocked */
 		event = "offcpu-time";
-		period = s->weight_ns;
+		period = offcpu_ns;
 	}
 	fprintf(out, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n", thread, s->pid, s->tid, s->cpu,
 		(uint64_t)(s->ts_ns / 1000000000ULL), (uint64_t)(s->ts_ns % 1000000000ULL) / 1000, period, event);
@@ -142,14 +142,40 @@ static char *capped_stack(const struct folded_sample *fs, size_t *len)
 	return c;
 }
 
+/* The part of a block (taken as the time before it went out) within the
+ * recording: a block begun before the start (the sampler is on a little
+ * earlier), or sent after -d's time was up (a late end of a busy loop, the
+ * drain), counts its time inside only. */
+static uint64_t offcpu_inside(const struct record *r, const struct profile_sample *s)
+{
+	uint64_t to = s->ts_ns < r->stop_ns ? s->ts_ns : r->stop_ns;
+	uint64_t from = s->ts_ns > s->weight_ns ? s->ts_ns - s->weight_ns : 0;
+	if (from < r->start_ns)
+		from = r->start_ns;
+	return to > from ? to - from : 0;
+}
+
 void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 {
 	struct record *r = ctx;
 	const struct profile_sample *s = fs_in->s;
 	struct window *w = window_for(r, s->ts_ns);
-	struct folded_sample capped;
+	struct folded_sample capped, inside;
 	const struct folded_sample *fs = fs_in;
+	uint64_t offcpu_ns = 0;
 	char *cut = NULL;
+	if (s->kind == PROFILE_KIND_OFFCPU) {
+		offcpu_ns = offcpu_inside(r, s);
+		if (offcpu_ns == 0) {
+			r->offcpu_outside++;
+			return;
+		}
+		if (fs->weight && offcpu_ns != fs->weight) {
+			inside = *fs;
+			inside.weight = offcpu_ns;
+			fs = &inside;
+		}
+	}
 	if (!w) {
 		r->no_window++;
 		return;
@@ -176,7 +202,7 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 		add_time(w, r->want_lines ? &w->rec_lines : &w->rec, r->want_lines ? fs->lines : fs->stack,
 			 r->want_lines ? fs->lines_len : fs->len, s->ts_ns, fs->weight);
 	if (w->stacks_open)
-		write_stacks_sample(r, w, s, fs->thread, fs->frames, fs->nframes);
+		write_stacks_sample(r, w, s, offcpu_ns, fs->thread, fs->frames, fs->nframes);
 	/* the heat map leaves the idle task out, as FlameScope does */
 	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
 									 fs->len, 1) != 0)

@@ -6,6 +6,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import tempfile
 import time
 import unittest
@@ -19,6 +21,7 @@ SLEEP = "jflame/examples/SleepSpin.sleep"
 SPIN = "jflame/examples/SleepSpin.spin"
 TOTALS = re.compile(r"jflame-example: totals monotonic_ns (\d+) sleep_ns (\d+) spin_ns (\d+) rounds (\d+)")
 SECONDS = 6
+RECORDED = re.compile(r"recorded from ([\d.]+) to ([\d.]+) s of CLOCK_MONOTONIC")
 
 
 class OffCpuCase(unittest.TestCase):
@@ -129,6 +132,46 @@ class OffCpuCase(unittest.TestCase):
             self.assertGreaterEqual(n, 5000, ";".join(f))
         with open(svg) as f:
             self.assertRegex(f.read(), r"blocks under 5\.000 ms not drawn: \d+")
+
+    def test_late_end_counts_the_recordings_time_only(self):
+        """A loop that ends late (here jflame is stopped across -d's end; in CI,
+        a busy host under ASan): the sampler runs on meanwhile, but the blocks
+        sent after -d's time count their time up to it only."""
+        jvm = self.sleep_spin()
+        stacks = self.out("late.stacks")
+        p = subprocess.Popen([JFLAME, "record", "-v", "-e", "offcpu", "-p", str(jvm.pid), "-d", "1.5", "-o", stacks],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(p.stderr.close)
+        self.addCleanup(p.kill)
+        err = []
+        for line in p.stderr:
+            err.append(line)
+            if "BPF programs loaded" in line:
+                break
+        time.sleep(0.3)
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(2.5)
+        os.kill(p.pid, signal.SIGCONT)
+        err += p.stderr.readlines()
+        self.assertEqual(p.wait(60), 0, "".join(err))
+        text = "".join(err)
+        m = RECORDED.search(text)
+        self.assertTrue(m, text)
+        span = float(m.group(2)) - float(m.group(1))
+        self.assertAlmostEqual(span, 1.5, delta=0.01, msg="-v's span is -d's")
+        head = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
+        per_tid = {}
+        with open(stacks) as f:
+            for line in f:
+                h = head.match(line.rstrip("\n"))
+                if h:
+                    per_tid[h.group(2)] = per_tid.get(h.group(2), 0) + int(h.group(3))
+        self.assertTrue(per_tid, text)
+        worst = max(per_tid.values()) / 1e9
+        # before: up to the 2.8 s until jflame went on (the sampler's time, not the recording's)
+        self.assertLessEqual(worst, span + 0.05, "a thread off the CPU for %.2f s in a %.2f s recording" % (worst, span))
+        self.assertGreater(worst, span * 0.5, "the sleeping thread's blocks were lost")
+        self.assertIn("off-CPU blocks wholly outside the recording's time", text)
 
 
 class HostTest(unittest.TestCase):
