@@ -4,6 +4,7 @@
 # and inline chains (the default) against =nounfold: bytes and CPU per compiled method.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -4,6 +4,7 @@
 # slower" verdict, and inlining on against off (time and bytes per compiled method).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -7,6 +7,7 @@
 # (default string-builder; string-format allocates more).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

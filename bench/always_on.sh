@@ -8,6 +8,7 @@
 # interleaved pairs (default 6; 0 skips it), median ratio.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -4,6 +4,7 @@
 # logs during the attach vs an equally long quiet window before it; `jattach ... load` of the same agent as referee.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -4,9 +4,13 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build}          # the build tree to take jflame, the agent and the examples jar from
+# shellcheck disable=SC2034 # used by the scripts that source this one
 jflame=$build/native/jflame
+# shellcheck disable=SC2034
 agent=$build/jvmagent/libjflame-agent.so
+# shellcheck disable=SC2034
 jar=$build/examples/jflame-examples.jar
+# shellcheck disable=SC2034
 hog=$build/tests/integration/jflame_cpuhog
 java=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 bench_name=$(basename "$0" .sh)
@@ -43,5 +47,7 @@ require_java() {
 
 # int_arg NAME VALUE MIN: exits unless VALUE is an integer >= MIN.
 int_arg() {
-  [[ $2 =~ ^[0-9]+$ ]] && (($2 >= $3)) || bench_die "$1 must be an integer >= $3 (got '$2')"
+  if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $3)); then
+    bench_die "$1 must be an integer >= $3 (got '$2')"
+  fi
 }

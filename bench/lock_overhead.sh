@@ -7,6 +7,7 @@
 # PingPong park with a blocker that is not a lock (the wrapper's class checks then run).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -6,6 +6,7 @@
 # MIN_BLOCK (default 1ms: the blocks are timed and counted, none walked).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -11,6 +11,7 @@
 # sample from 5 s to 15 s; medians.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -3,6 +3,7 @@
 # program busy: time spent outside the recording window (start-up, writing outputs) and peak memory.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

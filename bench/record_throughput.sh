@@ -3,6 +3,7 @@
 # `jflame record -p PID -F 99` running, interleaved pairs; median ratio (target: < 1% loss).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

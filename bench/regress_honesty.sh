@@ -10,6 +10,7 @@
 # KEEP=1 keeps the recorded windows (the folder is printed at the end).
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

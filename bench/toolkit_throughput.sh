@@ -6,6 +6,7 @@
 # system) is printed beside wall time: on a shared machine it is the steadier.
 set -euo pipefail
 
+# shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_help "$@"
 

@@ -32,6 +32,8 @@ packages=(
 )
 if [[ $scope == all ]]; then
   packages+=(
+  # scripts/lint.sh (the unit test unit.lint): the C's layout (.clang-format), the scripts' checks
+  clang-format shellcheck
   # tests: protoc decodes our pprof with Google's own protobuf
   protobuf-compiler
   # tests: real peers and sanitizer runtimes; libc's local symbols (start_thread, where

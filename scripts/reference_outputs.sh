@@ -28,6 +28,7 @@ for f in "${inputs[@]}"; do
 	done
 	for opt in "" "--inverted" "--reverse" "--flamechart" "--hash" "--colors hot" "--minwidth 1%" \
 		"--title T --subtitle S --width 900 --countname ms" "--subtitle WARNING:x"; do
+		# shellcheck disable=SC2086 # the options, split on purpose
 		run "svg_${b}_$(echo "$opt" | tr -c 'a-z0-9\n' _)" "$J" svg $opt "$f"
 	done
 done
