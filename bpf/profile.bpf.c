@@ -20,7 +20,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by jflame between open and load. */
 const volatile bool filter_pids = false; /* only tasks whose tgid is in `pids` */
 const volatile bool include_idle = false;
-const volatile __u32 self_pid = 0;       /* jflame itself, never sampled */
+const volatile __u32 self_pid = 0;	     /* jflame itself, never sampled */
 const volatile bool follow_children = false; /* processes forked by selected ones are selected too */
 /* jflame's pid namespace when it is not the initial one (a sidecar sharing a
  * pod's): its nsfs device and inode. Pids and tids are then reported, and
@@ -41,14 +41,14 @@ const volatile __u32 legacy_off_frames = PROFILE_LEGACY_OFF_FRAMES;
 #define RING_BYTES (16 * 1024 * 1024)
 const volatile __u64 ring_wakeup_bytes = RING_BYTES / 4;
 
-#define SEGMAP_STEPS 12            /* segment map hops to a blob's start (OTel saw at most 9) */
-#define RA_SEARCH_SLOTS 6          /* stack words searched for a return address */
-#define BLOB_HEADER 512            /* CodeBlob bytes read at once, at most */
+#define SEGMAP_STEPS	12	   /* segment map hops to a blob's start (OTel saw at most 9) */
+#define RA_SEARCH_SLOTS 6	   /* stack words searched for a return address */
+#define BLOB_HEADER	512	   /* CodeBlob bytes read at once, at most */
 #define MAX_FRAME_BYTES (1 << 20)  /* a frame pointer further from sp than this is not one */
-#define BLOB_NMETHOD 0x74656d6e    /* the first four characters of CodeBlob::_name: "nmet" */
-#define BLOB_NATIVE 0x6974616e     /* "native nmethod" */
-#define BLOB_INTERP 0x65746e49     /* "Interpreter" */
-#define BLOB_VTABLE 0x62617476     /* "vtable chunks" */
+#define BLOB_NMETHOD	0x74656d6e /* the first four characters of CodeBlob::_name: "nmet" */
+#define BLOB_NATIVE	0x6974616e /* "native nmethod" */
+#define BLOB_INTERP	0x65746e49 /* "Interpreter" */
+#define BLOB_VTABLE	0x62617476 /* "vtable chunks" */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -74,7 +74,7 @@ struct {
  * blob and how to unwind it. Entries older than BLOB_CACHE_NS are looked up
  * again (a freed blob's memory may hold another blob by then); a frame whose
  * cached size gives no return address into the code is looked up again too. */
-#define BLOB_CACHE 4096 /* direct-mapped, per CPU */
+#define BLOB_CACHE    4096 /* direct-mapped, per CPU */
 #define BLOB_CACHE_NS 200000000ULL
 
 enum cached_kind { CACHED_SIZE = 1, CACHED_FP, CACHED_RA };
@@ -83,14 +83,14 @@ struct blob_cache_entry {
 	__u64 pc, blob, ts_ns;
 	__u32 tgid, frame_bytes, cookie;
 	__u8 frame_kind; /* enum profile_frame_kind */
-	__u8 how;        /* enum cached_kind */
+	__u8 how;	 /* enum cached_kind */
 	__u16 pad;
 };
 
 /* The walker reads the stack a window at a time: one read for many frames,
  * where a read a frame costs more than copying the window. */
 #define WINDOW_WORDS 512 /* 4 KiB */
-#define WINDOW_SLACK 16  /* words past the window, so that a view of up to 16 words stays in bounds */
+#define WINDOW_SLACK 16	 /* words past the window, so that a view of up to 16 words stays in bounds */
 
 /* What a walk step changes. In map memory, not on the BPF stack: bpf_loop's
  * callback is verified again for each new state it leaves on the stack (it
@@ -144,7 +144,7 @@ struct walk {
 	struct profile_sample *s;
 	const struct hotspot_proc *hp;
 	__u8 *hdr;
-	__u64 *win;                 /* stack words [r->win_lo, r->win_hi) */
+	__u64 *win; /* stack words [r->win_lo, r->win_hi) */
 	struct blob_cache_entry *cache;
 	struct walk_regs *r;
 	__u64 now;
@@ -727,8 +727,8 @@ static __always_inline void ring_send(struct profile_sample *s, __u64 size)
 	/* jflame reads the ring every 100 ms: wake it early only when the ring
 	 * fills up, not for every sample (a context switch each) */
 	__u64 queued = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&samples, s, size, queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
-									      BPF_RB_NO_WAKEUP) != 0)
+	if (bpf_ringbuf_output(&samples, s, size,
+			       queued > ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP) != 0)
 		count(PROFILE_STAT_DROPPED);
 }
 
@@ -790,8 +790,14 @@ static __always_inline int emit_sample(void *ctx, bool perf, __u32 pid, __u32 ti
 	s->ustack_bytes = 0;
 	hp = pid && user ? bpf_map_lookup_elem(&hotspot_procs, &pid) : NULL;
 	if (hp) {
-		struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .r = &cs->regs,
-				  .now = s->ts_ns, .tgid = pid };
+		struct walk w = { .s = s,
+				  .hp = hp,
+				  .hdr = cs->hdr,
+				  .win = cs->win,
+				  .cache = cs->cache,
+				  .r = &cs->regs,
+				  .now = s->ts_ns,
+				  .tgid = pid };
 		__builtin_memset(&cs->regs, 0, sizeof(cs->regs));
 		s->walk = PROFILE_WALK_HOTSPOT;
 		if (user_regs(ctx, perf, &w, legacy) == 0) {
@@ -861,8 +867,14 @@ int profile_walk_more(struct bpf_perf_event_data *ctx)
 		hotspot_send(cs);
 		return 0;
 	}
-	struct walk w = { .s = s, .hp = hp, .hdr = cs->hdr, .win = cs->win, .cache = cs->cache, .r = &cs->regs,
-			  .now = s->ts_ns, .tgid = pid };
+	struct walk w = { .s = s,
+			  .hp = hp,
+			  .hdr = cs->hdr,
+			  .win = cs->win,
+			  .cache = cs->cache,
+			  .r = &cs->regs,
+			  .now = s->ts_ns,
+			  .tgid = pid };
 	__u32 base = cs->regs.n;
 #pragma clang loop unroll(disable)
 	for (__u32 j = 0; j < PROFILE_LEGACY_CHUNK_FRAMES && j < legacy_chunk; j++)

@@ -17,23 +17,23 @@
  * PROFILE_MAX_USER_FRAMES; off-CPU samples (tracepoints) are walked in one
  * program, to PROFILE_LEGACY_OFF_FRAMES. jflame halves a program's frames
  * while the verifier finds it too large. */
-#define PROFILE_LEGACY_USER_FRAMES 16
+#define PROFILE_LEGACY_USER_FRAMES  16
 #define PROFILE_LEGACY_CHUNK_FRAMES 64
-#define PROFILE_LEGACY_OFF_FRAMES 128
-#define PROFILE_LEGACY_TAIL_CALLS 32
-#define PROFILE_MAX_FP_FRAMES 512
-#define PROFILE_MAX_KERNEL_FRAMES 128
-#define PROFILE_COMM_LEN 16
+#define PROFILE_LEGACY_OFF_FRAMES   128
+#define PROFILE_LEGACY_TAIL_CALLS   32
+#define PROFILE_MAX_FP_FRAMES	    512
+#define PROFILE_MAX_KERNEL_FRAMES   128
+#define PROFILE_COMM_LEN	    16
 /* Kernel addresses named at once by the ksym_names program, and the room for
  * each name ("name+0x1f/0x80 [module]", cut short past this). */
-#define PROFILE_KSYM_BATCH 32
-#define PROFILE_KSYM_LEN 256
+#define PROFILE_KSYM_BATCH    32
+#define PROFILE_KSYM_LEN      256
 #define PROFILE_HOTSPOT_HEAPS 4
 
 /* How the user stack of a sample was walked. */
 enum profile_walk {
 	PROFILE_WALK_KERNEL = 0, /* bpf_get_stack: user.pcs[] holds ustack_bytes / 8 addresses */
-	PROFILE_WALK_HOTSPOT,    /* the HotSpot walker: user.frames[] holds nframes frames */
+	PROFILE_WALK_HOTSPOT,	 /* the HotSpot walker: user.frames[] holds nframes frames */
 };
 
 /* What a sample measures. */
@@ -48,22 +48,22 @@ enum profile_kind {
 
 /* How a HotSpot walk ended. */
 enum profile_walk_end {
-	PROFILE_END_OK = 0,      /* reached the stack's root (a zero frame pointer or return address) */
-	PROFILE_END_TRUNCATED,   /* PROFILE_MAX_USER_FRAMES frames and more to go */
-	PROFILE_END_NO_BLOB,     /* a pc in the code cache that no code blob covers */
-	PROFILE_END_BAD_FRAME,   /* a compiled frame whose return address is not code */
-	PROFILE_END_BAD_INTERP,  /* an interpreter frame that does not hold together */
-	PROFILE_END_READ,        /* memory of the stack or the code cache could not be read */
+	PROFILE_END_OK = 0,	/* reached the stack's root (a zero frame pointer or return address) */
+	PROFILE_END_TRUNCATED,	/* PROFILE_MAX_USER_FRAMES frames and more to go */
+	PROFILE_END_NO_BLOB,	/* a pc in the code cache that no code blob covers */
+	PROFILE_END_BAD_FRAME,	/* a compiled frame whose return address is not code */
+	PROFILE_END_BAD_INTERP, /* an interpreter frame that does not hold together */
+	PROFILE_END_READ,	/* memory of the stack or the code cache could not be read */
 	PROFILE_END_MAX,
 };
 
 /* What one frame of a HotSpot walk is. */
 enum profile_frame_kind {
-	PROFILE_FRAME_NATIVE = 0, /* outside the code cache (libjvm, libc, JNI): walked by frame pointer */
-	PROFILE_FRAME_INTERP,     /* the template interpreter: method = Method*, cookie = ConstMethod* >> 3, bci */
-	PROFILE_FRAME_JIT,        /* a compiled Java method: method = its nmethod, cookie = compile_id */
+	PROFILE_FRAME_NATIVE = 0,     /* outside the code cache (libjvm, libc, JNI): walked by frame pointer */
+	PROFILE_FRAME_INTERP,	      /* the template interpreter: method = Method*, cookie = ConstMethod* >> 3, bci */
+	PROFILE_FRAME_JIT,	      /* a compiled Java method: method = its nmethod, cookie = compile_id */
 	PROFILE_FRAME_NATIVE_WRAPPER, /* a JNI method's wrapper nmethod: as JIT */
-	PROFILE_FRAME_STUB,       /* other code cache blobs (stubs, adapters): method = the CodeBlob */
+	PROFILE_FRAME_STUB,	      /* other code cache blobs (stubs, adapters): method = the CodeBlob */
 };
 
 struct profile_frame {
@@ -79,19 +79,19 @@ struct profile_frame {
  * or a negative errno when the read failed. The record in the ring buffer
  * ends after the user frames it holds (records have variable length). */
 struct profile_sample {
-	__u64 ts_ns;     /* CLOCK_MONOTONIC (bpf_ktime_get_ns); off-CPU: when the task ran again */
+	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns); off-CPU: when the task ran again */
 	__u64 cgroup_id; /* of the sampled task, cgroup v2 */
 	__u64 weight_ns; /* PROFILE_KIND_OFFCPU: nanoseconds off the CPU; CPU samples: 0 */
-	__u32 pid;       /* tgid, in jflame's pid namespace (the initial one on a host) */
+	__u32 pid;	 /* tgid, in jflame's pid namespace (the initial one on a host) */
 	__u32 tid;
 	__u32 cpu;
 	__s32 kstack_bytes;
 	__s32 ustack_bytes; /* PROFILE_WALK_KERNEL; HotSpot walks: nframes * 8 */
-	__u16 nframes;      /* PROFILE_WALK_HOTSPOT: frames in user.frames */
-	__u8 walk;          /* enum profile_walk */
-	__u8 walk_end;      /* enum profile_walk_end */
-	__u8 kind;          /* enum profile_kind */
-	__u8 flags;         /* PROFILE_FLAG_* */
+	__u16 nframes;	    /* PROFILE_WALK_HOTSPOT: frames in user.frames */
+	__u8 walk;	    /* enum profile_walk */
+	__u8 walk_end;	    /* enum profile_walk_end */
+	__u8 kind;	    /* enum profile_kind */
+	__u8 flags;	    /* PROFILE_FLAG_* */
 	__u8 pad[6];
 	char comm[PROFILE_COMM_LEN];
 	__u64 kstack[PROFILE_MAX_KERNEL_FRAMES];
@@ -105,23 +105,23 @@ struct profile_sample {
  * gHotSpotVMStructs tables and handed to the walker (map hotspot_procs, keyed
  * by tgid as jflame sees it). Offsets are in bytes. */
 struct hotspot_proc {
-	__u64 code_low, code_high;       /* every code heap lies in [code_low, code_high) */
-	__u64 interp_low, interp_high;   /* the template interpreter's code */
+	__u64 code_low, code_high;     /* every code heap lies in [code_low, code_high) */
+	__u64 interp_low, interp_high; /* the template interpreter's code */
 	__u64 heap_low[PROFILE_HOTSPOT_HEAPS], heap_high[PROFILE_HOTSPOT_HEAPS];
 	__u64 heap_segmap[PROFILE_HOTSPOT_HEAPS]; /* each heap's segment map (one byte a segment) */
 	__u32 nheaps;
-	__u32 segment_shift;       /* log2(CodeCacheSegmentSize) */
-	__u32 heapblock_size;      /* sizeof(HeapBlock): the CodeBlob follows its header */
-	__u16 blob_name;           /* CodeBlob::_name (const char*) */
-	__u16 blob_frame_size;     /* CodeBlob::_frame_size (int, words) */
+	__u32 segment_shift;	   /* log2(CodeCacheSegmentSize) */
+	__u32 heapblock_size;	   /* sizeof(HeapBlock): the CodeBlob follows its header */
+	__u16 blob_name;	   /* CodeBlob::_name (const char*) */
+	__u16 blob_frame_size;	   /* CodeBlob::_frame_size (int, words) */
 	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (int, from code begin) */
-	__u16 blob_code_begin;     /* CodeBlob::_code_begin (pointer) or _code_offset (int, JDK 23+) */
-	__u16 blob_code_end;       /* CodeBlob::_code_end (pointer) or _data_offset (int, JDK 23+) */
+	__u16 blob_code_begin;	   /* CodeBlob::_code_begin (pointer) or _code_offset (int, JDK 23+) */
+	__u16 blob_code_end;	   /* CodeBlob::_code_end (pointer) or _data_offset (int, JDK 23+) */
 	__u16 nmethod_compile_id;  /* nmethod::_compile_id (int) */
 	__u16 method_const_method; /* Method::_constMethod */
 	__u16 const_method_size;   /* sizeof(ConstMethod): the bytecodes follow it */
-	__u16 blob_header;         /* bytes of a blob to read: past the last field above, at most 512 */
-	__u8 blob_code_offsets;    /* 1: code begin/end are int offsets from the blob (JDK 23+) */
+	__u16 blob_header;	   /* bytes of a blob to read: past the last field above, at most 512 */
+	__u8 blob_code_offsets;	   /* 1: code begin/end are int offsets from the blob (JDK 23+) */
 	__u8 pad[5];
 	__u64 jvm_text_low, jvm_text_high; /* libjvm's code: where a scan past native frames
 					      without frame pointers (libc's) resumes; 0 none */
@@ -129,13 +129,13 @@ struct hotspot_proc {
 
 /* Per-CPU counters in the `stats` array map. */
 enum profile_stat {
-	PROFILE_STAT_SAMPLES = 0,   /* samples taken for selected tasks */
-	PROFILE_STAT_DROPPED,       /* ring buffer full: sample lost */
-	PROFILE_STAT_KSTACK_FAILED, /* kernel stack could not be read */
-	PROFILE_STAT_USTACK_FAILED, /* user stack could not be read */
-	PROFILE_STAT_OFFCPU_SHORT,  /* blocks shorter than min_block_ns: counted, not recorded */
+	PROFILE_STAT_SAMPLES = 0,     /* samples taken for selected tasks */
+	PROFILE_STAT_DROPPED,	      /* ring buffer full: sample lost */
+	PROFILE_STAT_KSTACK_FAILED,   /* kernel stack could not be read */
+	PROFILE_STAT_USTACK_FAILED,   /* user stack could not be read */
+	PROFILE_STAT_OFFCPU_SHORT,    /* blocks shorter than min_block_ns: counted, not recorded */
 	PROFILE_STAT_OFFCPU_SHORT_NS, /* their nanoseconds */
-	PROFILE_STAT_OFFCPU_LOST,   /* a switch-out not remembered (map full): its block is lost */
+	PROFILE_STAT_OFFCPU_LOST,     /* a switch-out not remembered (map full): its block is lost */
 	PROFILE_STAT_MAX,
 };
 

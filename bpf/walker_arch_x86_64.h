@@ -16,10 +16,10 @@
 #define JFLAME_WALKER_ARCH_X86_64_H
 
 /* ---- user registers (struct pt_regs; a perf event's bpf_user_pt_regs_t is the same) ---- */
-#define USER_REG_PC ip
-#define USER_REG_SP sp
-#define USER_REG_FP bp           /* rbp: native code's frame pointer, and the interpreter's */
-#define USER_REG_BCP r13         /* the running interpreter frame's bytecode pointer */
+#define USER_REG_PC	 ip
+#define USER_REG_SP	 sp
+#define USER_REG_FP	 bp	 /* rbp: native code's frame pointer, and the interpreter's */
+#define USER_REG_BCP	 r13	 /* the running interpreter frame's bytecode pointer */
 #define USER_REG_SYSCALL orig_ax /* the syscall the task entered the kernel for */
 
 /* Whether a perf event's sample hit user mode (cs's privilege level 3). The
@@ -37,25 +37,25 @@ static __always_inline bool user_mode_sampled(struct bpf_perf_event_data *pe)
 /* ---- the frame record: `push rbp; mov rbp, rsp` after a call ---- */
 /* Its words, read at the frame pointer: the caller's saved frame pointer, then
  * the return address above it. */
-#define FRAME_RECORD_WORDS 2
-#define frame_saved_fp(rec) ((rec)[0])
+#define FRAME_RECORD_WORDS	  2
+#define frame_saved_fp(rec)	  ((rec)[0])
 #define frame_return_address(rec) ((rec)[1])
 /* The caller's sp once the frame at fp has returned: above the record. */
 #define frame_caller_sp(fp) ((fp) + 16)
 /* The record around a return address kept at ra_at (the saved frame pointer,
  * when the frame saved one, is the word below it), and the caller's sp once
  * that return address is popped. */
-#define record_of_return_at(ra_at) ((ra_at) - 8)
+#define record_of_return_at(ra_at)	 ((ra_at)-8)
 #define caller_sp_after_return_at(ra_at) ((ra_at) + 8)
 /* A compiled frame of frame_bytes (CodeBlob::_frame_size in bytes: the return
  * address included) keeps its return address in its top word. */
-#define compiled_return_at(sp, frame_bytes) ((sp) + (frame_bytes) - 8)
+#define compiled_return_at(sp, frame_bytes) ((sp) + (frame_bytes)-8)
 
 /* ---- HotSpot's interpreter frame (frame_x86.hpp): slots in words from rbp ---- */
 #define INTERP_SENDER_SP (-1)
-#define INTERP_METHOD (-3)
-#define INTERP_BCP (-8)
-#define INTERP_SLOTS 10 /* words read below rbp: down to the bcp slot and one more */
+#define INTERP_METHOD	 (-3)
+#define INTERP_BCP	 (-8)
+#define INTERP_SLOTS	 10 /* words read below rbp: down to the bcp slot and one more */
 
 /* ---- compiled code's prologue and epilogue (a leaf frame caught in them) ---- */
 /* In the prologue the return address is at sp until `push rbp`, then above
@@ -65,10 +65,10 @@ static __always_inline bool user_mode_sampled(struct bpf_perf_event_data *pe)
 /* The code bytes a leaf's epilogue is recognised by: EPILOGUE_CODE_BYTES from
  * pc - EPILOGUE_CODE_BEFORE, and the instructions in them. */
 #define EPILOGUE_CODE_BEFORE 1
-#define EPILOGUE_CODE_BYTES 16
-#define code_is_ret(byte) ((byte) == 0xc3)    /* ret */
+#define EPILOGUE_CODE_BYTES  16
+#define code_is_ret(byte)    ((byte) == 0xc3) /* ret */
 #define code_is_pop_fp(byte) ((byte) == 0x5d) /* pop rbp */
-#define code_is_leave(byte) ((byte) == 0xc9)  /* leave */
+#define code_is_leave(byte)  ((byte) == 0xc9) /* leave */
 /* the return's safepoint poll: `ja rel32` to its stub, then `ret` */
 #define code_is_return_poll(code) ((code)[0] == 0x0f && (code)[1] == 0x87 && code_is_ret((code)[6]))
 

@@ -33,11 +33,11 @@
 #define JFLAME_VERSION "0.0.0"
 #endif
 #define NAME_MAX_LEN 4096
-#define ERR_LEN 512
-#define FLUSH_MS 100
+#define ERR_LEN	     512
+#define FLUSH_MS     100
 /* Every prologue of the first PROLOGUE_ALL compiled methods is checked, then
  * one in PROLOGUE_EVERY: capstone costs ~2.5 us a method. */
-#define PROLOGUE_ALL 128
+#define PROLOGUE_ALL   128
 #define PROLOGUE_EVERY 32
 
 struct sbuf {
@@ -82,8 +82,12 @@ static struct agent {
 };
 
 static const jvmtiEvent all_events[] = {
-	JVMTI_EVENT_VM_INIT,	   JVMTI_EVENT_VM_DEATH,		JVMTI_EVENT_COMPILED_METHOD_LOAD,
-	JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_THREAD_START,
+	JVMTI_EVENT_VM_INIT,
+	JVMTI_EVENT_VM_DEATH,
+	JVMTI_EVENT_COMPILED_METHOD_LOAD,
+	JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+	JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+	JVMTI_EVENT_THREAD_START,
 	JVMTI_EVENT_THREAD_END,
 };
 
@@ -526,9 +530,8 @@ out:
 
 /* ---- JVMTI callbacks -------------------------------------------------- */
 
-static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
-					    const void *code_addr, jint map_length,
-					    const jvmtiAddrLocationMap *map, const void *compile_info)
+static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+					    jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
 	char *name = malloc(NAME_MAX_LEN);
 	struct sbuf lines = { 0 };
@@ -559,9 +562,15 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
 		g.prologues_skipped++;
 	} else if (!is_native) {
 		switch (prologue_check(g.prologue, code_addr, (size_t)code_size, start)) {
-		case PROLOGUE_FRAME_POINTER: g.prologues_fp++; break;
-		case PROLOGUE_NO_FRAME_POINTER: g.prologues_no_fp++; break;
-		default: g.prologues_unknown++; break;
+		case PROLOGUE_FRAME_POINTER:
+			g.prologues_fp++;
+			break;
+		case PROLOGUE_NO_FRAME_POINTER:
+			g.prologues_no_fp++;
+			break;
+		default:
+			g.prologues_unknown++;
+			break;
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -740,7 +749,8 @@ static void check_frame_pointer(void)
 		     "HotSpot's frames itself and does not need it");
 	else if (pfp < 0)
 		info("could not read PreserveFramePointer from the JVM; the prologue counts in %s tell "
-		     "whether compiled code keeps frame pointers", g.status_path);
+		     "whether compiled code keeps frame pointers",
+		     g.status_path);
 }
 
 /* Inline chains between safepoints are recorded only with DebugNonSafepoints:

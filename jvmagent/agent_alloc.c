@@ -11,8 +11,8 @@
 
 static struct agent_sampler *smp; /* for the JVMTI callback, which has no context */
 
-static void JNICALL on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-					    jclass klass, jlong size)
+static void JNICALL on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass,
+					    jlong size)
 {
 	char cls[1024];
 	(void)thread;
@@ -21,8 +21,8 @@ static void JNICALL on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
 		return;
 	agent_sampler_class_name(jvmti, klass, cls, sizeof(cls));
 	uint64_t sz = size > 0 ? (uint64_t)size : 0;
-	agent_sampler_put(jvmti, jni, SAMPLE_ALLOC, sz, sample_ring_alloc_weight(sz, atomic_load(&smp->interval)),
-			  cls, NULL);
+	agent_sampler_put(jvmti, jni, SAMPLE_ALLOC, sz, sample_ring_alloc_weight(sz, atomic_load(&smp->interval)), cls,
+			  NULL);
 }
 
 void agent_alloc_start(struct agent_sampler *s, jvmtiEnv *jvmti, const jvmtiCapabilities *potential)
@@ -43,8 +43,7 @@ void agent_alloc_callbacks(jvmtiEventCallbacks *cb)
 	cb->SampledObjectAlloc = on_sampled_object_alloc;
 }
 
-uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t want, uint32_t interval,
-			   uint32_t active)
+uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t want, uint32_t interval, uint32_t active)
 {
 	jvmtiError e;
 
@@ -64,7 +63,8 @@ uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t wa
 			want &= ~SAMPLE_WANT_ALLOC;
 			s->alloc_retry_ns = agent_sampler_now_ns() + SAMPLE_RING_BEAT_NS;
 			agent_sampler_error("another JVMTI agent samples allocations (JVMTI allows one at a time; "
-					    "error %d)", (int)e);
+					    "error %d)",
+					    (int)e);
 		}
 	}
 	if ((want & SAMPLE_WANT_ALLOC) && (!(active & SAMPLE_WANT_ALLOC) || interval != atomic_load(&s->interval))) {
@@ -83,8 +83,9 @@ uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t wa
 			s->can_alloc = false; /* not again every 100 ms */
 			active &= ~SAMPLE_WANT_ALLOC;
 			agent_sampler_error("the JVM refused to sample allocations (JVMTI error %d)", (int)e);
-			s->host.log("the JVM refused to sample allocations (JVMTI error %d); allocation samples stay off",
-				    (int)e);
+			s->host.log(
+				"the JVM refused to sample allocations (JVMTI error %d); allocation samples stay off",
+				(int)e);
 		}
 	} else if (!(want & SAMPLE_WANT_ALLOC) && (active & SAMPLE_WANT_ALLOC)) {
 		active &= ~SAMPLE_WANT_ALLOC;

@@ -16,8 +16,7 @@ void agent_alloc_callbacks(jvmtiEventCallbacks *cb);
 
 /* From the control thread: allocation samples on when want has SAMPLE_WANT_ALLOC
  * (every interval bytes), else off. Returns active with its alloc bit as it now is. */
-uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t want, uint32_t interval,
-			   uint32_t active);
+uint32_t agent_alloc_apply(struct agent_sampler *s, jvmtiEnv *jvmti, uint32_t want, uint32_t interval, uint32_t active);
 
 /* The allocation event off, from any thread the JVM knows. */
 void agent_alloc_stop(struct agent_sampler *s, jvmtiEnv *jvmti);

@@ -11,7 +11,7 @@
 #include "park_hook.h"
 #include "sample_ring.h"
 
-static struct agent_sampler *smp; /* for the JVMTI callbacks, which have no context */
+static struct agent_sampler *smp;      /* for the JVMTI callbacks, which have no context */
 static __thread uint64_t tls_enter_ns; /* when this thread began waiting for a monitor; 0: not */
 
 static void JNICALL on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -121,13 +121,14 @@ uint32_t agent_lock_apply(struct agent_sampler *s, jvmtiEnv *jvmti, JNIEnv *jni,
 		atomic_fetch_or(&s->active, SAMPLE_WANT_LOCK);
 		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
 		if (e == JVMTI_ERROR_NONE)
-			e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
-							       NULL);
+			e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+							       JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
 		if (e == JVMTI_ERROR_NONE) {
 			active |= SAMPLE_WANT_LOCK;
 			park_on(s, jvmti, jni);
 		} else {
-			(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
+			(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
+							   NULL);
 			s->can_lock = false;
 			agent_sampler_error("the JVM refused monitor contention events (JVMTI error %d)", (int)e);
 			s->host.log("the JVM refused monitor contention events (JVMTI error %d); lock samples stay off",

@@ -12,12 +12,17 @@ struct option_def {
 	const char *help;
 };
 
-#define FLAG(k, field, h) { k, offsetof(struct agent_options, field), h }
+#define FLAG(k, field, h)                                   \
+	{                                                   \
+		k, offsetof(struct agent_options, field), h \
+	}
 static const struct option_def defs[] = {
-	FLAG("unfold", unfold, "split compiled methods into inlined ranges named outer->inner and turn on "
-			       "DebugNonSafepoints (the default)"),
-	FLAG("nounfold", nounfold, "one map line per compiled method, inlined callees not shown, DebugNonSafepoints "
-				   "left as it is"),
+	FLAG("unfold", unfold,
+	     "split compiled methods into inlined ranges named outer->inner and turn on "
+	     "DebugNonSafepoints (the default)"),
+	FLAG("nounfold", nounfold,
+	     "one map line per compiled method, inlined callees not shown, DebugNonSafepoints "
+	     "left as it is"),
 	FLAG("msig", msig, "append the method signature: Lpkg/Class;::method(I)V"),
 	FLAG("dottedclass", dottedclass, "name classes pkg.Class instead of Lpkg/Class;"),
 	FLAG("sourcepos", sourcepos, "append the source position: ...::method(Class.java:42)"),
@@ -73,7 +78,8 @@ int agent_options_parse(const char *text, struct agent_options *opts, char *err,
 				d = &defs[i];
 		}
 		if (!d) {
-			snprintf(err, errlen, "unknown option '%s'; valid options: unfold, nounfold, msig, dottedclass, sourcepos, "
+			snprintf(err, errlen,
+				 "unknown option '%s'; valid options: unfold, nounfold, msig, dottedclass, sourcepos, "
 				 "quiet, help",
 				 printable(p, keylen, quoted, sizeof(quoted)));
 			return -1;
@@ -126,10 +132,12 @@ const char *agent_options_help(void)
 {
 	static char text[1024];
 	if (!text[0]) {
-		size_t pos = (size_t)snprintf(text, sizeof(text),
-			"libjflame-agent options (-agentpath:/path/libjflame-agent.so=opt1,opt2):\n");
+		size_t pos =
+			(size_t)snprintf(text, sizeof(text),
+					 "libjflame-agent options (-agentpath:/path/libjflame-agent.so=opt1,opt2):\n");
 		for (size_t i = 0; i < NDEFS && pos < sizeof(text); i++)
-			pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "  %-12s %s\n", defs[i].key, defs[i].help);
+			pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "  %-12s %s\n", defs[i].key,
+						defs[i].help);
 	}
 	return text;
 }

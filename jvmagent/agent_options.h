@@ -7,13 +7,13 @@
 #include <stddef.h>
 
 struct agent_options {
-	bool unfold;      /* one map entry per inlined range, named outer->inner (default) */
-	bool nounfold;    /* given: unfold off */
-	bool msig;        /* append the method signature: method(I)V */
+	bool unfold;	  /* one map entry per inlined range, named outer->inner (default) */
+	bool nounfold;	  /* given: unfold off */
+	bool msig;	  /* append the method signature: method(I)V */
 	bool dottedclass; /* pkg.Class::method instead of Lpkg/Class;::method */
-	bool sourcepos;   /* append (File.java:LINE) */
-	bool quiet;       /* no informational lines on the JVM's stderr */
-	bool help;        /* print the option list and do nothing else */
+	bool sourcepos;	  /* append (File.java:LINE) */
+	bool quiet;	  /* no informational lines on the JVM's stderr */
+	bool help;	  /* print the option list and do nothing else */
 };
 
 /* Parses a comma-separated list of key[=value]. NULL or "" gives the defaults

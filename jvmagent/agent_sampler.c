@@ -25,11 +25,11 @@
  * MonitorContendedEnter/Entered are on only while a reader (jflame) beats and
  * asks for them; the control thread, a JVMTI agent thread, turns them on and
  * off (HotSpot refuses SetEventNotificationMode from threads it does not know). */
-#define STACK_DEPTH 512
-#define CONTROL_MS 100
-#define NAME_SLOTS 8192 /* method names cached (a power of two); emptied when 3/4 full */
+#define STACK_DEPTH  512
+#define CONTROL_MS   100
+#define NAME_SLOTS   8192 /* method names cached (a power of two); emptied when 3/4 full */
 #define FRAMES_BYTES SAMPLE_RING_MAX_RECORD
-#define ERR_LEN 512
+#define ERR_LEN	     512
 
 static struct agent_sampler smp = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -188,8 +188,9 @@ static void control_apply(jvmtiEnv *jvmti, JNIEnv *jni, bool off)
 {
 	uint32_t interval = SAMPLE_RING_DEFAULT_ALLOC_INTERVAL, active = atomic_load(&smp.active);
 	uint64_t min_ns = 0;
-	uint32_t want = off || *smp.host.stood_down ? 0 : sample_ring_wanted(&smp.ring, agent_sampler_now_ns(), &interval,
-										 &min_ns);
+	uint32_t want = off || *smp.host.stood_down ?
+				0 :
+				sample_ring_wanted(&smp.ring, agent_sampler_now_ns(), &interval, &min_ns);
 
 	want &= (smp.can_alloc ? SAMPLE_WANT_ALLOC : 0) | (smp.can_lock ? SAMPLE_WANT_LOCK : 0);
 	if (interval > INT32_MAX)
@@ -229,8 +230,8 @@ void agent_sampler_init(jvmtiEnv *jvmti, const struct agent_host *host)
 	smp.host = *host;
 	if (!smp.ring_ok) {
 		snprintf(smp.path, sizeof(smp.path), "/tmp/jflame-%d.samples", (int)smp.host.pid);
-		if (sample_ring_create(&smp.ring, smp.path, SAMPLE_RING_DEFAULT_DATA, smp.host.pid, smp.host.process_start,
-				       err, sizeof(err)) != 0) {
+		if (sample_ring_create(&smp.ring, smp.path, SAMPLE_RING_DEFAULT_DATA, smp.host.pid,
+				       smp.host.process_start, err, sizeof(err)) != 0) {
 			smp.host.log("%s; allocation and lock samples are off", err);
 			smp.host.status_error("no sample ring: %s", err);
 			smp.path[0] = '\0';
@@ -289,7 +290,8 @@ void agent_sampler_start(jvmtiEnv *jvmti, JNIEnv *jni)
 	if (e != JVMTI_ERROR_NONE) {
 		agent_sampler_error("failed to start the control thread (JVMTI error %d)", (int)e);
 		smp.host.log("failed to start the jflame-control thread (JVMTI error %d); allocation and lock "
-			     "samples are off", (int)e);
+			     "samples are off",
+			     (int)e);
 	}
 	if (t)
 		(*jni)->DeleteLocalRef(jni, t);

@@ -18,9 +18,9 @@ struct agent_host {
 	const atomic_bool *stood_down; /* read without a lock by every callback */
 	pid_t pid;
 	uint64_t process_start;
-	void (*log)(const char *fmt, ...);          /* a line on stderr */
+	void (*log)(const char *fmt, ...);	    /* a line on stderr */
 	void (*status_error)(const char *fmt, ...); /* the status file's error, rewritten soon */
-	void (*status_changed)(void);               /* the status file rewritten soon */
+	void (*status_changed)(void);		    /* the status file rewritten soon */
 };
 
 struct agent_name_slot {
@@ -33,17 +33,17 @@ struct agent_sampler {
 	struct agent_host host;
 	struct sample_ring_writer ring;
 	bool ring_ok, can_alloc, can_lock;
-	bool can_park;         /* Unsafe.park may be wrapped (false after a failed setup) */
-	bool park_failed;      /* the wrapper's setup failed (status park_hook=failed) */
-	bool alloc_cap;        /* holding can_generate_sampled_object_alloc_events (only while sampling) */
+	bool can_park;		 /* Unsafe.park may be wrapped (false after a failed setup) */
+	bool park_failed;	 /* the wrapper's setup failed (status park_hook=failed) */
+	bool alloc_cap;		 /* holding can_generate_sampled_object_alloc_events (only while sampling) */
 	uint64_t alloc_retry_ns; /* when to try for it again after another agent held it */
-	char init_error[256];    /* agent_error as agent_sampler_init left it */
+	char init_error[256];	 /* agent_error as agent_sampler_init left it */
 	char path[64];
-	atomic_uint active;           /* SAMPLE_WANT_ bits whose events are on */
+	atomic_uint active;	      /* SAMPLE_WANT_ bits whose events are on */
 	_Atomic uint64_t interval;    /* the heap sampling interval in force */
 	_Atomic uint64_t lock_min_ns; /* shorter contended enters are only counted */
 	_Atomic uint64_t lock_on_ns;  /* when the lock events were last turned on */
-	pthread_mutex_t lock;         /* the control thread's state */
+	pthread_mutex_t lock;	      /* the control thread's state */
 	pthread_cond_t wake;
 	bool running, stop;
 	pthread_mutex_t names_lock;

@@ -48,13 +48,15 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 
 	pos = add(buf, len, pos, "format=%d\nagent_version=%s\npid=%d\nprocess_start=%" PRIu64 "\n",
 		  AGENT_STATUS_FORMAT, st->version, (int)st->pid, st->process_start);
-	pos = add(buf, len, pos, "mode=%s\nstate=%s\noptions=%s\njvm=%s\nmap=%s\nevents=%s\n", st->mode,
-		  st->state, st->options, st->jvm ? st->jvm : "", st->map_path, st->events_path);
+	pos = add(buf, len, pos, "mode=%s\nstate=%s\noptions=%s\njvm=%s\nmap=%s\nevents=%s\n", st->mode, st->state,
+		  st->options, st->jvm ? st->jvm : "", st->map_path, st->events_path);
 	pos = add(buf, len, pos, "samples_path=%s\n", st->samples_path ? st->samples_path : "");
 	pos = add(buf, len, pos, "started_ns=%" PRIu64 "\nupdated_ns=%" PRIu64 "\n", st->started_ns, st->updated_ns);
 	pos = add(buf, len, pos, "preserve_frame_pointer=%s\n", pfp);
-	pos = add(buf, len, pos, "debug_non_safepoints=%s\n", st->debug_non_safepoints > 0 ? "on" :
-					 st->debug_non_safepoints == 0 ? "off" : "unknown");
+	pos = add(buf, len, pos, "debug_non_safepoints=%s\n",
+		  st->debug_non_safepoints > 0	? "on" :
+		  st->debug_non_safepoints == 0 ? "off" :
+						  "unknown");
 	pos = add(buf, len, pos, "lock_events=%s\npark_hook=%s\n", st->lock_events ? st->lock_events : "off",
 		  st->park_hook ? st->park_hook : "off");
 	pos = add(buf, len, pos,
@@ -65,8 +67,9 @@ size_t agent_status_render(const struct agent_status *st, char *buf, size_t len)
 		  "compiled_loads=%" PRIu64 "\ncompiled_unloads=%" PRIu64 "\ndynamic_code=%" PRIu64
 		  "\nmap_lines=%" PRIu64 "\nmap_bytes=%" PRIu64 "\n",
 		  st->compiled_loads, st->compiled_unloads, st->dynamic_code, st->map_lines, st->map_bytes);
-	pos = add(buf, len, pos, "threads=%zu\nthreads_unnamed=%" PRIu64 "\nwrite_errors=%" PRIu64 "\nerror=",
-		  st->nthreads, st->threads_unnamed, st->write_errors);
+	pos = add(buf, len, pos,
+		  "threads=%zu\nthreads_unnamed=%" PRIu64 "\nwrite_errors=%" PRIu64 "\nerror=", st->nthreads,
+		  st->threads_unnamed, st->write_errors);
 	pos = status_escape_append(buf, len, pos, st->error);
 	pos = add(buf, len, pos, "\n");
 	for (size_t i = 0; i < st->nthreads; i++) {

@@ -18,12 +18,12 @@ struct agent_status {
 	const char *version, *mode, *state, *options, *jvm, *map_path, *events_path;
 	const char *samples_path; /* the sample ring, "" when there is none */
 	pid_t pid;
-	uint64_t process_start; /* /proc/self/stat starttime, to tell a reused pid */
+	uint64_t process_start;		 /* /proc/self/stat starttime, to tell a reused pid */
 	uint64_t started_ns, updated_ns; /* CLOCK_MONOTONIC */
-	int preserve_frame_pointer;      /* 1 on, 0 off, -1 unknown */
-	int debug_non_safepoints;        /* 1 on (inline chains exact between safepoints), 0 off, -1 unknown */
-	const char *lock_events;         /* "on" while a reader has lock samples on, else "off" */
-	const char *park_hook;           /* Unsafe.park bound to jflame's wrapper: "on", "off", "failed" */
+	int preserve_frame_pointer;	 /* 1 on, 0 off, -1 unknown */
+	int debug_non_safepoints;	 /* 1 on (inline chains exact between safepoints), 0 off, -1 unknown */
+	const char *lock_events;	 /* "on" while a reader has lock samples on, else "off" */
+	const char *park_hook;		 /* Unsafe.park bound to jflame's wrapper: "on", "off", "failed" */
 	uint64_t prologues_fp, prologues_no_fp, prologues_unknown, prologues_skipped;
 	uint64_t compiled_loads, compiled_unloads, dynamic_code, map_lines, map_bytes;
 	uint64_t threads_unnamed, write_errors;

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#define EMPTY 0
+#define EMPTY	0
 #define REMOVED 1
 
 static size_t slot(uint64_t key, size_t cap)

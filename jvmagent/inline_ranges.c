@@ -40,9 +40,8 @@ static void emit(struct builder *b, uint64_t start, uint64_t end, int depth, con
 	b->have = 1;
 }
 
-size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *const *root,
-			   const struct inline_pc *pcs, size_t npcs,
-			   struct inline_range *out, size_t max)
+size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *const *root, const struct inline_pc *pcs,
+			   size_t npcs, struct inline_range *out, size_t max)
 {
 	struct builder b = { .out = out, .max = max };
 	uint64_t cur = code_start;

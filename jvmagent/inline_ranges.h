@@ -33,8 +33,7 @@ struct inline_range {
  * below the current position are skipped; adjacent ranges with the same
  * chain merge. Writes at most max ranges into out and returns the number
  * needed (call again with a bigger array if it is larger than max). */
-size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *const *root,
-			   const struct inline_pc *pcs, size_t npcs,
-			   struct inline_range *out, size_t max);
+size_t inline_ranges_build(uint64_t code_start, uint64_t code_end, const void *const *root, const struct inline_pc *pcs,
+			   size_t npcs, struct inline_range *out, size_t max);
 
 #endif

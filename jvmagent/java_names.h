@@ -7,11 +7,11 @@
 #include "agent_options.h"
 
 struct java_method_desc {
-	const char *class_sig;   /* JVM class signature, "Lpkg/Class;" */
-	const char *name;        /* method name, "run" */
-	const char *sig;         /* method signature, "(I)V"; may be NULL */
+	const char *class_sig;	 /* JVM class signature, "Lpkg/Class;" */
+	const char *name;	 /* method name, "run" */
+	const char *sig;	 /* method signature, "(I)V"; may be NULL */
 	const char *source_file; /* "Class.java"; may be NULL */
-	int line;                /* first line of the method, <= 0 when unknown */
+	int line;		 /* first line of the method, <= 0 when unknown */
 };
 
 /* Appends the method's name as the options ask into buf at *pos (NUL-terminated,

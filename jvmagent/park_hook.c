@@ -29,42 +29,47 @@ typedef jint(JNICALL *register_natives_fn)(JNIEnv *jni, jclass cls, const JNINat
  */
 #define BINDER_NAME "jflame/agent/ParkBinder"
 static const unsigned char binder_class[] =
-	"\xca\xfe\xba\xbe\x00\x00\x00\x34"     /* magic, version 52.0 */
-	"\x00\x0b"                             /* constant_pool_count: #1..#10 */
-	"\x07\x00\x02"                         /* #1 Class #2 */
-	"\x01\x00\x17" BINDER_NAME             /* #2 Utf8 */
-	"\x07\x00\x04"                         /* #3 Class #4 */
-	"\x01\x00\x10" "java/lang/Object"      /* #4 Utf8 */
-	"\x01\x00\x05" "bind0"                 /* #5 Utf8 */
-	"\x01\x00\x04" "(J)V"                  /* #6 Utf8 */
-	"\x01\x00\x04" "bind"                  /* #7 Utf8 */
-	"\x01\x00\x04" "Code"                  /* #8 Utf8 */
-	"\x0a\x00\x01\x00\x0a"                 /* #9 Methodref #1.#10 */
-	"\x0c\x00\x05\x00\x06"                 /* #10 NameAndType bind0:(J)V */
-	"\x00\x30\x00\x01\x00\x03"             /* final super, this #1, super #3 */
-	"\x00\x00\x00\x00\x00\x02"             /* no interfaces or fields, 2 methods */
-	"\x01\x0a\x00\x05\x00\x06\x00\x00"     /* private static native bind0(J)V */
-	"\x00\x08\x00\x07\x00\x06\x00\x01"     /* static bind(J)V, 1 attribute: */
-	"\x00\x08\x00\x00\x00\x11"             /* Code, 17 bytes: */
-	"\x00\x02\x00\x02\x00\x00\x00\x05"     /* max_stack 2, max_locals 2, 5 bytes of code: */
-	"\x1e\xb8\x00\x09\xb1"                 /* lload_0; invokestatic #9; return */
-	"\x00\x00\x00\x00"                     /* no exception table, no attributes */
-	"\x00\x00";                            /* no class attributes */
+	"\xca\xfe\xba\xbe\x00\x00\x00\x34" /* magic, version 52.0 */
+	"\x00\x0b"			   /* constant_pool_count: #1..#10 */
+	"\x07\x00\x02"			   /* #1 Class #2 */
+	"\x01\x00\x17" BINDER_NAME	   /* #2 Utf8 */
+	"\x07\x00\x04"			   /* #3 Class #4 */
+	"\x01\x00\x10"
+	"java/lang/Object" /* #4 Utf8 */
+	"\x01\x00\x05"
+	"bind0" /* #5 Utf8 */
+	"\x01\x00\x04"
+	"(J)V" /* #6 Utf8 */
+	"\x01\x00\x04"
+	"bind" /* #7 Utf8 */
+	"\x01\x00\x04"
+	"Code"				   /* #8 Utf8 */
+	"\x0a\x00\x01\x00\x0a"		   /* #9 Methodref #1.#10 */
+	"\x0c\x00\x05\x00\x06"		   /* #10 NameAndType bind0:(J)V */
+	"\x00\x30\x00\x01\x00\x03"	   /* final super, this #1, super #3 */
+	"\x00\x00\x00\x00\x00\x02"	   /* no interfaces or fields, 2 methods */
+	"\x01\x0a\x00\x05\x00\x06\x00\x00" /* private static native bind0(J)V */
+	"\x00\x08\x00\x07\x00\x06\x00\x01" /* static bind(J)V, 1 attribute: */
+	"\x00\x08\x00\x00\x00\x11"	   /* Code, 17 bytes: */
+	"\x00\x02\x00\x02\x00\x00\x00\x05" /* max_stack 2, max_locals 2, 5 bytes of code: */
+	"\x1e\xb8\x00\x09\xb1"		   /* lload_0; invokestatic #9; return */
+	"\x00\x00\x00\x00"		   /* no exception table, no attributes */
+	"\x00\x00";			   /* no class attributes */
 
 static struct park_hook {
 	pthread_mutex_t lock; /* bind and unbind */
 	bool tried, ready;    /* the lookups done; and they worked */
 	atomic_bool bound;    /* read without the lock (the status file) */
-	char why[200];        /* why not ready */
+	char why[200];	      /* why not ready */
 	jvmtiEnv *jvmti;
 	park_hook_record_fn record;
-	jclass unsafe, binder;          /* global references */
+	jclass unsafe, binder;		  /* global references */
 	jclass aqs, aqls, stamped, latch; /* the blocker rule's classes (global references) */
-	jfieldID blocker;               /* java.lang.Thread.parkBlocker */
+	jfieldID blocker;		  /* java.lang.Thread.parkBlocker */
 	jmethodID park, bind, register_natives;
 	register_natives_fn jni_register_natives; /* the JNI function, while learning */
-	_Atomic park_fn orig;           /* the JVM's own park (Unsafe_Park in libjvm) */
-	atomic_bool recording;          /* the wrapper looks at blockers */
+	_Atomic park_fn orig;			  /* the JVM's own park (Unsafe_Park in libjvm) */
+	atomic_bool recording;			  /* the wrapper looks at blockers */
 } ph = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)

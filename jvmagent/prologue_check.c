@@ -18,7 +18,7 @@
 #define FP_WINDOW 4
 
 #define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR(x)	STR_(x)
 /* the library of the ABI of the header built with (cs_insn's layout) */
 #define CAPSTONE_SONAME "libcapstone.so." STR(CS_API_MAJOR)
 

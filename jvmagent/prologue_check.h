@@ -10,7 +10,7 @@
 enum prologue_kind {
 	PROLOGUE_FRAME_POINTER = 0, /* push rbp (or a store of rbp) then mov rbp, rsp */
 	PROLOGUE_NO_FRAME_POINTER,  /* a frame without rbp set up */
-	PROLOGUE_UNKNOWN,           /* could not decode or no frame found */
+	PROLOGUE_UNKNOWN,	    /* could not decode or no frame found */
 };
 
 struct prologue_checker;
@@ -21,7 +21,6 @@ struct prologue_checker *prologue_checker_new(char *err, size_t errlen);
 void prologue_checker_free(struct prologue_checker *pc);
 
 /* Classifies the code at [code, code+size) loaded at address addr. */
-enum prologue_kind prologue_check(struct prologue_checker *pc, const uint8_t *code, size_t size,
-				  uint64_t addr);
+enum prologue_kind prologue_check(struct prologue_checker *pc, const uint8_t *code, size_t size, uint64_t addr);
 
 #endif

@@ -90,12 +90,16 @@ void sample_ring_destroy(struct sample_ring_writer *w)
 	w->fd = -1;
 }
 
-int sample_ring_put(struct sample_ring_writer *w, enum sample_kind kind, int32_t tid, uint64_t ts_ns,
-		    uint64_t value, uint64_t weight, uint32_t flags, const char *cls, const char *const *frames,
-		    size_t nframes)
+int sample_ring_put(struct sample_ring_writer *w, enum sample_kind kind, int32_t tid, uint64_t ts_ns, uint64_t value,
+		    uint64_t weight, uint32_t flags, const char *cls, const char *const *frames, size_t nframes)
 {
 	struct sample_record rec = {
-		.kind = (uint16_t)kind, .tid = tid, .flags = flags, .ts_ns = ts_ns, .value = value, .weight = weight,
+		.kind = (uint16_t)kind,
+		.tid = tid,
+		.flags = flags,
+		.ts_ns = ts_ns,
+		.value = value,
+		.weight = weight,
 	};
 	size_t cls_len = strlen(cls) + 1, need = sizeof(rec) + cls_len, n = 0;
 	if (!w->h || (kind != SAMPLE_ALLOC && kind != SAMPLE_LOCK))
@@ -202,8 +206,7 @@ static int write_u32(int fd, size_t field, uint32_t v)
 	return pwrite(fd, &v, sizeof(v), (off_t)field) == (ssize_t)sizeof(v) ? 0 : -1;
 }
 
-int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t process_start, char *err,
-		     size_t errlen)
+int sample_ring_open(struct sample_ring_reader *r, const char *path, uint64_t process_start, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
@@ -237,8 +240,8 @@ int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, 
 		goto fail;
 	}
 	if (h.version != SAMPLE_RING_VERSION) {
-		snprintf(err, errlen, "%s has format %u, this jflame reads %u; use the agent of this jflame",
-			 path, h.version, SAMPLE_RING_VERSION);
+		snprintf(err, errlen, "%s has format %u, this jflame reads %u; use the agent of this jflame", path,
+			 h.version, SAMPLE_RING_VERSION);
 		goto fail;
 	}
 	if (process_start && h.process_start && h.process_start != process_start) {

@@ -30,7 +30,8 @@ static int check_ours(int fd, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	if (st.st_nlink > 1) {
-		snprintf(err, errlen, "refusing %s: it has %lu hard links; remove it", path, (unsigned long)st.st_nlink);
+		snprintf(err, errlen, "refusing %s: it has %lu hard links; remove it", path,
+			 (unsigned long)st.st_nlink);
 		return -1;
 	}
 	return 0;
@@ -105,8 +106,9 @@ int tmp_file_beside(const char *path, bool replace_symlink, char *tmp, size_t tm
 		bool link = S_ISLNK(st.st_mode);
 		if ((link && !replace_symlink) || (!link && !S_ISREG(st.st_mode)) || st.st_uid != geteuid()) {
 			snprintf(err, errlen, "refusing %s: %s; remove it", path,
-				 link && !replace_symlink ? "it is a symbolic link" :
-				 !link && !S_ISREG(st.st_mode) ? "not a regular file" : "owned by another user");
+				 link && !replace_symlink      ? "it is a symbolic link" :
+				 !link && !S_ISREG(st.st_mode) ? "not a regular file" :
+								 "owned by another user");
 			return -1;
 		}
 	} else if (errno != ENOENT) {

@@ -33,13 +33,19 @@ enum { W_FLAG_NAME, W_FLAG_ADDR, W_FLAGS, W_NUM_FLAGS, W_OSTHREAD, W_THREAD_ID, 
 
 /* JDK 9+ spells the flag type JVMFlag, JDK 8 Flag. */
 static const struct vm_tables_want wanted[] = {
-	{ "JVMFlag", "_name", W_FLAG_NAME },  { "Flag", "_name", W_FLAG_NAME },
-	{ "JVMFlag", "_addr", W_FLAG_ADDR },  { "Flag", "_addr", W_FLAG_ADDR },
-	{ "JVMFlag", "flags", W_FLAGS },      { "Flag", "flags", W_FLAGS },
-	{ "JVMFlag", "numFlags", W_NUM_FLAGS }, { "Flag", "numFlags", W_NUM_FLAGS },
-	{ "Thread", "_osthread", W_OSTHREAD }, { "JavaThread", "_osthread", W_OSTHREAD },
+	{ "JVMFlag", "_name", W_FLAG_NAME },
+	{ "Flag", "_name", W_FLAG_NAME },
+	{ "JVMFlag", "_addr", W_FLAG_ADDR },
+	{ "Flag", "_addr", W_FLAG_ADDR },
+	{ "JVMFlag", "flags", W_FLAGS },
+	{ "Flag", "flags", W_FLAGS },
+	{ "JVMFlag", "numFlags", W_NUM_FLAGS },
+	{ "Flag", "numFlags", W_NUM_FLAGS },
+	{ "Thread", "_osthread", W_OSTHREAD },
+	{ "JavaThread", "_osthread", W_OSTHREAD },
 	{ "OSThread", "_thread_id", W_THREAD_ID },
-	{ "JVMFlag", NULL, W_FLAG_SIZE },     { "Flag", NULL, W_FLAG_SIZE },
+	{ "JVMFlag", NULL, W_FLAG_SIZE },
+	{ "Flag", NULL, W_FLAG_SIZE },
 };
 
 static void tables_take(void *ctx, const struct hotspot_entry *e)

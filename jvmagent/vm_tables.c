@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_STRIDE 256        /* a table entry is well below this */
+#define MAX_STRIDE  256	      /* a table entry is well below this */
 #define MAX_ENTRIES (1 << 15) /* entries of a table at most (JDK 17 has 1500) */
-#define MAX_NAME 256          /* type, field and type names */
-#define MAX_FLAGS 8192        /* -XX flags (JDK 17 has about 1,300) */
+#define MAX_NAME    256	      /* type, field and type names */
+#define MAX_FLAGS   8192      /* -XX flags (JDK 17 has about 1,300) */
 
 int vm_tables_cstr(vm_tables_read_fn read, void *rctx, uint64_t addr, char *out, size_t len)
 {
@@ -30,8 +30,8 @@ static int name_read(const struct vm_tables_mem *mem, uint64_t addr, char *out, 
 	return mem->cstr ? mem->cstr(mem->ctx, addr, out, len) : vm_tables_cstr(mem->read, mem->ctx, addr, out, len);
 }
 
-int vm_tables_each(const struct vm_tables_layout *l, bool types, const struct vm_tables_mem *mem,
-		   hotspot_entry_fn fn, void *ctx)
+int vm_tables_each(const struct vm_tables_layout *l, bool types, const struct vm_tables_mem *mem, hotspot_entry_fn fn,
+		   void *ctx)
 {
 	uint64_t base = types ? l->types : l->structs;
 	uint64_t stride = types ? l->type_stride : l->struct_stride;

@@ -34,8 +34,8 @@ struct vm_tables_mem {
  * how an entry is laid out (gHotSpotVMStructs, gHotSpotVMStructEntryArrayStride,
  * gHotSpotVMStructEntry*Offset; gHotSpotVMTypes, gHotSpotVMTypeEntry*). */
 struct vm_tables_layout {
-	uint64_t structs, struct_stride, struct_type, struct_field, struct_type_string, struct_is_static,
-		struct_offset, struct_address;
+	uint64_t structs, struct_stride, struct_type, struct_field, struct_type_string, struct_is_static, struct_offset,
+		struct_address;
 	uint64_t types, type_stride, type_type, type_size;
 };
 
@@ -46,8 +46,8 @@ extern const struct vm_tables_mem vm_tables_own_memory;
  * gHotSpotVMStructs), its strings read into fn's entry. The end is the entry
  * without a type name; garbage ends it too (bounded). 0 at the end, -1 when
  * the table cannot be read or its layout is not one. */
-int vm_tables_each(const struct vm_tables_layout *l, bool types, const struct vm_tables_mem *mem,
-		   hotspot_entry_fn fn, void *ctx);
+int vm_tables_each(const struct vm_tables_layout *l, bool types, const struct vm_tables_mem *mem, hotspot_entry_fn fn,
+		   void *ctx);
 
 /* A NUL-terminated string at addr of at most len - 1 bytes into out, read in
  * pieces up to 32-byte boundaries (near a mapping's end too): 0 when a NUL was found. */
@@ -57,8 +57,8 @@ int vm_tables_cstr(vm_tables_read_fn read, void *rctx, uint64_t addr, char *out,
  * gHotSpotVMStructs says: 0 / -1 unknown. */
 struct vm_flag_table {
 	uint64_t flags, nflags; /* addresses of JVMFlag::flags (JVMFlag*) and JVMFlag::numFlags (size_t) */
-	long stride;            /* sizeof(JVMFlag) */
-	long name, addr;        /* JVMFlag::_name (const char*), _addr (the value) */
+	long stride;		/* sizeof(JVMFlag) */
+	long name, addr;	/* JVMFlag::_name (const char*), _addr (the value) */
 };
 
 /* The addresses of the values of flags names[0..n) into addrs (0: no such

@@ -37,36 +37,37 @@ static void on_signal(int sig)
 	interrupted_by = sig;
 }
 
-static const char usage[] =
-	"usage: jflame attach [--timeout SECONDS] [--agent PATH] PID [AGENT_OPTIONS]\n"
-	"\n"
-	"Loads libjflame-agent.so into the running HotSpot JVM PID through its attach\n"
-	"mechanism (no JDK tools needed). The agent replays the code compiled so far, so\n"
-	"the JVM's perf map (/tmp/perf-<pid>.map, in the JVM's own /tmp) is complete when\n"
-	"this returns. Works on JVMs of other users (as root) and in containers: the\n"
-	"agent is copied into the container's /tmp when its path is not visible there.\n"
-	"Loading it twice is harmless: the second time says it is already there.\n"
-	"Ctrl-C or SIGTERM ends the wait for the JVM (exit 128+N).\n"
-	"\n"
-	"  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
-	"                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"
-	"                           lists them; inline chains are unfolded by default)\n"
-	"  -t, --timeout SECONDS    wait this long for the JVM to answer (default 5)\n"
-	"      --agent PATH         the agent library (default: found next to jflame,\n"
-	"                           or $JFLAME_AGENT)\n"
-	"  -q, --quiet              no message on success\n"
-	"  -h, --help               this text\n"
-	"\n"
-	"Examples:\n"
-	"  jflame attach 4242\n"
-	"  jflame attach 4242 msig,sourcepos\n"
-	"  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
+static const char usage[] = "usage: jflame attach [--timeout SECONDS] [--agent PATH] PID [AGENT_OPTIONS]\n"
+			    "\n"
+			    "Loads libjflame-agent.so into the running HotSpot JVM PID through its attach\n"
+			    "mechanism (no JDK tools needed). The agent replays the code compiled so far, so\n"
+			    "the JVM's perf map (/tmp/perf-<pid>.map, in the JVM's own /tmp) is complete when\n"
+			    "this returns. Works on JVMs of other users (as root) and in containers: the\n"
+			    "agent is copied into the container's /tmp when its path is not visible there.\n"
+			    "Loading it twice is harmless: the second time says it is already there.\n"
+			    "Ctrl-C or SIGTERM ends the wait for the JVM (exit 128+N).\n"
+			    "\n"
+			    "  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
+			    "                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"
+			    "                           lists them; inline chains are unfolded by default)\n"
+			    "  -t, --timeout SECONDS    wait this long for the JVM to answer (default 5)\n"
+			    "      --agent PATH         the agent library (default: found next to jflame,\n"
+			    "                           or $JFLAME_AGENT)\n"
+			    "  -q, --quiet              no message on success\n"
+			    "  -h, --help               this text\n"
+			    "\n"
+			    "Examples:\n"
+			    "  jflame attach 4242\n"
+			    "  jflame attach 4242 msig,sourcepos\n"
+			    "  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
 
 static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "timeout", required_argument, NULL, 't' }, { "agent", required_argument, NULL, 'A' },
-		{ "quiet", no_argument, NULL, 'q' },         { "help", no_argument, NULL, 'h' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "agent", required_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -93,8 +94,8 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 		default:
 			return cli_option_other("attach", usage, c, argv[optind - 1],
 						optopt == 't' ||
-						(optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
-						(optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0));
+							(optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
+							(optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0));
 		}
 	}
 	if (optind >= argc) {
@@ -147,8 +148,9 @@ int cmd_attach(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	struct attach_opts ato = { .agent = agent, .options = o.agent_options, .timeout_ms = o.timeout_ms,
-				   .cancel = &interrupted_by };
+	struct attach_opts ato = {
+		.agent = agent, .options = o.agent_options, .timeout_ms = o.timeout_ms, .cancel = &interrupted_by
+	};
 	enum attach_outcome r = attach_agent(o.pid, &ato, &info, err, sizeof(err));
 	if (r == ATTACH_FAILED && interrupted_by) {
 		fprintf(stderr, "jflame: %s\n", err);
@@ -170,13 +172,15 @@ int cmd_attach(int argc, char **argv)
 			pi.nspid = o.pid, pi.start_time = 0;
 		agent_file_path(map, sizeof(map), o.pid, pi.nspid, "perf-", ".map");
 		int have = agent_status_read(o.pid, pi.nspid, pi.start_time, &st) == 1;
-		fprintf(stderr, "jflame: loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s", (int)o.pid,
-			info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "", map);
+		fprintf(stderr, "jflame: loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s",
+			(int)o.pid, info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "",
+			map);
 		if (have)
 			fprintf(stderr, " (%llu entries)", (unsigned long long)st.map_lines);
 		fputc('\n', stderr);
 		if (have && st.frame_pointers == 0)
-			fprintf(stderr, "jflame: pid %d runs without -XX:+PreserveFramePointer: perf and other frame-pointer "
+			fprintf(stderr,
+				"jflame: pid %d runs without -XX:+PreserveFramePointer: perf and other frame-pointer "
 				"walkers lose the callers of JIT-compiled code (jflame record walks HotSpot's frames "
 				"and does not need it); for those, restart it with -XX:+PreserveFramePointer\n",
 				(int)o.pid);

@@ -59,12 +59,18 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 {
 	enum { O_PID = 256, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS, O_FROM, O_TO, O_EVENT };
 	static const struct option longopts[] = {
-		{ "pid", no_argument, NULL, O_PID },          { "tid", no_argument, NULL, O_TID },
-		{ "kernel", no_argument, NULL, O_KERNEL },    { "jit", no_argument, NULL, O_JIT },
-		{ "all", no_argument, NULL, O_ALL },          { "addrs", no_argument, NULL, O_ADDRS },
-		{ "from", required_argument, NULL, O_FROM },  { "to", required_argument, NULL, O_TO },
-		{ "event", required_argument, NULL, O_EVENT }, { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+		{ "pid", no_argument, NULL, O_PID },
+		{ "tid", no_argument, NULL, O_TID },
+		{ "kernel", no_argument, NULL, O_KERNEL },
+		{ "jit", no_argument, NULL, O_JIT },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "addrs", no_argument, NULL, O_ADDRS },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "to", required_argument, NULL, O_TO },
+		{ "event", required_argument, NULL, O_EVENT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(c, 0, sizeof(*c));
@@ -94,7 +100,8 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 		case O_TO: {
 			double v;
 			if (cli_parse_seconds(optarg, 0, 1e9, &v) != 0) {
-				fprintf(stderr, "jflame: --%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
+				fprintf(stderr,
+					"jflame: --%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
 					ch == O_FROM ? "from" : "to", optarg);
 				return -1;
 			}
@@ -151,8 +158,10 @@ int cmd_collapse(int argc, char **argv)
 	collapse_init(&c, &cmd.o, &rec);
 	int r = cli_scripts_read(cmd.inputs, cmd.ninputs, collapse_sample, &c, &c.oom, &lines, err, sizeof(err));
 	if (r > 0 && c.too_big_line)
-		snprintf(err, sizeof(err), "jflame: %s:%" PRIu64 ": the samples' periods add up to 2^63 or more; jflame "
-			 "takes totals below 9223372036854775808", cli_input_name(lines.oom_input), c.too_big_line);
+		snprintf(err, sizeof(err),
+			 "jflame: %s:%" PRIu64 ": the samples' periods add up to 2^63 or more; jflame "
+			 "takes totals below 9223372036854775808",
+			 cli_input_name(lines.oom_input), c.too_big_line);
 	else if (r > 0)
 		snprintf(err, sizeof(err), "jflame: out of memory folding %s", lines.oom_input);
 	if (r != 0)
@@ -160,14 +169,16 @@ int cmd_collapse(int argc, char **argv)
 	if (lines.real == 0) {
 		/* no header with a frame, a time or an event: text that is not perf
 		 * script's (random bytes read as "name 123" headers) folds to garbage */
-		snprintf(err, sizeof(err), "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
+		snprintf(err, sizeof(err),
+			 "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
 			 cmd.ninputs == 1 && strcmp(cmd.inputs[0], "-") == 0 ? "standard input" : cmd.inputs[0],
 			 lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
 	cli_scripts_warn(&lines, 127, &c); /* the first bad line as it always was: cut to 127 bytes */
 	if (c.kept == 0) {
-		snprintf(err, sizeof(err), "jflame: no samples left after the filters (%" PRIu64 " outside the time range)",
+		snprintf(err, sizeof(err),
+			 "jflame: no samples left after the filters (%" PRIu64 " outside the time range)",
 			 c.out_of_range);
 		goto out;
 	}

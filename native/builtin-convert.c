@@ -18,54 +18,53 @@
 
 #define MAX_OUTPUTS 16
 
-static const char usage[] =
-	"usage: jflame convert [-f FORMAT] [-t FORMAT] [options] IN -o OUT [-o OUT]...\n"
-	"\n"
-	"Converts a profile between folded stacks, perf script text (jflame's .stacks),\n"
-	"pprof and speedscope JSON, or draws it as a flame graph. IN may be '-' for\n"
-	"standard input, plain or gzip. Formats go by extension, else by content:\n"
-	"\n"
-	"  folded      .folded .collapsed .txt   'frame;frame;... count' lines (flamegraph.pl)\n"
-	"  stacks      .stacks .perf .script .txt  perf script text (input only)\n"
-	"  pprof       .pb.gz .pprof (gzip), .pb (plain protobuf)  go tool pprof, Pyroscope\n"
-	"  speedscope  .json                     https://www.speedscope.app\n"
-	"  jfr         .jfr                      JDK Flight Recorder: JMC, IntelliJ, jfr print;\n"
-	"                                        read: the JDK's and async-profiler's recordings\n"
-	"  svg         .svg                      interactive flame graph (output only)\n"
-	"\n"
-	"  -o, --output FILE        write FILE (format by extension; may repeat, each\n"
-	"                           once; '-' is standard output and needs -t)\n"
-	"  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope, jfr)\n"
-	"  -t, --to-format FMT      write every output as FMT (folded, pprof, speedscope,\n"
-	"                           jfr, svg)\n"
-	"  -F, --rate HZ            the rate the samples were taken at: pprof and\n"
-	"                           speedscope then also get CPU time (count x 1e9/HZ ns)\n"
-	"      --sample-index N|TYPE  pprof input: the sample type to count (default 0,\n"
-	"                           the first; e.g. 1 or cpu), as go tool pprof -sample_index;\n"
-	"                           JFR input: the events, as record's -e: cpu (default,\n"
-	"                           jdk.ExecutionSample), wall, alloc, lock or native\n"
-	"      --title TEXT         the SVG's title and the speedscope profile's name\n"
-	"  -h, --help               this text\n"
-	"\n"
-	"Folded stacks keep jflame's frame annotations (_[j] JIT, _[i] inlined, _[0]\n"
-	"interpreted, _[k] kernel) through pprof and speedscope and back. perf script\n"
-	"input is folded as 'jflame collapse --all' folds it, counting samples (pprof's\n"
-	"second value and speedscope's weights are the samples' periods), and becomes\n"
-	"one speedscope profile per thread with its samples in time order. Writing\n"
-	".stacks is jflame record's job: convert has no per-sample addresses to write.\n"
-	"JFR input (every chunk) is rooted '[pid] java' (when the recording has the\n"
-	"JVM's pid), then the thread; its frames carry the same annotations, from\n"
-	"their frame types.\n"
-	"\n"
-	"Examples:\n"
-	"  jflame convert cpu.folded -o cpu.pb.gz && go tool pprof -http=: cpu.pb.gz\n"
-	"  jflame convert run.stacks -o run.json        # open in speedscope.app\n"
-	"  jflame convert cpu.folded -o cpu.jfr         # open in JDK Mission Control\n"
-	"  jflame convert -F 99 cpu.folded -o cpu.pb.gz # samples taken at 99 Hz\n"
-	"  jflame convert profile.pb.gz -o cpu.folded && jflame svg cpu.folded > cpu.svg\n"
-	"  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n"
-	"  jflame convert app.jfr -o cpu.svg             # JDK Flight Recorder's samples\n"
-	"  jflame convert --sample-index alloc app.jfr -o alloc.svg\n";
+static const char usage[] = "usage: jflame convert [-f FORMAT] [-t FORMAT] [options] IN -o OUT [-o OUT]...\n"
+			    "\n"
+			    "Converts a profile between folded stacks, perf script text (jflame's .stacks),\n"
+			    "pprof and speedscope JSON, or draws it as a flame graph. IN may be '-' for\n"
+			    "standard input, plain or gzip. Formats go by extension, else by content:\n"
+			    "\n"
+			    "  folded      .folded .collapsed .txt   'frame;frame;... count' lines (flamegraph.pl)\n"
+			    "  stacks      .stacks .perf .script .txt  perf script text (input only)\n"
+			    "  pprof       .pb.gz .pprof (gzip), .pb (plain protobuf)  go tool pprof, Pyroscope\n"
+			    "  speedscope  .json                     https://www.speedscope.app\n"
+			    "  jfr         .jfr                      JDK Flight Recorder: JMC, IntelliJ, jfr print;\n"
+			    "                                        read: the JDK's and async-profiler's recordings\n"
+			    "  svg         .svg                      interactive flame graph (output only)\n"
+			    "\n"
+			    "  -o, --output FILE        write FILE (format by extension; may repeat, each\n"
+			    "                           once; '-' is standard output and needs -t)\n"
+			    "  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope, jfr)\n"
+			    "  -t, --to-format FMT      write every output as FMT (folded, pprof, speedscope,\n"
+			    "                           jfr, svg)\n"
+			    "  -F, --rate HZ            the rate the samples were taken at: pprof and\n"
+			    "                           speedscope then also get CPU time (count x 1e9/HZ ns)\n"
+			    "      --sample-index N|TYPE  pprof input: the sample type to count (default 0,\n"
+			    "                           the first; e.g. 1 or cpu), as go tool pprof -sample_index;\n"
+			    "                           JFR input: the events, as record's -e: cpu (default,\n"
+			    "                           jdk.ExecutionSample), wall, alloc, lock or native\n"
+			    "      --title TEXT         the SVG's title and the speedscope profile's name\n"
+			    "  -h, --help               this text\n"
+			    "\n"
+			    "Folded stacks keep jflame's frame annotations (_[j] JIT, _[i] inlined, _[0]\n"
+			    "interpreted, _[k] kernel) through pprof and speedscope and back. perf script\n"
+			    "input is folded as 'jflame collapse --all' folds it, counting samples (pprof's\n"
+			    "second value and speedscope's weights are the samples' periods), and becomes\n"
+			    "one speedscope profile per thread with its samples in time order. Writing\n"
+			    ".stacks is jflame record's job: convert has no per-sample addresses to write.\n"
+			    "JFR input (every chunk) is rooted '[pid] java' (when the recording has the\n"
+			    "JVM's pid), then the thread; its frames carry the same annotations, from\n"
+			    "their frame types.\n"
+			    "\n"
+			    "Examples:\n"
+			    "  jflame convert cpu.folded -o cpu.pb.gz && go tool pprof -http=: cpu.pb.gz\n"
+			    "  jflame convert run.stacks -o run.json        # open in speedscope.app\n"
+			    "  jflame convert cpu.folded -o cpu.jfr         # open in JDK Mission Control\n"
+			    "  jflame convert -F 99 cpu.folded -o cpu.pb.gz # samples taken at 99 Hz\n"
+			    "  jflame convert profile.pb.gz -o cpu.folded && jflame svg cpu.folded > cpu.svg\n"
+			    "  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n"
+			    "  jflame convert app.jfr -o cpu.svg             # JDK Flight Recorder's samples\n"
+			    "  jflame convert --sample-index alloc app.jfr -o alloc.svg\n";
 
 struct convert_cmd {
 	const char *input;
@@ -108,10 +107,13 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 {
 	enum { O_SAMPLE_INDEX = 256, O_TITLE };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },      { "from-format", required_argument, NULL, 'f' },
-		{ "to-format", required_argument, NULL, 't' },   { "rate", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "from-format", required_argument, NULL, 'f' },
+		{ "to-format", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, 'F' },
 		{ "sample-index", required_argument, NULL, O_SAMPLE_INDEX },
-		{ "title", required_argument, NULL, O_TITLE },   { "help", no_argument, NULL, 'h' },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -134,7 +136,8 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			break;
 		case 'F':
 			if (cli_parse_long(optarg, 1, 1000000, &c->rate) != 0) {
-				fprintf(stderr, "jflame: -F takes samples per second from 1 to 1000000, not '%s'\n", optarg);
+				fprintf(stderr, "jflame: -F takes samples per second from 1 to 1000000, not '%s'\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -149,7 +152,8 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 		}
 	}
 	if (optind == argc) {
-		fprintf(stderr, "jflame: give the profile to convert: jflame convert IN -o OUT (see jflame convert --help)\n");
+		fprintf(stderr,
+			"jflame: give the profile to convert: jflame convert IN -o OUT (see jflame convert --help)\n");
 		return -1;
 	}
 	if (optind + 1 < argc) {
@@ -159,12 +163,14 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 	}
 	c->input = argv[optind];
 	if (c->noutputs == 0) {
-		fprintf(stderr, "jflame: say where to write: -o OUT (the extension picks the format; -o - -t FORMAT for "
+		fprintf(stderr,
+			"jflame: say where to write: -o OUT (the extension picks the format; -o - -t FORMAT for "
 			"standard output)\n");
 		return -1;
 	}
 	if (c->to && c->noutputs > 1) {
-		fprintf(stderr, "jflame: -t names the format of a single output; with several -o let the extensions tell\n");
+		fprintf(stderr,
+			"jflame: -t names the format of a single output; with several -o let the extensions tell\n");
 		return -1;
 	}
 	char names[128], exts[128];
@@ -181,8 +187,10 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			return -1;
 		}
 		if (w && w->format == PFMT_STACKS) {
-			fprintf(stderr, "jflame: convert does not write .stacks ('%s'): only jflame record has each sample's "
-				"addresses and times; record with -o run.stacks\n", c->outputs[i]);
+			fprintf(stderr,
+				"jflame: convert does not write .stacks ('%s'): only jflame record has each sample's "
+				"addresses and times; record with -o run.stacks\n",
+				c->outputs[i]);
 			return -1;
 		}
 		if (!w || !(w->cmds & PW_CONVERT)) {
@@ -235,8 +243,10 @@ int cmd_convert(int argc, char **argv)
 		/* the counts are samples taken every 1e9/rate ns of CPU */
 		uint64_t period = 1000000000ULL / (uint64_t)cmd.rate;
 		if (t.total_count >= FOLDED_MAX_COUNT / period) {
-			snprintf(err, sizeof(err), "jflame: -F %ld: %" PRIu64 " samples of %" PRIu64 " ns each make 2^63 ns or "
-				 "more; are the counts samples?", cmd.rate, t.total_count, period);
+			snprintf(err, sizeof(err),
+				 "jflame: -F %ld: %" PRIu64 " samples of %" PRIu64 " ns each make 2^63 ns or "
+				 "more; are the counts samples?",
+				 cmd.rate, t.total_count, period);
 			goto out;
 		}
 		for (size_t i = 0; i < t.stacks.n; i++)

@@ -28,82 +28,80 @@
 #include "regress_report.h"
 #include "window_regress.h"
 
-#define MAX_OUTPUTS 8
-#define MAX_WINDOWS 100000 /* files in a side's folder */
-#define DEFAULT_TOP 20
-#define DEFAULT_ALPHA 0.01
+#define MAX_OUTPUTS    8
+#define MAX_WINDOWS    100000 /* files in a side's folder */
+#define DEFAULT_TOP    20
+#define DEFAULT_ALPHA  0.01
 #define EXIT_REGRESSED 3
 
-static const char usage[] =
-	"usage: jflame diff [options] BEFORE AFTER [-o OUT.svg|OUT.html|OUT.folded]...\n"
-	"       jflame diff --report[=json] [--top N] [--fail-above PTS] BEFORE AFTER\n"
-	"       jflame diff --baseline first|previous:N|FILE DIR\n"
-	"\n"
-	"Compares two folded profiles (one 'frame;frame;... count' line per stack, plain\n"
-	"or gzip; '-' for standard input), as difffolded.pl and flamegraph.pl do:\n"
-	"\n"
-	"  .svg     a differential flame graph: the shape of AFTER, red where a frame's\n"
-	"           share of all samples grew, blue where it shrank, deeper for larger\n"
-	"           changes; each frame's tooltip gives the change (+D%) (default, to\n"
-	"           standard output when there is no -o)\n"
-	"  .html    a compare page: BEFORE and AFTER side by side, each its own flame\n"
-	"           graph with the same frames in the same place, coloured by change;\n"
-	"           hover shows both counts and highlights the twin, click zooms both\n"
-	"  .folded  difffolded.pl's text: 'stack BEFORE AFTER' per stack (also .collapsed)\n"
-	"\n"
-	"Report: which frames' shares of the samples changed beyond sampling noise.\n"
-	"BEFORE and AFTER may be any profile convert reads (folded, .stacks, pprof,\n"
-	"speedscope) or a folder of them: each file one window (record --window's\n"
-	"outputs), the windows of a side its replicates.\n"
-	"\n"
-	"      --report[=FMT]  a table of frames ranked by the change of their total share\n"
-	"                      (with self share), each tested: 'significant' or 'noise'\n"
-	"                      (text, the default; json for machines) on standard output\n"
-	"      --top N         rows at most (default 20; 0: every frame)\n"
-	"      --alpha A       family-wise error rate over all frames (default 0.01)\n"
-	"      --fail-above PTS  exit with status 3 when a significant frame grew by PTS\n"
-	"                      points of the samples or more (0 otherwise; implies --report)\n"
-	"      --baseline SPEC\n"
-	"                      replay a folder of windows (one positional: DIR) as record\n"
-	"                      --window --baseline SPEC would judge them: first,\n"
-	"                      previous:N or a saved profile; regression lines and a count\n"
-	"      --confirm N     --baseline: windows in a row a frame must grow in (default 2)\n"
-	"      --no-normalize  compare names as recorded (default: lambda and hidden-class\n"
-	"                      addresses, GeneratedMethodAccessor numbers, pids and pool\n"
-	"                      thread numbers taken out, so two JVM runs line up)\n"
-	"\n"
-	"Graphs:\n"
-	"  -n, --normalize     scale BEFORE's counts to AFTER's total (difffolded.pl -n);\n"
-	"                      the graphs compare shares of all samples anyway\n"
-	"  -s, --strip-hex     write every 0x<hex> as 0x... before merging (difffolded.pl -s)\n"
-	"      --keep-ids      match process frames by pid, and [Pod]/[Con] frames by id\n"
-	"                      (default: '[1234] java' is '[*] java' on both sides, so\n"
-	"                      two runs of a service line up; pods and containers alike)\n"
-	"  -o, --output FILE   repeatable; the extension picks the format; '-' is the SVG\n"
-	"                      on standard output; an output named twice is an error\n"
-	"      --title TEXT    the title (default \"Differential Flame Graph\"; the compare\n"
-	"                      page: \"Compare: BEFORE vs AFTER\")\n"
-	"      --subtitle TEXT\n"
-	"                      a second line (default: the inputs and their totals)\n"
-	"      --negate        swap what counts as grew and shrank (SVG)\n"
-	"      --width PX      SVG width (default 1200)\n"
-	"      --height PX     SVG frame height (default 16)\n"
-	"      --minwidth N[%] SVG: leave out frames narrower than N pixels or percent\n"
-	"      --countname N   what the counts are (default samples)\n"
-	"      --no-legend     no grew/shrank legend in the SVG\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"Stacks only in BEFORE have no width in the SVG (its shape is AFTER's); draw\n"
-	"'jflame diff AFTER BEFORE --negate' to see them, or use the compare page.\n"
-	"BEFORE and AFTER may be the same file (nothing changed).\n"
-	"\n"
-	"Examples:\n"
-	"  jflame diff before.folded after.folded -o diff.svg\n"
-	"  jflame diff before.folded after.folded -o compare.html -o diff.svg\n"
-	"  jflame diff -n before.folded.gz after.folded > diff.svg\n"
-	"  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
-	"  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
-
+static const char usage[] = "usage: jflame diff [options] BEFORE AFTER [-o OUT.svg|OUT.html|OUT.folded]...\n"
+			    "       jflame diff --report[=json] [--top N] [--fail-above PTS] BEFORE AFTER\n"
+			    "       jflame diff --baseline first|previous:N|FILE DIR\n"
+			    "\n"
+			    "Compares two folded profiles (one 'frame;frame;... count' line per stack, plain\n"
+			    "or gzip; '-' for standard input), as difffolded.pl and flamegraph.pl do:\n"
+			    "\n"
+			    "  .svg     a differential flame graph: the shape of AFTER, red where a frame's\n"
+			    "           share of all samples grew, blue where it shrank, deeper for larger\n"
+			    "           changes; each frame's tooltip gives the change (+D%) (default, to\n"
+			    "           standard output when there is no -o)\n"
+			    "  .html    a compare page: BEFORE and AFTER side by side, each its own flame\n"
+			    "           graph with the same frames in the same place, coloured by change;\n"
+			    "           hover shows both counts and highlights the twin, click zooms both\n"
+			    "  .folded  difffolded.pl's text: 'stack BEFORE AFTER' per stack (also .collapsed)\n"
+			    "\n"
+			    "Report: which frames' shares of the samples changed beyond sampling noise.\n"
+			    "BEFORE and AFTER may be any profile convert reads (folded, .stacks, pprof,\n"
+			    "speedscope) or a folder of them: each file one window (record --window's\n"
+			    "outputs), the windows of a side its replicates.\n"
+			    "\n"
+			    "      --report[=FMT]  a table of frames ranked by the change of their total share\n"
+			    "                      (with self share), each tested: 'significant' or 'noise'\n"
+			    "                      (text, the default; json for machines) on standard output\n"
+			    "      --top N         rows at most (default 20; 0: every frame)\n"
+			    "      --alpha A       family-wise error rate over all frames (default 0.01)\n"
+			    "      --fail-above PTS  exit with status 3 when a significant frame grew by PTS\n"
+			    "                      points of the samples or more (0 otherwise; implies --report)\n"
+			    "      --baseline SPEC\n"
+			    "                      replay a folder of windows (one positional: DIR) as record\n"
+			    "                      --window --baseline SPEC would judge them: first,\n"
+			    "                      previous:N or a saved profile; regression lines and a count\n"
+			    "      --confirm N     --baseline: windows in a row a frame must grow in (default 2)\n"
+			    "      --no-normalize  compare names as recorded (default: lambda and hidden-class\n"
+			    "                      addresses, GeneratedMethodAccessor numbers, pids and pool\n"
+			    "                      thread numbers taken out, so two JVM runs line up)\n"
+			    "\n"
+			    "Graphs:\n"
+			    "  -n, --normalize     scale BEFORE's counts to AFTER's total (difffolded.pl -n);\n"
+			    "                      the graphs compare shares of all samples anyway\n"
+			    "  -s, --strip-hex     write every 0x<hex> as 0x... before merging (difffolded.pl -s)\n"
+			    "      --keep-ids      match process frames by pid, and [Pod]/[Con] frames by id\n"
+			    "                      (default: '[1234] java' is '[*] java' on both sides, so\n"
+			    "                      two runs of a service line up; pods and containers alike)\n"
+			    "  -o, --output FILE   repeatable; the extension picks the format; '-' is the SVG\n"
+			    "                      on standard output; an output named twice is an error\n"
+			    "      --title TEXT    the title (default \"Differential Flame Graph\"; the compare\n"
+			    "                      page: \"Compare: BEFORE vs AFTER\")\n"
+			    "      --subtitle TEXT\n"
+			    "                      a second line (default: the inputs and their totals)\n"
+			    "      --negate        swap what counts as grew and shrank (SVG)\n"
+			    "      --width PX      SVG width (default 1200)\n"
+			    "      --height PX     SVG frame height (default 16)\n"
+			    "      --minwidth N[%] SVG: leave out frames narrower than N pixels or percent\n"
+			    "      --countname N   what the counts are (default samples)\n"
+			    "      --no-legend     no grew/shrank legend in the SVG\n"
+			    "  -h, --help          this text\n"
+			    "\n"
+			    "Stacks only in BEFORE have no width in the SVG (its shape is AFTER's); draw\n"
+			    "'jflame diff AFTER BEFORE --negate' to see them, or use the compare page.\n"
+			    "BEFORE and AFTER may be the same file (nothing changed).\n"
+			    "\n"
+			    "Examples:\n"
+			    "  jflame diff before.folded after.folded -o diff.svg\n"
+			    "  jflame diff before.folded after.folded -o compare.html -o diff.svg\n"
+			    "  jflame diff -n before.folded.gz after.folded > diff.svg\n"
+			    "  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
+			    "  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
 
 enum report_kind { REPORT_NONE, REPORT_TEXT, REPORT_JSON };
 
@@ -115,7 +113,7 @@ struct diff_cmd {
 	double alpha, fail_above; /* fail_above < 0: not asked */
 	bool no_normalize;
 	bool top_given, alpha_given, confirm_given;
-	const char *baseline;     /* --baseline: replay a folder of windows */
+	const char *baseline; /* --baseline: replay a folder of windows */
 	struct baseline_opts bo;
 	const char *baseline_file;
 	const char *before, *after;
@@ -126,18 +124,38 @@ struct diff_cmd {
 
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum { O_NOLEGEND = FG_CLI_NEXT, O_KEEPIDS, O_REPORT, O_TOP, O_ALPHA, O_FAILABOVE, O_NONORMALIZE, O_BASELINE, O_CONFIRM };
+	enum {
+		O_NOLEGEND = FG_CLI_NEXT,
+		O_KEEPIDS,
+		O_REPORT,
+		O_TOP,
+		O_ALPHA,
+		O_FAILABOVE,
+		O_NONORMALIZE,
+		O_BASELINE,
+		O_CONFIRM
+	};
 	static const struct option longopts[] = {
-		{ "normalize", no_argument, NULL, 'n' },                  { "strip-hex", no_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },               { "title", required_argument, NULL, FG_CLI_TITLE },
-		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE }, { "negate", no_argument, NULL, FG_CLI_NEGATE },
-		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
-		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "help", no_argument, NULL, 'h' },
-		{ "keep-ids", no_argument, NULL, O_KEEPIDS },             { "report", optional_argument, NULL, O_REPORT },
-		{ "top", required_argument, NULL, O_TOP },                { "alpha", required_argument, NULL, O_ALPHA },
-		{ "fail-above", required_argument, NULL, O_FAILABOVE },   { "no-normalize", no_argument, NULL, O_NONORMALIZE },
-		{ "baseline", required_argument, NULL, O_BASELINE },      { "confirm", required_argument, NULL, O_CONFIRM },
+		{ "normalize", no_argument, NULL, 'n' },
+		{ "strip-hex", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, FG_CLI_TITLE },
+		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
+		{ "negate", no_argument, NULL, FG_CLI_NEGATE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },
+		{ "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH },
+		{ "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },
+		{ "help", no_argument, NULL, 'h' },
+		{ "keep-ids", no_argument, NULL, O_KEEPIDS },
+		{ "report", optional_argument, NULL, O_REPORT },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "alpha", required_argument, NULL, O_ALPHA },
+		{ "fail-above", required_argument, NULL, O_FAILABOVE },
+		{ "no-normalize", no_argument, NULL, O_NONORMALIZE },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "confirm", required_argument, NULL, O_CONFIRM },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -163,7 +181,9 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			break;
 		case 'o':
 			if (c->noutputs < MAX_OUTPUTS && diff_graph_kind_of(optarg, &c->kinds[c->noutputs]) != 0) {
-				fprintf(stderr, "jflame: -o %s: unknown output format; name it .svg, .html or .folded\n", optarg);
+				fprintf(stderr,
+					"jflame: -o %s: unknown output format; name it .svg, .html or .folded\n",
+					optarg);
 				return -1;
 			}
 			if (cli_output_add("diff", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
@@ -178,7 +198,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			} else if (strcmp(optarg, "json") == 0) {
 				c->report = REPORT_JSON;
 			} else {
-				fprintf(stderr, "jflame: --report=%s: unknown report format; give --report (text) or --report=json\n",
+				fprintf(stderr,
+					"jflame: --report=%s: unknown report format; give --report (text) or --report=json\n",
 					optarg);
 				return -1;
 			}
@@ -192,14 +213,17 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			break;
 		case O_ALPHA:
 			if (cli_parse_seconds(optarg, 1e-12, 0.5, &c->alpha) != 0) {
-				fprintf(stderr, "jflame: --alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n", optarg);
+				fprintf(stderr,
+					"jflame: --alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n",
+					optarg);
 				return -1;
 			}
 			c->alpha_given = true;
 			break;
 		case O_FAILABOVE:
 			if (cli_parse_seconds(optarg, 0, 100, &c->fail_above) != 0) {
-				fprintf(stderr, "jflame: --fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
+				fprintf(stderr,
+					"jflame: --fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
 					optarg);
 				return -1;
 			}
@@ -230,8 +254,9 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			break;
 		default:
 			return cli_option_other("diff", usage, ch, argv[optind - 1],
-						optopt == 'o' || optopt == O_TOP || optopt == O_ALPHA || optopt == O_FAILABOVE ||
-						(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
+						optopt == 'o' || optopt == O_TOP || optopt == O_ALPHA ||
+							optopt == O_FAILABOVE ||
+							(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
 		}
 	}
 	if (c->confirm_given && !c->baseline) {
@@ -240,7 +265,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 	}
 	if (c->baseline) {
 		if (argc - optind != 1 || c->report != REPORT_NONE || c->noutputs) {
-			fprintf(stderr, "jflame: jflame diff --baseline SPEC takes one folder of windows (and no --report or "
+			fprintf(stderr,
+				"jflame: jflame diff --baseline SPEC takes one folder of windows (and no --report or "
 				"-o); see jflame diff --help\n");
 			return -1;
 		}
@@ -248,7 +274,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		return 0;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "jflame: jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
+		fprintf(stderr,
+			"jflame: jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
 			argc - optind);
 		return -1;
 	}
@@ -264,7 +291,8 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		c->outputs[c->noutputs++] = "-"; /* the SVG on standard output */
 	for (size_t i = 0; i < c->noutputs; i++)
 		if (c->report != REPORT_NONE && strcmp(c->outputs[i], "-") == 0) {
-			fprintf(stderr, "jflame: -o - and --report both write to standard output; name the graph's file\n");
+			fprintf(stderr,
+				"jflame: -o - and --report both write to standard output; name the graph's file\n");
 			return -1;
 		}
 	return 0;
@@ -278,15 +306,19 @@ static int read_side(struct stack_table *t, const char *path, const char *which,
 	if (folded_read(f, t, path, 0, 0, err, errlen) != 0)
 		return cli_err_prefix(err, errlen);
 	if (f->differential) {
-		snprintf(err, errlen, "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
-			 "give jflame diff two plain folded profiles", name, which);
+		snprintf(err, errlen,
+			 "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
+			 "give jflame diff two plain folded profiles",
+			 name, which);
 		return -1;
 	}
 	if (f->n == 0 || f->total == 0) {
 		char why[200];
 		folded_none(f, why, sizeof(why));
-		snprintf(err, errlen, "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
-			 "as jflame collapse writes)", f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
+		snprintf(err, errlen,
+			 "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
+			 "as jflame collapse writes)",
+			 f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
 		return -1;
 	}
 	folded_warn(f, name);
@@ -376,8 +408,10 @@ static int side_read(struct diff_side *d, const char *path, const char *which, c
 		if (!is_profile_name(names[i]->d_name))
 			continue;
 		if (d->nwins >= MAX_WINDOWS) {
-			snprintf(err, errlen, "jflame: %s (%s) holds more than %d profiles; give a folder of at most that many "
-				 "windows", path, which, MAX_WINDOWS);
+			snprintf(err, errlen,
+				 "jflame: %s (%s) holds more than %d profiles; give a folder of at most that many "
+				 "windows",
+				 path, which, MAX_WINDOWS);
 			goto out;
 		}
 		snprintf(file, sizeof(file), "%s/%s", path, names[i]->d_name);
@@ -391,10 +425,13 @@ static int side_read(struct diff_side *d, const char *path, const char *which, c
 			goto out;
 	}
 	if (d->empty && d->nwins)
-		fprintf(stderr, "jflame: %s: skipped %zu empty window file%s\n", path, d->empty, d->empty == 1 ? "" : "s");
+		fprintf(stderr, "jflame: %s: skipped %zu empty window file%s\n", path, d->empty,
+			d->empty == 1 ? "" : "s");
 	if (d->nwins == 0) {
-		snprintf(err, errlen, "jflame: no profiles in the folder %s (%s); give a file, or a folder of window "
-			 "files (.folded, .stacks, .pb.gz, .json)", path, which);
+		snprintf(err, errlen,
+			 "jflame: no profiles in the folder %s (%s); give a file, or a folder of window "
+			 "files (.folded, .stacks, .pb.gz, .json)",
+			 path, which);
 		goto out;
 	}
 	rc = 0;
@@ -406,8 +443,8 @@ out:
 }
 
 /* The report to standard output; *regressed when --fail-above trips. */
-static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_side side[2], bool *regressed,
-			char *err, size_t errlen)
+static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_side side[2], bool *regressed, char *err,
+			size_t errlen)
 {
 	struct regress r;
 	struct str_intern *si = NULL;
@@ -436,7 +473,8 @@ static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_s
 	}
 	if (r.samples[REGRESS_BEFORE] == 0 || r.samples[REGRESS_AFTER] == 0) {
 		const char *which = r.samples[REGRESS_BEFORE] == 0 ? "BEFORE" : "AFTER";
-		snprintf(err, errlen, "jflame: no samples in %s (%s): every stack has a count of 0; give profiles with samples",
+		snprintf(err, errlen,
+			 "jflame: no samples in %s (%s): every stack has a count of 0; give profiles with samples",
 			 cli_input_name(r.samples[REGRESS_BEFORE] == 0 ? side[0].path : side[1].path), which);
 		goto out;
 	}
@@ -470,8 +508,10 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 	if (side_read(&d, c->after, "windows", err, errlen) != 0)
 		goto out;
 	if (!d.folder) {
-		snprintf(err, errlen, "jflame: %s is not a folder; --baseline replays a folder of windows (record --window "
-			 "-o DIR/cpu-%%n.folded)", c->after);
+		snprintf(err, errlen,
+			 "jflame: %s is not a folder; --baseline replays a folder of windows (record --window "
+			 "-o DIR/cpu-%%n.folded)",
+			 c->after);
 		goto out;
 	}
 	struct window_regress_opts o = { .b = c->bo, .file = c->baseline_file, .out = stdout };
@@ -501,7 +541,9 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 	uint64_t judged, regressed;
 	window_regress_counts(wr, &judged, &regressed);
 	printf("jflame: %zu windows; %" PRIu64 " compared with the baseline (from window %zu on), %" PRIu64
-	       " with a regression (%.1f%%)\n", d.nwins, judged, baseline_history_min() + 1, regressed, judged ? 100.0 * (double)regressed / (double)judged : 0.0);
+	       " with a regression (%.1f%%)\n",
+	       d.nwins, judged, baseline_history_min() + 1, regressed,
+	       judged ? 100.0 * (double)regressed / (double)judged : 0.0);
 	if (fflush(stdout) != 0) {
 		snprintf(err, errlen, "jflame: failed to write to standard output: %s", strerror(errno));
 		goto out;
@@ -521,7 +563,8 @@ static int side_sum(struct stack_table *sum, const struct diff_side *d, char *er
 {
 	for (size_t w = 0; w < d->nwins; w++)
 		for (size_t i = 0; i < d->wins[w].stacks.n; i++)
-			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i], d->wins[w].counts[i], 0) < 0) {
+			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i],
+					    d->wins[w].counts[i], 0) < 0) {
 				snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(d->path));
 				return -1;
 			}
@@ -609,7 +652,8 @@ int cmd_diff(int argc, char **argv)
 	const struct folded_diff *d = cmd.normalize ? &norm : &raw;
 	const char *page_subtitle = cmd.o.subtitle;
 	if (!cmd.o.subtitle) {
-		snprintf(page_sub, sizeof(page_sub), "BEFORE %.300s: %" PRIu64 " samples; AFTER %.300s: %" PRIu64 " samples",
+		snprintf(page_sub, sizeof(page_sub),
+			 "BEFORE %.300s: %" PRIu64 " samples; AFTER %.300s: %" PRIu64 " samples",
 			 cli_input_name(cmd.before), raw.total_before, cli_input_name(cmd.after), raw.total_after);
 		snprintf(subtitle, sizeof(subtitle), "%s%s. Widths: AFTER; red grew, blue shrank", page_sub,
 			 cmd.normalize ? " (BEFORE normalized to AFTER's total)" : "");
@@ -627,7 +671,8 @@ int cmd_diff(int argc, char **argv)
 		o.legend = !cmd.no_legend;
 		if (!o.title)
 			o.title = "Differential Flame Graph";
-		struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before), cli_input_name(cmd.after) };
+		struct compare_options co = { cmd.o.title, page_subtitle, cli_input_name(cmd.before),
+					      cli_input_name(cmd.after) };
 		int w = diff_graph_write(of[i].f, of[i].path, cmd.kinds[i], d, &raw, &o, &co, err, sizeof(err));
 		if (w != 0) {
 			cli_err_prefix(err, sizeof(err));
@@ -649,7 +694,8 @@ out:
 		fclose(report);
 	if ((rc == 0 || rc == EXIT_REGRESSED) && report_text &&
 	    (fwrite(report_text, 1, report_len, stdout) != report_len || fflush(stdout) != 0)) {
-		snprintf(err, sizeof(err), "jflame: failed to write the report to standard output: %s", strerror(errno));
+		snprintf(err, sizeof(err), "jflame: failed to write the report to standard output: %s",
+			 strerror(errno));
 		rc = 1;
 	}
 	free(report_text);

@@ -63,8 +63,8 @@ struct heatmap_cmd {
 /* a name another format owns (the input .stacks among them): not overwritten with a page */
 static bool other_format(const char *path)
 {
-	static const char *const ext[] = { ".svg", ".folded", ".collapsed", ".stacks", ".json", ".pb.gz", ".gz", ".txt",
-					   ".perf", ".data" };
+	static const char *const ext[] = { ".svg",   ".folded", ".collapsed", ".stacks", ".json",
+					   ".pb.gz", ".gz",	".txt",	      ".perf",	 ".data" };
 	size_t n = strlen(path);
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
 		size_t k = strlen(ext[i]);
@@ -78,11 +78,15 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 {
 	enum { O_ROWS = 256, O_TITLE, O_IDLE, O_PID, O_TID, O_EVENT };
 	static const struct option longopts[] = {
-		{ "rows", required_argument, NULL, O_ROWS },   { "title", required_argument, NULL, O_TITLE },
-		{ "include-idle", no_argument, NULL, O_IDLE }, { "pid", no_argument, NULL, O_PID },
-		{ "tid", no_argument, NULL, O_TID },           { "event", required_argument, NULL, O_EVENT },
+		{ "rows", required_argument, NULL, O_ROWS },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "include-idle", no_argument, NULL, O_IDLE },
+		{ "pid", no_argument, NULL, O_PID },
+		{ "tid", no_argument, NULL, O_TID },
+		{ "event", required_argument, NULL, O_EVENT },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	long v;
@@ -95,7 +99,8 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 		switch (ch) {
 		case O_ROWS:
 			if (cli_parse_long(optarg, 1, HEATMAP_MAX_ROWS, &v) != 0) {
-				fprintf(stderr, "jflame: --rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
+				fprintf(stderr,
+					"jflame: --rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
 					HEATMAP_MAX_ROWS, optarg);
 				return -1;
 			}
@@ -118,7 +123,8 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			break;
 		case 'o':
 			if (other_format(optarg)) {
-				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
+				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n",
+					optarg);
 				return -1;
 			}
 			if (cli_output_add("heatmap", &c->output, &c->noutput, 1, optarg) != 0)
@@ -126,7 +132,8 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			break;
 		default:
 			return cli_option_other("heatmap", usage, ch, argv[optind - 1],
-						optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE || optopt == O_EVENT);
+						optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE ||
+							optopt == O_EVENT);
 		}
 	}
 	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
@@ -222,15 +229,18 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	memset(&lines, 0, sizeof(lines));
 	int rd = nscripts ? cli_scripts_read(scripts, nscripts, heatmap_reader_sample, &r, &r.oom, &lines, err,
-					     sizeof(err)) : 0;
+					     sizeof(err)) :
+			    0;
 	if (rd > 0)
 		snprintf(err, sizeof(err), "jflame: out of memory reading %s", cli_input_name(lines.oom_input));
 	if (rd != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.inputs[0]);
 	if (lines.real == 0 && jfr_samples == 0) {
-		snprintf(err, sizeof(err), "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
-			 "(perf record -g, then perf script)", name, lines.bad ? " (it does not look like perf script output)" : "");
+		snprintf(err, sizeof(err),
+			 "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
+			 "(perf record -g, then perf script)",
+			 name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
 	if (nscripts)
@@ -238,22 +248,30 @@ int cmd_heatmap(int argc, char **argv)
 	if (r.untimed)
 		fprintf(stderr, "jflame: warning: %" PRIu64 " samples without a timestamp left out\n", r.untimed);
 	if (h.bad_time)
-		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n", h.bad_time);
+		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n",
+			h.bad_time);
 	if (h.n == 0) {
 		if (r.untimed == lines.samples && !jfr_samples)
-			snprintf(err, sizeof(err), "jflame: the samples in %s have no timestamps; the heat map needs them "
-				 "(perf script prints them unless -F leaves out time)", name);
+			snprintf(err, sizeof(err),
+				 "jflame: the samples in %s have no timestamps; the heat map needs them "
+				 "(perf script prints them unless -F leaves out time)",
+				 name);
 		else if (r.idle)
-			snprintf(err, sizeof(err), "jflame: all %" PRIu64 " timed samples in %s are of the idle task; "
-				 "nothing to map (--include-idle keeps them)", r.idle, name);
+			snprintf(err, sizeof(err),
+				 "jflame: all %" PRIu64 " timed samples in %s are of the idle task; "
+				 "nothing to map (--include-idle keeps them)",
+				 r.idle, name);
 		else
 			snprintf(err, sizeof(err), "jflame: no samples left in %s after the filters", name);
 		goto out;
 	}
 	int64_t cols = heatmap_columns(&h);
-	snprintf(subtitle, sizeof(subtitle), "%.400s%s: %" PRIu64 " samples over %" PRId64 " s; %d rows a second (%.3g ms each)%s",
-		 name, cmd.ninputs > 1 ? " and more" : "", h.total, cols, cmd.o.rows, 1000.0 / cmd.o.rows,
-		 r.idle ? "; idle task left out" : cmd.keep_idle ? "; idle task kept" : "");
+	snprintf(subtitle, sizeof(subtitle),
+		 "%.400s%s: %" PRIu64 " samples over %" PRId64 " s; %d rows a second (%.3g ms each)%s", name,
+		 cmd.ninputs > 1 ? " and more" : "", h.total, cols, cmd.o.rows, 1000.0 / cmd.o.rows,
+		 r.idle	       ? "; idle task left out" :
+		 cmd.keep_idle ? "; idle task kept" :
+				 "");
 	cmd.o.subtitle = subtitle;
 	cmd.o.idle = r.idle;
 	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0) {

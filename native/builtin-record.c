@@ -27,7 +27,7 @@
 /* The options, and --baseline's, which the command's regression check takes. */
 struct record_cli {
 	struct record_opts o;
-	const char *baseline;      /* --baseline: first, previous:N or a profile file */
+	const char *baseline;		 /* --baseline: first, previous:N or a profile file */
 	bool confirm_given, alpha_given; /* --confirm, --alpha (they need --baseline) */
 	struct window_regress_opts regress;
 };
@@ -52,7 +52,7 @@ static const struct record_cli defaults = { .o = {
  * second ends every wait at once; the outputs are written either way. */
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t hup_closes_window, hup_requested; /* --window: SIGHUP closes the window early */
-static volatile pid_t launched; /* launch mode: signals are passed on to the command */
+static volatile pid_t launched;				       /* launch mode: signals are passed on to the command */
 
 static void on_signal(int sig)
 {
@@ -66,134 +66,133 @@ static void on_signal(int sig)
 		kill(launched, sig);
 }
 
-static const char usage[] =
-	"usage: jflame record (-p PID[,PID...] | -a) [-F HZ] [-d SECONDS] [-o FILE]...\n"
-	"       jflame record [-F HZ] [-d SECONDS] [-o FILE]... -- java ARGS...\n"
-	"\n"
-	"Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
-	"(interpreted, JIT-compiled and inlined, read from the JVM's own memory: nothing\n"
-	"is loaded into it), JVM, native and kernel frames in one stack per sample.\n"
-	"\n"
-	"  -p, --pid PID[,PID...]  record these processes (JVMs as they run)\n"
-	"  -a, --all-cpus          record every process on the host\n"
-	"  -- COMMAND...           launch COMMAND (java ... gets the agent,\n"
-	"                          -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints;\n"
-	"                          another command passes them in JAVA_TOOL_OPTIONS),\n"
-	"                          record it and its children until it exits or -d,\n"
-	"                          and exit with its exit code\n"
-	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
-	"  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
-	"                          or when every -p target has exited)\n"
-	"  -o, --output FILE       write FILE, format by extension; may repeat; %t in\n"
-	"                          the name is the (window's) start in UTC as\n"
-	"                          20261125T015823Z, %p the pid, %h the host, %n the\n"
-	"                          window's number, %e the event, %% a percent sign:\n"
-	"                          .svg flame graph (default jflame.svg; none with --push),\n"
-	"                          .folded/.collapsed folded stacks,\n"
-	"                          .stacks timestamped samples (perf script text),\n"
-	"                          .pb.gz pprof, .json speedscope,\n"
-	"                          .jfr JDK Flight Recorder (JMC, IntelliJ, jfr print),\n"
-	"                          .html subsecond-offset heat map (FlameScope);\n"
-	"                          '-' the flame graph on standard output (one event,\n"
-	"                          no --window, no launched command); each name once\n"
-	"  -e, --event EVENT[,EVENT]  what to record: one of cpu, offcpu, wall or a\n"
-	"                          perf event, and/or alloc and lock:\n"
-	"                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
-	"                          where the CPU counts them, else cpu-clock; or name\n"
-	"                          the perf event: -e cycles, -e cpu-clock),\n"
-	"                          offcpu: a sample each time a thread blocks, weighted\n"
-	"                          by the nanoseconds it was off the CPU,\n"
-	"                          wall: cpu-clock samples and off-CPU blocks together,\n"
-	"                          each weighted by its time (a thread's width is its\n"
-	"                          elapsed time),\n"
-	"                          alloc: Java allocations sampled by the agent, weighted\n"
-	"                          by bytes, the allocated class as leaf (_[a]),\n"
-	"                          lock: contended synchronized monitors and\n"
-	"                          java.util.concurrent locks (ReentrantLock & co.),\n"
-	"                          weighted by the time blocked, the lock's class as\n"
-	"                          leaf (_[l]);\n"
-	"                          with several events each -o holds one: an output\n"
-	"                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
-	"                          holds it, %e in a name is each event in turn, any\n"
-	"                          other is written per event as NAME-EVENT.EXT\n"
-	"      --alloc-interval SIZE  alloc: bytes between samples, on average (default\n"
-	"                          512k; 64k, 2m; from 1k to 1g)\n"
-	"      --lock-min DURATION  lock: record waits at least this long (default\n"
-	"                          100us; a bare number is us); shorter ones are counted\n"
-	"      --count             alloc, lock: folded, SVG and speedscope weigh stacks\n"
-	"                          by samples, not bytes or time (pprof has both)\n"
-	"      --min-block DURATION  offcpu, wall: record blocks at least this long\n"
-	"                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
-	"                          shorter ones are counted in the subtitle\n"
-	"      --include-idle      also sample the idle task\n"
-	"      --attach            load the jflame agent into the JVMs recorded (the\n"
-	"                          attach mechanism; -a: every JVM seen): compiled\n"
-	"                          code named by JVMTI; -e alloc and -e lock load it\n"
-	"                          themselves, nothing else needs it\n"
-	"      --no-attach         never load the agent, not even for -e alloc or lock\n"
-	"      --agent PATH        the agent library (default: next to jflame)\n"
-	"      --agent-options OPTS  options for the agents jflame loads (e.g. msig)\n"
-	"      --no-inline         compiled Java frames without their inlined callees\n"
-	"      --no-walker         walk JVM stacks by frame pointers only (as perf)\n"
-	"      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
-	"      --window DURATION   continuous mode: cut the recording into windows this\n"
-	"                          long (30, 30s, 5m); each window's outputs are written\n"
-	"                          when it closes; SIGHUP closes one early\n"
-	"      --baseline first|previous:N|FILE  with --window: compare each window with\n"
-	"                          the first window, the previous N (as replicates) or\n"
-	"                          a saved profile; a frame that grew beyond sampling\n"
-	"                          noise is said in a 'regression in window' line (the\n"
-	"                          test of jflame diff --report; names normalized) once\n"
-	"                          it has grown in --confirm windows in a row\n"
-	"      --diff-out FILE     with --baseline: a differential graph (.svg, .html\n"
-	"                          or .folded; %t %n as in -o) for each window with a\n"
-	"                          regression\n"
-	"      --on-regression CMD\n"
-	"                          with --baseline: run CMD (sh -c) for such a window,\n"
-	"                          with JFLAME_WINDOW, JFLAME_WINDOW_START, JFLAME_FRAME,\n"
-	"                          JFLAME_BEFORE, JFLAME_AFTER, JFLAME_CHANGE (points),\n"
-	"                          JFLAME_REGRESSIONS, JFLAME_FILES, JFLAME_DIFF set\n"
-	"      --confirm N         --baseline: windows in a row a frame must grow in\n"
-	"                          (default 2: a one-window burst is not a regression;\n"
-	"                          1: every window on its own)\n"
-	"      --alpha A           --baseline's error rate over all frames (default 0.01)\n"
-	"      --no-normalize      --baseline: compare names as recorded\n"
-	"      --keep N            keep the newest N files of each -o (with --window)\n"
-	"      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
-	"      --push URL          send each window to a Pyroscope server (pprof), one\n"
-	"                          series per JVM (others together as jflame-host)\n"
-	"      --app NAME          the series' application name (default: each JVM's\n"
-	"                          -Dpyroscope.application.name, jar or main class)\n"
-	"      --label KEY=VALUE   a label on every series; may repeat\n"
-	"      --push-token T      bearer token (or JFLAME_PUSH_TOKEN)\n"
-	"      --push-basic-auth USER:PASSWORD  (or JFLAME_PUSH_BASIC_AUTH)\n"
-	"      --push-tenant ID    X-Scope-OrgID (or JFLAME_PUSH_TENANT)\n"
-	"      --push-ca FILE      CA certificates for an https server\n"
-	"      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
-	"                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
-	"  -v, --verbose           libbpf's messages, the stack cache's figures\n"
-	"  -h, --help              this text\n"
-	"\n"
-	"JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
-	"or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
-	"inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
-	"debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
-	"else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
-	"agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
-	"(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n"
-	"\n"
-	"Examples:\n"
-	"  jflame record -p 4242 -d 30 -o cpu.svg\n"
-	"  jflame record -a -d 10 -o host.svg -o host.folded\n"
-	"  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
-	"  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
-	"  jflame record -o app.svg -- java -jar app.jar\n"
-	"  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
-	"  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
-	"  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
-	"  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
-	"  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
-	"  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n";
+static const char usage[] = "usage: jflame record (-p PID[,PID...] | -a) [-F HZ] [-d SECONDS] [-o FILE]...\n"
+			    "       jflame record [-F HZ] [-d SECONDS] [-o FILE]... -- java ARGS...\n"
+			    "\n"
+			    "Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
+			    "(interpreted, JIT-compiled and inlined, read from the JVM's own memory: nothing\n"
+			    "is loaded into it), JVM, native and kernel frames in one stack per sample.\n"
+			    "\n"
+			    "  -p, --pid PID[,PID...]  record these processes (JVMs as they run)\n"
+			    "  -a, --all-cpus          record every process on the host\n"
+			    "  -- COMMAND...           launch COMMAND (java ... gets the agent,\n"
+			    "                          -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints;\n"
+			    "                          another command passes them in JAVA_TOOL_OPTIONS),\n"
+			    "                          record it and its children until it exits or -d,\n"
+			    "                          and exit with its exit code\n"
+			    "  -F, --freq HZ           samples per second per CPU (default 99)\n"
+			    "  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
+			    "                          or when every -p target has exited)\n"
+			    "  -o, --output FILE       write FILE, format by extension; may repeat; %t in\n"
+			    "                          the name is the (window's) start in UTC as\n"
+			    "                          20261125T015823Z, %p the pid, %h the host, %n the\n"
+			    "                          window's number, %e the event, %% a percent sign:\n"
+			    "                          .svg flame graph (default jflame.svg; none with --push),\n"
+			    "                          .folded/.collapsed folded stacks,\n"
+			    "                          .stacks timestamped samples (perf script text),\n"
+			    "                          .pb.gz pprof, .json speedscope,\n"
+			    "                          .jfr JDK Flight Recorder (JMC, IntelliJ, jfr print),\n"
+			    "                          .html subsecond-offset heat map (FlameScope);\n"
+			    "                          '-' the flame graph on standard output (one event,\n"
+			    "                          no --window, no launched command); each name once\n"
+			    "  -e, --event EVENT[,EVENT]  what to record: one of cpu, offcpu, wall or a\n"
+			    "                          perf event, and/or alloc and lock:\n"
+			    "                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
+			    "                          where the CPU counts them, else cpu-clock; or name\n"
+			    "                          the perf event: -e cycles, -e cpu-clock),\n"
+			    "                          offcpu: a sample each time a thread blocks, weighted\n"
+			    "                          by the nanoseconds it was off the CPU,\n"
+			    "                          wall: cpu-clock samples and off-CPU blocks together,\n"
+			    "                          each weighted by its time (a thread's width is its\n"
+			    "                          elapsed time),\n"
+			    "                          alloc: Java allocations sampled by the agent, weighted\n"
+			    "                          by bytes, the allocated class as leaf (_[a]),\n"
+			    "                          lock: contended synchronized monitors and\n"
+			    "                          java.util.concurrent locks (ReentrantLock & co.),\n"
+			    "                          weighted by the time blocked, the lock's class as\n"
+			    "                          leaf (_[l]);\n"
+			    "                          with several events each -o holds one: an output\n"
+			    "                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
+			    "                          holds it, %e in a name is each event in turn, any\n"
+			    "                          other is written per event as NAME-EVENT.EXT\n"
+			    "      --alloc-interval SIZE  alloc: bytes between samples, on average (default\n"
+			    "                          512k; 64k, 2m; from 1k to 1g)\n"
+			    "      --lock-min DURATION  lock: record waits at least this long (default\n"
+			    "                          100us; a bare number is us); shorter ones are counted\n"
+			    "      --count             alloc, lock: folded, SVG and speedscope weigh stacks\n"
+			    "                          by samples, not bytes or time (pprof has both)\n"
+			    "      --min-block DURATION  offcpu, wall: record blocks at least this long\n"
+			    "                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
+			    "                          shorter ones are counted in the subtitle\n"
+			    "      --include-idle      also sample the idle task\n"
+			    "      --attach            load the jflame agent into the JVMs recorded (the\n"
+			    "                          attach mechanism; -a: every JVM seen): compiled\n"
+			    "                          code named by JVMTI; -e alloc and -e lock load it\n"
+			    "                          themselves, nothing else needs it\n"
+			    "      --no-attach         never load the agent, not even for -e alloc or lock\n"
+			    "      --agent PATH        the agent library (default: next to jflame)\n"
+			    "      --agent-options OPTS  options for the agents jflame loads (e.g. msig)\n"
+			    "      --no-inline         compiled Java frames without their inlined callees\n"
+			    "      --no-walker         walk JVM stacks by frame pointers only (as perf)\n"
+			    "      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
+			    "      --window DURATION   continuous mode: cut the recording into windows this\n"
+			    "                          long (30, 30s, 5m); each window's outputs are written\n"
+			    "                          when it closes; SIGHUP closes one early\n"
+			    "      --baseline first|previous:N|FILE  with --window: compare each window with\n"
+			    "                          the first window, the previous N (as replicates) or\n"
+			    "                          a saved profile; a frame that grew beyond sampling\n"
+			    "                          noise is said in a 'regression in window' line (the\n"
+			    "                          test of jflame diff --report; names normalized) once\n"
+			    "                          it has grown in --confirm windows in a row\n"
+			    "      --diff-out FILE     with --baseline: a differential graph (.svg, .html\n"
+			    "                          or .folded; %t %n as in -o) for each window with a\n"
+			    "                          regression\n"
+			    "      --on-regression CMD\n"
+			    "                          with --baseline: run CMD (sh -c) for such a window,\n"
+			    "                          with JFLAME_WINDOW, JFLAME_WINDOW_START, JFLAME_FRAME,\n"
+			    "                          JFLAME_BEFORE, JFLAME_AFTER, JFLAME_CHANGE (points),\n"
+			    "                          JFLAME_REGRESSIONS, JFLAME_FILES, JFLAME_DIFF set\n"
+			    "      --confirm N         --baseline: windows in a row a frame must grow in\n"
+			    "                          (default 2: a one-window burst is not a regression;\n"
+			    "                          1: every window on its own)\n"
+			    "      --alpha A           --baseline's error rate over all frames (default 0.01)\n"
+			    "      --no-normalize      --baseline: compare names as recorded\n"
+			    "      --keep N            keep the newest N files of each -o (with --window)\n"
+			    "      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
+			    "      --push URL          send each window to a Pyroscope server (pprof), one\n"
+			    "                          series per JVM (others together as jflame-host)\n"
+			    "      --app NAME          the series' application name (default: each JVM's\n"
+			    "                          -Dpyroscope.application.name, jar or main class)\n"
+			    "      --label KEY=VALUE   a label on every series; may repeat\n"
+			    "      --push-token T      bearer token (or JFLAME_PUSH_TOKEN)\n"
+			    "      --push-basic-auth USER:PASSWORD  (or JFLAME_PUSH_BASIC_AUTH)\n"
+			    "      --push-tenant ID    X-Scope-OrgID (or JFLAME_PUSH_TENANT)\n"
+			    "      --push-ca FILE      CA certificates for an https server\n"
+			    "      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
+			    "                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
+			    "  -v, --verbose           libbpf's messages, the stack cache's figures\n"
+			    "  -h, --help              this text\n"
+			    "\n"
+			    "JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
+			    "or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
+			    "inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
+			    "debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
+			    "else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
+			    "agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
+			    "(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n"
+			    "\n"
+			    "Examples:\n"
+			    "  jflame record -p 4242 -d 30 -o cpu.svg\n"
+			    "  jflame record -a -d 10 -o host.svg -o host.folded\n"
+			    "  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
+			    "  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
+			    "  jflame record -o app.svg -- java -jar app.jar\n"
+			    "  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
+			    "  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
+			    "  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
+			    "  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
+			    "  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
+			    "  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n";
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -215,7 +214,8 @@ static int opt_pid(struct record_cli *cli, char *arg)
 			return -1;
 		}
 		if (pid == getpid()) {
-			fprintf(stderr, "jflame: pid %ld is jflame itself; give the pid of the process to profile\n", pid);
+			fprintf(stderr, "jflame: pid %ld is jflame itself; give the pid of the process to profile\n",
+				pid);
 			return -1;
 		}
 		if (o->npids == MAX_PIDS) {
@@ -242,8 +242,10 @@ static int opt_event(struct record_cli *cli, char *arg)
 		o->bpf_on = false;
 	}
 	if (!*arg || strlen(arg) >= sizeof(buf)) {
-		fprintf(stderr, "jflame: -e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
-			"more than one), not '%s'\n", arg);
+		fprintf(stderr,
+			"jflame: -e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
+			"more than one), not '%s'\n",
+			arg);
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -255,8 +257,10 @@ static int opt_event(struct record_cli *cli, char *arg)
 		bool known = agent_ev || strcmp(p, "cpu") == 0 || strcmp(p, "offcpu") == 0 || strcmp(p, "wall") == 0 ||
 			     strcmp(p, "cpu-clock") == 0 || strcmp(p, "cycles") == 0;
 		if (!known) {
-			fprintf(stderr, "jflame: -e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
-				"separated), not '%s'; see jflame record --help\n", p);
+			fprintf(stderr,
+				"jflame: -e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
+				"separated), not '%s'; see jflame record --help\n",
+				p);
 			return -1;
 		}
 		if (agent_ev) {
@@ -269,10 +273,14 @@ static int opt_event(struct record_cli *cli, char *arg)
 			continue;
 		}
 		if (o->bpf_on) {
-			fprintf(stderr, "jflame: -e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
-				"all the sampler's), not '%s' after '%s'\n", p,
-				o->mode == MODE_OFFCPU ? "offcpu" : o->mode == MODE_WALL ? "wall" :
-				o->event ? o->event : "cpu");
+			fprintf(stderr,
+				"jflame: -e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
+				"all the sampler's), not '%s' after '%s'\n",
+				p,
+				o->mode == MODE_OFFCPU ? "offcpu" :
+				o->mode == MODE_WALL   ? "wall" :
+				o->event	       ? o->event :
+							 "cpu");
 			return -1;
 		}
 		o->bpf_on = true;
@@ -300,8 +308,10 @@ static int opt_output(struct record_cli *cli, char *arg)
 	struct record_opts *o = &cli->o;
 	enum profile_format f;
 	if (record_output_format(arg, &f) != 0) {
-		fprintf(stderr, "jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
-			".stacks, .pb.gz, .json, .jfr or .html\n", arg);
+		fprintf(stderr,
+			"jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
+			".stacks, .pb.gz, .json, .jfr or .html\n",
+			arg);
 		return -1;
 	}
 	if (o->nuser_outputs < MAX_OUTPUTS)
@@ -355,8 +365,10 @@ static int opt_baseline(struct record_cli *cli, char *arg)
 		return -1;
 	}
 	if (cli->regress.file && access(cli->regress.file, R_OK) != 0) {
-		fprintf(stderr, "jflame: --baseline %s: %s; give first, previous:N or a saved profile "
-			"(.folded, .pb.gz)\n", arg, strerror(errno));
+		fprintf(stderr,
+			"jflame: --baseline %s: %s; give first, previous:N or a saved profile "
+			"(.folded, .pb.gz)\n",
+			arg, strerror(errno));
 		return -1;
 	}
 	cli->baseline = arg;
@@ -372,8 +384,10 @@ static int opt_diff_out(struct record_cli *cli, char *arg)
 		return -1;
 	}
 	if (strcmp(arg, "-") == 0 || diff_graph_kind_of(arg, &k) != 0) {
-		fprintf(stderr, "jflame: --diff-out %s: name it .svg (a differential flame graph), .html (the "
-			"compare page) or .folded\n", arg);
+		fprintf(stderr,
+			"jflame: --diff-out %s: name it .svg (a differential flame graph), .html (the "
+			"compare page) or .folded\n",
+			arg);
 		return -1;
 	}
 	cli->regress.diff_out = arg;
@@ -396,8 +410,10 @@ static int opt_agent_options(struct record_cli *cli, char *arg)
 	struct agent_options ao;
 	char err[256];
 	if (agent_options_parse(arg, &ao, err, sizeof(err)) != 0 || ao.help) {
-		fprintf(stderr, "jflame: bad --agent-options: %s\n", ao.help ? "help lists: unfold, nounfold, "
-			"msig, dottedclass, sourcepos, quiet" : err);
+		fprintf(stderr, "jflame: bad --agent-options: %s\n",
+			ao.help ? "help lists: unfold, nounfold, "
+				  "msig, dottedclass, sourcepos, quiet" :
+				  err);
 		return -1;
 	}
 	cli->o.agent_options = arg;
@@ -407,19 +423,19 @@ static int opt_agent_options(struct record_cli *cli, char *arg)
 /* How an option's value is taken: the cli_num.h parser, within [min, max],
  * and the type of what it sets. */
 enum opt_kind {
-	OPT_FLAG,        /* no value; bool */
-	OPT_STRING,      /* const char * */
-	OPT_NONEMPTY,    /* const char *, not "" */
-	OPT_INT,         /* cli_parse_long; int */
-	OPT_COUNT,       /* cli_parse_long; size_t */
-	OPT_SIZE,        /* cli_parse_size; uint64_t bytes */
-	OPT_NANOS,       /* cli_parse_nanos; uint64_t ns */
-	OPT_DURATION,    /* cli_parse_duration; double s */
+	OPT_FLAG,	 /* no value; bool */
+	OPT_STRING,	 /* const char * */
+	OPT_NONEMPTY,	 /* const char *, not "" */
+	OPT_INT,	 /* cli_parse_long; int */
+	OPT_COUNT,	 /* cli_parse_long; size_t */
+	OPT_SIZE,	 /* cli_parse_size; uint64_t bytes */
+	OPT_NANOS,	 /* cli_parse_nanos; uint64_t ns */
+	OPT_DURATION,	 /* cli_parse_duration; double s */
 	OPT_DURATION_NS, /* cli_parse_duration; uint64_t ns */
 	OPT_DURATION_MS, /* cli_parse_duration; int ms */
-	OPT_SECONDS,     /* cli_parse_seconds; double */
-	OPT_SECONDS_MS,  /* cli_parse_seconds; int ms */
-	OPT_CALL,        /* call(cli, value): 0, or -1 said */
+	OPT_SECONDS,	 /* cli_parse_seconds; double */
+	OPT_SECONDS_MS,	 /* cli_parse_seconds; int ms */
+	OPT_CALL,	 /* call(cli, value): 0, or -1 said */
 	OPT_HELP,
 };
 
@@ -427,10 +443,10 @@ enum opt_kind {
  * taken and where it goes, and what is said when it is not taken. */
 struct record_option {
 	const char *name;
-	char letter;     /* the short option, or 0 */
+	char letter; /* the short option, or 0 */
 	enum opt_kind kind;
-	void *to;        /* what it sets */
-	bool *given;     /* also set to true, or NULL */
+	void *to;    /* what it sets */
+	bool *given; /* also set to true, or NULL */
 	double min, max;
 	const char *bad; /* said after "jflame: " with the value as %s when it is not taken */
 	int (*call)(struct record_cli *cli, char *arg);
@@ -503,11 +519,22 @@ static int option_take(struct record_cli *cli, const struct record_option *op, c
 }
 
 #define MAX_ROWS 48
-#define ROW(n, l, k, v) { .name = n, .letter = l, .kind = k, .to = v }
-#define ROW_NUM(n, l, k, v, g, lo, hi, msg) { .name = n, .letter = l, .kind = k, .to = v, .given = g, .min = lo, \
-					      .max = hi, .bad = msg }
-#define ROW_CALL(n, l, fn) { .name = n, .letter = l, .kind = OPT_CALL, .call = fn }
-#define ROW_HELP(n, l) { .name = n, .letter = l, .kind = OPT_HELP }
+#define ROW(n, l, k, v)                                    \
+	{                                                  \
+		.name = n, .letter = l, .kind = k, .to = v \
+	}
+#define ROW_NUM(n, l, k, v, g, lo, hi, msg)                                                              \
+	{                                                                                                \
+		.name = n, .letter = l, .kind = k, .to = v, .given = g, .min = lo, .max = hi, .bad = msg \
+	}
+#define ROW_CALL(n, l, fn)                                           \
+	{                                                            \
+		.name = n, .letter = l, .kind = OPT_CALL, .call = fn \
+	}
+#define ROW_HELP(n, l)                                   \
+	{                                                \
+		.name = n, .letter = l, .kind = OPT_HELP \
+	}
 
 static int parse_options(struct record_cli *cli, int argc, char **argv)
 {
@@ -516,10 +543,12 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 	const struct record_option rows[] = {
 		ROW_CALL("pid", 'p', opt_pid),
 		ROW("all-cpus", 'a', OPT_FLAG, &o->all),
-		ROW_NUM("freq", 'F', OPT_INT, &o->freq, &o->freq_set, 1, 50000, "-F takes samples per second from 1 to 50000, "
-		  "not '%s'"),
-		ROW_NUM("duration", 'd', OPT_DURATION, &o->duration, NULL, 0.001, 1e7, "-d takes a duration such as 30, 0.5, "
-		  "30s, 5m or 2h, not '%s'"),
+		ROW_NUM("freq", 'F', OPT_INT, &o->freq, &o->freq_set, 1, 50000,
+			"-F takes samples per second from 1 to 50000, "
+			"not '%s'"),
+		ROW_NUM("duration", 'd', OPT_DURATION, &o->duration, NULL, 0.001, 1e7,
+			"-d takes a duration such as 30, 0.5, "
+			"30s, 5m or 2h, not '%s'"),
 		ROW_CALL("output", 'o', opt_output),
 		ROW_CALL("event", 'e', opt_event),
 		ROW("include-idle", 0, OPT_FLAG, &o->include_idle),
@@ -529,16 +558,20 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		ROW("attach", 0, OPT_FLAG, &o->attach),
 		ROW("agent", 0, OPT_STRING, &o->agent),
 		ROW_CALL("agent-options", 0, opt_agent_options),
-		ROW_NUM("attach-timeout", 0, OPT_SECONDS_MS, &o->attach_timeout_ms, NULL, 0.1, 3600, "--attach-timeout takes "
-		  "seconds from 0.1 to 3600, not '%s'"),
+		ROW_NUM("attach-timeout", 0, OPT_SECONDS_MS, &o->attach_timeout_ms, NULL, 0.1, 3600,
+			"--attach-timeout takes "
+			"seconds from 0.1 to 3600, not '%s'"),
 		ROW("no-inline", 0, OPT_FLAG, &o->no_inline),
 		ROW("no-walker", 0, OPT_FLAG, &o->no_walker),
-		ROW_NUM("window", 0, OPT_DURATION_NS, &o->window_ns, NULL, 1, 86400, "--window takes a duration from 1 s to 24 h "
-		  "such as 30, 30s or 5m, not '%s'"),
-		ROW_NUM("keep", 0, OPT_COUNT, &o->keep, NULL, 1, 1000000, "--keep takes a number of windows from 1 to 1000000, "
-		  "not '%s'"),
-		ROW_NUM("keep-bytes", 0, OPT_SIZE, &o->keep_bytes, NULL, 1024, (double)((uint64_t)1 << 50), "--keep-bytes takes "
-		  "a size such as 500M or 2G (at least 1k), not '%s'"),
+		ROW_NUM("window", 0, OPT_DURATION_NS, &o->window_ns, NULL, 1, 86400,
+			"--window takes a duration from 1 s to 24 h "
+			"such as 30, 30s or 5m, not '%s'"),
+		ROW_NUM("keep", 0, OPT_COUNT, &o->keep, NULL, 1, 1000000,
+			"--keep takes a number of windows from 1 to 1000000, "
+			"not '%s'"),
+		ROW_NUM("keep-bytes", 0, OPT_SIZE, &o->keep_bytes, NULL, 1024, (double)((uint64_t)1 << 50),
+			"--keep-bytes takes "
+			"a size such as 500M or 2G (at least 1k), not '%s'"),
 		ROW("push", 0, OPT_STRING, &o->push),
 		ROW_NUM("app", 0, OPT_NONEMPTY, &o->app, NULL, 0, 0, "--app needs a name"),
 		ROW_CALL("label", 0, opt_label),
@@ -546,21 +579,27 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		ROW_CALL("push-basic-auth", 0, opt_basic_auth),
 		ROW("push-tenant", 0, OPT_STRING, &o->push_tenant),
 		ROW_CALL("push-ca", 0, opt_push_ca),
-		ROW_NUM("push-timeout", 0, OPT_DURATION_MS, &o->push_timeout_ms, NULL, 0.1, 600, "--push-timeout takes a "
-		  "duration from 0.1 s to 10 m, not '%s'"),
-		ROW_NUM("min-block", 0, OPT_NANOS, &o->min_block_ns, &o->min_block_set, 0, never, "--min-block takes a duration "
-		  "such as 500us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
+		ROW_NUM("push-timeout", 0, OPT_DURATION_MS, &o->push_timeout_ms, NULL, 0.1, 600,
+			"--push-timeout takes a "
+			"duration from 0.1 s to 10 m, not '%s'"),
+		ROW_NUM("min-block", 0, OPT_NANOS, &o->min_block_ns, &o->min_block_set, 0, never,
+			"--min-block takes a duration "
+			"such as 500us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
 		ROW_NUM("alloc-interval", 0, OPT_SIZE, &o->alloc_interval, &o->alloc_interval_set, 1024,
-		  (double)((uint64_t)1 << 30), "--alloc-interval takes a size from 1k to 1g such as 512k or 2m, not '%s'"),
-		ROW_NUM("lock-min", 0, OPT_NANOS, &o->lock_min_ns, &o->lock_min_set, 0, never, "--lock-min takes a duration such "
-		  "as 100us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
+			(double)((uint64_t)1 << 30),
+			"--alloc-interval takes a size from 1k to 1g such as 512k or 2m, not '%s'"),
+		ROW_NUM("lock-min", 0, OPT_NANOS, &o->lock_min_ns, &o->lock_min_set, 0, never,
+			"--lock-min takes a duration such "
+			"as 100us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
 		ROW("count", 0, OPT_FLAG, &o->count_view),
 		ROW_CALL("baseline", 0, opt_baseline),
 		ROW_CALL("diff-out", 0, opt_diff_out),
-		ROW_NUM("on-regression", 0, OPT_NONEMPTY, &cli->regress.on_regression, NULL, 0, 0, "--on-regression takes a "
-		  "shell command; it is empty"),
-		ROW_NUM("alpha", 0, OPT_SECONDS, &cli->regress.b.alpha, &cli->alpha_given, 1e-12, 0.5, "--alpha %s: give an "
-		  "error rate between 0 and 0.5 (e.g. 0.01)"),
+		ROW_NUM("on-regression", 0, OPT_NONEMPTY, &cli->regress.on_regression, NULL, 0, 0,
+			"--on-regression takes a "
+			"shell command; it is empty"),
+		ROW_NUM("alpha", 0, OPT_SECONDS, &cli->regress.b.alpha, &cli->alpha_given, 1e-12, 0.5,
+			"--alpha %s: give an "
+			"error rate between 0 and 0.5 (e.g. 0.01)"),
 		ROW("no-normalize", 0, OPT_FLAG, &cli->regress.b.no_normalize),
 		ROW_CALL("confirm", 0, opt_confirm),
 	};
@@ -570,9 +609,10 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 	_Static_assert(sizeof(rows) / sizeof(rows[0]) <= MAX_ROWS, "MAX_ROWS");
 	*cli = defaults;
 	for (size_t i = 0; i < nrows; i++)
-		longopts[i] = (struct option){ rows[i].name, rows[i].kind == OPT_FLAG || rows[i].kind == OPT_HELP ?
-					       no_argument : required_argument, NULL,
-					       rows[i].letter ? rows[i].letter : 1000 + (int)i };
+		longopts[i] = (struct option){ rows[i].name,
+					       rows[i].kind == OPT_FLAG || rows[i].kind == OPT_HELP ? no_argument :
+												      required_argument,
+					       NULL, rows[i].letter ? rows[i].letter : 1000 + (int)i };
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:aF:d:o:e:vh", longopts, NULL)) != -1) {
@@ -619,7 +659,8 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		return -1;
 	}
 	if (o->push && (o->alloc || o->lock)) {
-		fprintf(stderr, "jflame: --push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
+		fprintf(stderr,
+			"jflame: --push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
 			"(-o alloc.pb.gz) and push those with your tooling\n");
 		return -1;
 	}
@@ -640,7 +681,8 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		return -1;
 	}
 	if (!o->all && !o->npids && !o->command) {
-		fprintf(stderr, "jflame: say what to record: -p PID for processes, -a for the whole host, or -- java ... "
+		fprintf(stderr,
+			"jflame: say what to record: -p PID for processes, -a for the whole host, or -- java ... "
 			"to launch a JVM\n");
 		return -1;
 	}
@@ -669,18 +711,20 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		return -1;
 	}
 	if (cli->baseline && !o->bpf_on) {
-		fprintf(stderr, "jflame: --baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
+		fprintf(stderr,
+			"jflame: --baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
 			"(-e cpu,alloc)\n");
 		return -1;
 	}
 	if (!cli->baseline && (cli->confirm_given || cli->alpha_given || cli->regress.b.no_normalize)) {
-		fprintf(stderr, "jflame: --confirm, --alpha and --no-normalize tune --baseline; add --baseline first (or "
+		fprintf(stderr,
+			"jflame: --confirm, --alpha and --no-normalize tune --baseline; add --baseline first (or "
 			"previous:N, or a saved profile)\n");
 		return -1;
 	}
 	if (!cli->baseline && (cli->regress.diff_out || cli->regress.on_regression)) {
 		fprintf(stderr, "jflame: --diff-out and --on-regression act on regressions against a baseline; add "
-			"--baseline first (or previous:N, or a saved profile)\n");
+				"--baseline first (or previous:N, or a saved profile)\n");
 		return -1;
 	}
 	if ((o->keep || o->keep_bytes) && !o->window_ns) {
@@ -692,7 +736,8 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		for (size_t i = 0; i < o->noutputs; i++)
 			any |= out_name_varies(o->outputs[i]);
 		if (!any) {
-			fprintf(stderr, "jflame: --keep rotates window files, but no -o names one: put %%t (the window's "
+			fprintf(stderr,
+				"jflame: --keep rotates window files, but no -o names one: put %%t (the window's "
 				"start) in the name, e.g. -o cpu-%%t.pb.gz\n");
 			return -1;
 		}
@@ -769,8 +814,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cli.baseline && r.o.push) /* the issue asked for them there when the API allows: say why not */
 		fprintf(stderr, "jflame: regressions are not pushed: Pyroscope's API takes profiles and labels only, "
-			"no annotations; they are said here (--on-regression can post them to Grafana's "
-			"/api/annotations)\n");
+				"no annotations; they are said here (--on-regression can post them to Grafana's "
+				"/api/annotations)\n");
 	if (r.o.command && record_launch_start(&r, err, sizeof(err)) != 0) {
 		cli_err_prefix(err, sizeof(err));
 		goto out;

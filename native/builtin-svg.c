@@ -14,46 +14,45 @@
 #include "out_file.h"
 #include "profile_writer.h"
 
-static const char usage[] =
-	"usage: jflame svg [options] [FILE...] > graph.svg\n"
-	"\n"
-	"Draws folded stacks (one 'frame;frame;... count' line per stack, plain or gzip,\n"
-	"standard input when no FILE) as an interactive flame graph, as flamegraph.pl\n"
-	"does, with its options (one or two dashes). It also draws what jflame convert\n"
-	"reads (perf script text, pprof, speedscope JSON), told by the file's name or\n"
-	"content; text it does not recognize is read as folded stacks.\n"
-	"\n"
-	"  --title TEXT        the title (default \"Flame Graph\")\n"
-	"  --subtitle TEXT     a second line\n"
-	"  --width PX          image width (default 1200)\n"
-	"  --height PX         frame height (default 16)\n"
-	"  --minwidth N[%]     leave out frames narrower than N pixels, or N percent of\n"
-	"                      the total (default 0.1 px)\n"
-	"  --fonttype FONT     (default Verdana)\n"
-	"  --fontsize SIZE     (default 12)\n"
-	"  --countname NAME    what the counts are (default samples)\n"
-	"  --nametype TEXT     label of the hover line (default \"Function:\")\n"
-	"  --colors PALETTE    java (default: JIT, inlined, interpreted, JVM, GC, compiler,\n"
-	"                      kernel, native, metadata), hot, mem, io, js, red, green,\n"
-	"                      blue, aqua, yellow, purple, orange\n"
-	"  --hash              colour by a hash of the name (same name, same colour)\n"
-	"  --random            colours varied per frame (a fixed seed: same input, same SVG)\n"
-	"  --reverse           reverse each stack (leaf at the root) before merging\n"
-	"  --inverted          icicle graph: roots at the top\n"
-	"  --flamechart        keep the input order (time), don't sort by name\n"
-	"  --negate            differential input: swap grew and shrank\n"
-	"  --notes TEXT        put TEXT into the SVG's notes\n"
-	"  --no-legend         no legend row (the java palette draws one)\n"
-	"  -o, --output FILE   write FILE, once ('-' or none: standard output)\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"Two counts on a line ('stack BEFORE AFTER', as difffolded.pl writes) draw a\n"
-	"differential graph: the shape of AFTER, red grew, blue shrank.\n"
-	"Lines without a count are skipped and counted in one warning.\n"
-	"\n"
-	"Examples:\n"
-	"  jflame svg --title 'Kafka producer' out.folded > out.svg\n"
-	"  jflame collapse perf.script | jflame svg --colors hot --minwidth 0.5% > cpu.svg\n";
+static const char usage[] = "usage: jflame svg [options] [FILE...] > graph.svg\n"
+			    "\n"
+			    "Draws folded stacks (one 'frame;frame;... count' line per stack, plain or gzip,\n"
+			    "standard input when no FILE) as an interactive flame graph, as flamegraph.pl\n"
+			    "does, with its options (one or two dashes). It also draws what jflame convert\n"
+			    "reads (perf script text, pprof, speedscope JSON), told by the file's name or\n"
+			    "content; text it does not recognize is read as folded stacks.\n"
+			    "\n"
+			    "  --title TEXT        the title (default \"Flame Graph\")\n"
+			    "  --subtitle TEXT     a second line\n"
+			    "  --width PX          image width (default 1200)\n"
+			    "  --height PX         frame height (default 16)\n"
+			    "  --minwidth N[%]     leave out frames narrower than N pixels, or N percent of\n"
+			    "                      the total (default 0.1 px)\n"
+			    "  --fonttype FONT     (default Verdana)\n"
+			    "  --fontsize SIZE     (default 12)\n"
+			    "  --countname NAME    what the counts are (default samples)\n"
+			    "  --nametype TEXT     label of the hover line (default \"Function:\")\n"
+			    "  --colors PALETTE    java (default: JIT, inlined, interpreted, JVM, GC, compiler,\n"
+			    "                      kernel, native, metadata), hot, mem, io, js, red, green,\n"
+			    "                      blue, aqua, yellow, purple, orange\n"
+			    "  --hash              colour by a hash of the name (same name, same colour)\n"
+			    "  --random            colours varied per frame (a fixed seed: same input, same SVG)\n"
+			    "  --reverse           reverse each stack (leaf at the root) before merging\n"
+			    "  --inverted          icicle graph: roots at the top\n"
+			    "  --flamechart        keep the input order (time), don't sort by name\n"
+			    "  --negate            differential input: swap grew and shrank\n"
+			    "  --notes TEXT        put TEXT into the SVG's notes\n"
+			    "  --no-legend         no legend row (the java palette draws one)\n"
+			    "  -o, --output FILE   write FILE, once ('-' or none: standard output)\n"
+			    "  -h, --help          this text\n"
+			    "\n"
+			    "Two counts on a line ('stack BEFORE AFTER', as difffolded.pl writes) draw a\n"
+			    "differential graph: the shape of AFTER, red grew, blue shrank.\n"
+			    "Lines without a count are skipped and counted in one warning.\n"
+			    "\n"
+			    "Examples:\n"
+			    "  jflame svg --title 'Kafka producer' out.folded > out.svg\n"
+			    "  jflame collapse perf.script | jflame svg --colors hot --minwidth 0.5% > cpu.svg\n";
 
 struct svg_cmd {
 	struct fg_options o;
@@ -65,23 +64,45 @@ struct svg_cmd {
 
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
-	enum { O_FONTTYPE = FG_CLI_NEXT, O_FONTSIZE, O_NAMETYPE, O_COLORS, O_HASH, O_RANDOM, O_REVERSE, O_INVERTED,
-	       O_FLAMECHART, O_NOTES, O_NOLEGEND };
-	static const struct option longopts[] = {
-		{ "title", required_argument, NULL, FG_CLI_TITLE },       { "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
-		{ "width", required_argument, NULL, FG_CLI_WIDTH },       { "height", required_argument, NULL, FG_CLI_HEIGHT },
-		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH }, { "fonttype", required_argument, NULL, O_FONTTYPE },
-		{ "fontsize", required_argument, NULL, O_FONTSIZE },      { "countname", required_argument, NULL, FG_CLI_COUNTNAME },
-		{ "nametype", required_argument, NULL, O_NAMETYPE },      { "colors", required_argument, NULL, O_COLORS },
-		{ "color", required_argument, NULL, O_COLORS },           { "hash", no_argument, NULL, O_HASH },
-		{ "random", no_argument, NULL, O_RANDOM },                { "reverse", no_argument, NULL, O_REVERSE },
-		{ "inverted", no_argument, NULL, O_INVERTED },            { "flamechart", no_argument, NULL, O_FLAMECHART },
-		{ "negate", no_argument, NULL, FG_CLI_NEGATE },           { "notes", required_argument, NULL, O_NOTES },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },           { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },                       { NULL, 0, NULL, 0 },
+	enum {
+		O_FONTTYPE = FG_CLI_NEXT,
+		O_FONTSIZE,
+		O_NAMETYPE,
+		O_COLORS,
+		O_HASH,
+		O_RANDOM,
+		O_REVERSE,
+		O_INVERTED,
+		O_FLAMECHART,
+		O_NOTES,
+		O_NOLEGEND
 	};
-	static const char *const palettes[] = { "java", "hot", "mem", "io", "js", "red", "green", "blue",
-						"aqua", "yellow", "purple", "orange" };
+	static const struct option longopts[] = {
+		{ "title", required_argument, NULL, FG_CLI_TITLE },
+		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
+		{ "width", required_argument, NULL, FG_CLI_WIDTH },
+		{ "height", required_argument, NULL, FG_CLI_HEIGHT },
+		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH },
+		{ "fonttype", required_argument, NULL, O_FONTTYPE },
+		{ "fontsize", required_argument, NULL, O_FONTSIZE },
+		{ "countname", required_argument, NULL, FG_CLI_COUNTNAME },
+		{ "nametype", required_argument, NULL, O_NAMETYPE },
+		{ "colors", required_argument, NULL, O_COLORS },
+		{ "color", required_argument, NULL, O_COLORS },
+		{ "hash", no_argument, NULL, O_HASH },
+		{ "random", no_argument, NULL, O_RANDOM },
+		{ "reverse", no_argument, NULL, O_REVERSE },
+		{ "inverted", no_argument, NULL, O_INVERTED },
+		{ "flamechart", no_argument, NULL, O_FLAMECHART },
+		{ "negate", no_argument, NULL, FG_CLI_NEGATE },
+		{ "notes", required_argument, NULL, O_NOTES },
+		{ "no-legend", no_argument, NULL, O_NOLEGEND },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const palettes[] = { "java",	 "hot",	 "mem",	 "io",	   "js",     "red",
+						"green", "blue", "aqua", "yellow", "purple", "orange" };
 	int ch, idx = 0;
 	double d;
 	memset(c, 0, sizeof(*c));
@@ -113,8 +134,10 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
 				ok = ok || strcmp(optarg, palettes[i]) == 0;
 			if (!ok) {
-				fprintf(stderr, "jflame: --colors takes java, hot, mem, io, js, red, green, blue, aqua, yellow, "
-					"purple or orange, not '%s'\n", optarg);
+				fprintf(stderr,
+					"jflame: --colors takes java, hot, mem, io, js, red, green, blue, aqua, yellow, "
+					"purple or orange, not '%s'\n",
+					optarg);
 				return -1;
 			}
 			c->o.colors = optarg;
@@ -150,7 +173,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		}
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr, "jflame: jflame svg draws one input; concatenate folded files first (cat a b | jflame svg)\n");
+		fprintf(stderr,
+			"jflame: jflame svg draws one input; concatenate folded files first (cat a b | jflame svg)\n");
 		return -1;
 	}
 	c->input = optind < argc ? argv[optind] : "-";
@@ -165,8 +189,10 @@ struct svg_out {
 static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct svg_out *w = ctx;
-	return profile_writer_write(profile_writer_of(PFMT_SVG), out, w->t, &(struct profile_write_opts){ .graph = w->o },
-				    err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
+	return profile_writer_write(profile_writer_of(PFMT_SVG), out, w->t,
+				    &(struct profile_write_opts){ .graph = w->o }, err, errlen) != 0 ?
+		       cli_err_prefix(err, errlen) :
+		       0;
 }
 
 int cmd_svg(int argc, char **argv)

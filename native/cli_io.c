@@ -98,7 +98,8 @@ int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv
 			if (cli_same_file(inputs[j], argv[i])) {
 				/* merged, the same samples would count twice */
 				twice_name(name, sizeof(name), inputs[j], argv[i], "standard input");
-				fprintf(stderr, "jflame: input %s is given twice; its samples would count twice, give it once\n",
+				fprintf(stderr,
+					"jflame: input %s is given twice; its samples would count twice, give it once\n",
 					name);
 				return -1;
 			}
@@ -123,7 +124,8 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 			return 1;
 		}
 		if (st.bad_lines && !t->first_bad[0])
-			snprintf(t->first_bad, sizeof(t->first_bad), "%s: '%s'", cli_input_name(inputs[i]), st.first_bad);
+			snprintf(t->first_bad, sizeof(t->first_bad), "%s: '%s'", cli_input_name(inputs[i]),
+				 st.first_bad);
 		t->bad += st.bad_lines;
 		t->overlong += st.long_lines;
 		t->samples += st.samples;
@@ -135,10 +137,13 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const struct collapse *c)
 {
 	if (t->bad || t->overlong)
-		fprintf(stderr, "jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %.*s)\n",
+		fprintf(stderr,
+			"jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64
+			" overlong lines (first: %.*s)\n",
 			t->bad, t->overlong, first_width, t->first_bad[0] ? t->first_bad : "-");
 	if (c->other_event)
-		fprintf(stderr, "jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
+		fprintf(stderr,
+			"jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
 			c->event, c->other_event);
 }
 

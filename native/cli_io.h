@@ -47,8 +47,8 @@ int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv
 /* The lines of perf script inputs read so far. */
 struct cli_script_lines {
 	uint64_t bad, overlong, samples, real; /* real: see ps_stats */
-	char first_bad[4200];  /* "NAME: 'line'": the first bad line and its input */
-	const char *oom_input; /* the input after which *oom was set */
+	char first_bad[4200];		       /* "NAME: 'line'": the first bad line and its input */
+	const char *oom_input;		       /* the input after which *oom was set */
 };
 
 /* Reads inputs[0..n) with perf_script_parse_file(fn, ctx), counting their
@@ -61,7 +61,6 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
  * its input cut to first_width bytes), then about the samples of events other
  * than the one c kept. */
 void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const struct collapse *c);
-
 
 /* Writes one output: fn(f, ctx, err, errlen) returns 0, or -1 with one line in err. */
 typedef int (*cli_write_fn)(FILE *f, void *ctx, char *err, size_t errlen);

@@ -96,8 +96,8 @@ int agent_status_read(pid_t pid, pid_t nspid, uint64_t start_time, struct agent_
 	agent_status_parse(text, (size_t)got, st);
 	free(text);
 	/* left by an earlier process with this pid */
-	if ((st->pid >= 0 && st->pid != (int)nspid) || (st->process_start && start_time &&
-							st->process_start != start_time))
+	if ((st->pid >= 0 && st->pid != (int)nspid) ||
+	    (st->process_start && start_time && st->process_start != start_time))
 		return 0;
 	return 1;
 }

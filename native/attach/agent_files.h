@@ -9,14 +9,14 @@
 #include <sys/types.h>
 
 struct agent_status {
-	char state[16];   /* starting, running, exited, stood_down */
-	char mode[16];    /* onload, attach */
+	char state[16]; /* starting, running, exited, stood_down */
+	char mode[16];	/* onload, attach */
 	char options[256];
 	char version[32];
 	char error[256];
 	int frame_pointers; /* 1 on, 0 off, -1 unknown */
 	uint64_t map_lines, process_start;
-	int pid;          /* as the JVM sees itself */
+	int pid; /* as the JVM sees itself */
 };
 
 /* "/proc/PID/root/tmp/<prefix><nspid><suffix>" into out. */

@@ -29,9 +29,9 @@
 
 struct target {
 	struct proc_info pi;
-	int tmp_fd;  /* the JVM's /tmp (O_PATH) */
+	int tmp_fd; /* the JVM's /tmp (O_PATH) */
 	bool switched;
-	char tmp[64]; /* "/proc/PID/root/tmp" */
+	char tmp[64];			     /* "/proc/PID/root/tmp" */
 	const volatile sig_atomic_t *cancel; /* a stop signal came: every wait ends */
 };
 
@@ -70,9 +70,10 @@ static int become_target(struct target *t, pid_t pid, char *err, size_t errlen)
 	if (setresgid((gid_t)-1, t->pi.egid, (gid_t)-1) != 0 || setresuid((uid_t)-1, t->pi.euid, (uid_t)-1) != 0) {
 		int e = errno;
 		setresgid((gid_t)-1, getgid(), (gid_t)-1);
-		snprintf(err, errlen, "cannot switch to pid %d's user (uid %u, gid %u): %s; run jflame as root "
-			 "or as that user (in a container it needs CAP_SETUID and CAP_SETGID)", (int)pid,
-			 (unsigned)t->pi.euid, (unsigned)t->pi.egid, strerror(e));
+		snprintf(err, errlen,
+			 "cannot switch to pid %d's user (uid %u, gid %u): %s; run jflame as root "
+			 "or as that user (in a container it needs CAP_SETUID and CAP_SETGID)",
+			 (int)pid, (unsigned)t->pi.euid, (unsigned)t->pi.egid, strerror(e));
 		return -1;
 	}
 	t->switched = true;
@@ -121,7 +122,8 @@ int attach_find_agent(char *out, size_t len, char *err, size_t errlen)
 			}
 		}
 	}
-	snprintf(err, errlen, "cannot find libjflame-agent.so next to jflame or in ../lib; "
+	snprintf(err, errlen,
+		 "cannot find libjflame-agent.so next to jflame or in ../lib; "
 		 "give its path with --agent or JFLAME_AGENT");
 	return -1;
 }
@@ -195,7 +197,8 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 	snprintf(info->agent_path, sizeof(info->agent_path), "/tmp/%s", name);
 	if (become_target(t, pid, err, errlen) != 0)
 		goto out;
-	fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO never blocks */
+	fd = openat(t->tmp_fd, name,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO never blocks */
 	if (fd >= 0) {
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
@@ -214,8 +217,7 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 			break;
 	}
 	if (fd < 0) {
-		snprintf(err, errlen, "failed to create %s/%s for pid %d: %s", t->tmp, name, (int)pid,
-			 strerror(errno));
+		snprintf(err, errlen, "failed to create %s/%s for pid %d: %s", t->tmp, name, (int)pid, strerror(errno));
 		goto out;
 	}
 	for (size_t off = 0; off < len;) {
@@ -229,8 +231,10 @@ static int copy_agent(struct target *t, pid_t pid, const char *agent, struct att
 		off += (size_t)w;
 	}
 	if (fchmod(fd, 0644) != 0 || renameat(t->tmp_fd, tmpname, t->tmp_fd, name) != 0) {
-		snprintf(err, errlen, "failed to put the agent at %s/%s: %s; remove that file if another "
-			 "user owns it", t->tmp, name, strerror(errno));
+		snprintf(err, errlen,
+			 "failed to put the agent at %s/%s: %s; remove that file if another "
+			 "user owns it",
+			 t->tmp, name, strerror(errno));
 		unlinkat(t->tmp_fd, tmpname, 0);
 		goto out;
 	}
@@ -276,8 +280,7 @@ static bool socket_ready(const struct target *t, const char *sock)
 /* Creates the trigger file the JVM's SIGQUIT handler looks for: in its working
  * directory, else in its /tmp; as the JVM's user. *dirfd and name say where it
  * is, so it can be removed even after the JVM (and its /proc entry) is gone. */
-static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, size_t namelen, char *err,
-			  size_t errlen)
+static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, size_t namelen, char *err, size_t errlen)
 {
 	char cwd[64];
 	int fd = -1, e = 0;
@@ -296,14 +299,17 @@ static int create_trigger(struct target *t, pid_t pid, int *dirfd, char *name, s
 		if (*dirfd >= 0)
 			close(*dirfd);
 		*dirfd = dup(t->tmp_fd);
-		fd = *dirfd >= 0 ? openat(*dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-					  0660) : -1;
+		fd = *dirfd >= 0 ? openat(*dirfd, name,
+					  O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0660) :
+				   -1;
 	}
 	e = errno;
 	become_self(t);
 	if (fd < 0) {
-		snprintf(err, errlen, "failed to create the attach trigger %s in pid %d's working directory or "
-			 "/tmp: %s", name, (int)pid, strerror(e));
+		snprintf(err, errlen,
+			 "failed to create the attach trigger %s in pid %d's working directory or "
+			 "/tmp: %s",
+			 name, (int)pid, strerror(e));
 		if (*dirfd >= 0)
 			close(*dirfd);
 		*dirfd = -1;
@@ -326,11 +332,15 @@ static void stalled(pid_t pid, const char *what, int timeout_ms, char *err, size
 	if (!proc_info_alive(pid))
 		snprintf(err, errlen, "pid %d exited while jflame was attaching (it %s)", (int)pid, what);
 	else if (proc_info_read(pid, &now) == 0 && (now.state == 'T' || now.state == 't'))
-		snprintf(err, errlen, "pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
-			 "with kill -CONT %d and try again", (int)pid, (int)pid);
+		snprintf(err, errlen,
+			 "pid %d is stopped (by SIGSTOP or a debugger) and cannot answer; resume it "
+			 "with kill -CONT %d and try again",
+			 (int)pid, (int)pid);
 	else
-		snprintf(err, errlen, "pid %d %s within %.1f s (is it very busy?); try again with a longer "
-			 "--timeout", (int)pid, what, timeout_ms / 1000.0);
+		snprintf(err, errlen,
+			 "pid %d %s within %.1f s (is it very busy?); try again with a longer "
+			 "--timeout",
+			 (int)pid, what, timeout_ms / 1000.0);
 }
 
 /* Agents can be attached in the live phase only: a JVM still starting up
@@ -361,10 +371,12 @@ static int wait_live(struct target *t, pid_t pid, int timeout_ms, char *err, siz
 			return -1;
 		}
 		if (!perf && age + (mono_ms() - start) >= (uint64_t)timeout_ms)
-			return 0; /* start_listener says what is missing */
+			return 0;				 /* start_listener says what is missing */
 		if (mono_ms() - start >= (uint64_t)timeout_ms) { /* bound: timeout_ms */
-			snprintf(err, errlen, "pid %d is still starting up after %.1f s (agents load once its VM "
-				 "is initialised); try again, or with a longer --timeout", (int)pid, timeout_ms / 1000.0);
+			snprintf(err, errlen,
+				 "pid %d is still starting up after %.1f s (agents load once its VM "
+				 "is initialised); try again, or with a longer --timeout",
+				 (int)pid, timeout_ms / 1000.0);
 			return -1;
 		}
 		sleep_ms(20);
@@ -403,8 +415,10 @@ static int start_listener(struct target *t, pid_t pid, const char *sock, int tim
 		unlinkat(t->tmp_fd, sock, 0); /* as root: sticky /tmp lets the owner or root remove it */
 	}
 	if (!(t->pi.sig_caught & (1ULL << (SIGQUIT - 1)))) {
-		snprintf(err, errlen, "pid %d does not handle SIGQUIT (started with -Xrs?), so its attach "
-			 "listener cannot be started; restart it with the agent: -agentpath:libjflame-agent.so", (int)pid);
+		snprintf(err, errlen,
+			 "pid %d does not handle SIGQUIT (started with -Xrs?), so its attach "
+			 "listener cannot be started; restart it with the agent: -agentpath:libjflame-agent.so",
+			 (int)pid);
 		return -1;
 	}
 	if (create_trigger(t, pid, &trigger_dir, trigger, sizeof(trigger), err, errlen) != 0)
@@ -478,8 +492,10 @@ static int request(struct target *t, pid_t pid, const char *sock, const char *re
 	/* the JDK's own check: the socket is the JVM user's, not planted by another */
 	if (fstatat(t->tmp_fd, sock, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode) ||
 	    st.st_uid != t->pi.euid || (st.st_mode & 077)) {
-		snprintf(err, errlen, "%s is not pid %d's attach socket (owner or mode wrong); remove it and "
-			 "try again", sa.sun_path, (int)pid);
+		snprintf(err, errlen,
+			 "%s is not pid %d's attach socket (owner or mode wrong); remove it and "
+			 "try again",
+			 sa.sun_path, (int)pid);
 		return -1;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -553,8 +569,7 @@ static void put(char *req, size_t *len, size_t cap, const char *s)
 
 /* Protocol 1: "1\0cmd\0a\0b\0c\0" (always three arguments). Protocol 2 (JDK 24+):
  * "2\0<size>\0cmd\0args...\0", size counting the command and its arguments. */
-static size_t build_request(char *req, size_t cap, int version, const char *cmd, const char *const *args,
-			    size_t nargs)
+static size_t build_request(char *req, size_t cap, int version, const char *cmd, const char *const *args, size_t nargs)
 {
 	size_t len = 0;
 	put(req, &len, cap, version == 2 ? "2" : "1");
@@ -670,19 +685,25 @@ static int check_target(struct target *t, pid_t pid, char *err, size_t errlen)
 		return -1;
 	}
 	if (geteuid() != 0 && geteuid() != t->pi.euid) {
-		snprintf(err, errlen, "not permitted to attach to pid %d (it runs as uid %u); run jflame as "
-			 "root or as that user", (int)pid, (unsigned)t->pi.euid);
+		snprintf(err, errlen,
+			 "not permitted to attach to pid %d (it runs as uid %u); run jflame as "
+			 "root or as that user",
+			 (int)pid, (unsigned)t->pi.euid);
 		return -1;
 	}
 	int hs = proc_info_is_hotspot(pid);
 	if (hs < 0) {
-		snprintf(err, errlen, "not permitted to read /proc/%d/maps: %s; run jflame as root (in a "
-			 "container it needs CAP_SYS_PTRACE)", (int)pid, strerror(errno));
+		snprintf(err, errlen,
+			 "not permitted to read /proc/%d/maps: %s; run jflame as root (in a "
+			 "container it needs CAP_SYS_PTRACE)",
+			 (int)pid, strerror(errno));
 		return -1;
 	}
 	if (hs == 0) {
-		snprintf(err, errlen, "pid %d is not a Java process (%s has no libjvm.so); give the pid of a "
-			 "HotSpot JVM", (int)pid, t->pi.comm);
+		snprintf(err, errlen,
+			 "pid %d is not a Java process (%s has no libjvm.so); give the pid of a "
+			 "HotSpot JVM",
+			 (int)pid, t->pi.comm);
 		return -1;
 	}
 	snprintf(t->tmp, sizeof(t->tmp), "/proc/%d/root/tmp", (int)pid);
@@ -700,10 +721,11 @@ static int check_target(struct target *t, pid_t pid, char *err, size_t errlen)
 		return -1;
 	}
 	/* the JVM publishes its attach capability in hsperfdata (unless -XX:-UsePerfData) */
-	if (hsperf_read_string(pid, t->pi.nspid, "sun.rt.jvmCapabilities", caps, sizeof(caps)) == 0 &&
-	    caps[0] == '0') {
-		snprintf(err, errlen, "attach is disabled in pid %d (-XX:+DisableAttachMechanism); restart it "
-			 "without that flag, or with the agent: -agentpath:libjflame-agent.so", (int)pid);
+	if (hsperf_read_string(pid, t->pi.nspid, "sun.rt.jvmCapabilities", caps, sizeof(caps)) == 0 && caps[0] == '0') {
+		snprintf(err, errlen,
+			 "attach is disabled in pid %d (-XX:+DisableAttachMechanism); restart it "
+			 "without that flag, or with the agent: -agentpath:libjflame-agent.so",
+			 (int)pid);
 		return -1;
 	}
 	return 0;
@@ -751,18 +773,22 @@ enum attach_outcome attach_agent(pid_t pid, const struct attach_opts *o, struct 
 	reqlen = build_request(req, reqcap, info->protocol, "load", args, 3);
 	if (request(&t, pid, sock, req, reqlen, timeout, reply, &got, err, errlen) != 0) {
 		if (cancelled(&t)) /* the request is sent: the JVM may still act on it */
-			snprintf(err, errlen, "interrupted while waiting for pid %d to answer the load request; "
-				 "it may still load the agent when it does", (int)pid);
+			snprintf(err, errlen,
+				 "interrupted while waiting for pid %d to answer the load request; "
+				 "it may still load the agent when it does",
+				 (int)pid);
 		goto out;
 	}
 	info->seconds = (double)(mono_ms() - start) / 1000.0;
 	if (attach_parse_load_reply(reply, got, &agent_rc, msg, sizeof(msg)) != 0) {
 		if (agent_rc != INT_MIN)
-			snprintf(err, errlen, "the agent failed to start in pid %d (Agent_OnAttach returned "
-				 "%d)%s%s; the JVM's output says why", (int)pid, agent_rc, msg[0] ? ": " : "", msg);
+			snprintf(err, errlen,
+				 "the agent failed to start in pid %d (Agent_OnAttach returned "
+				 "%d)%s%s; the JVM's output says why",
+				 (int)pid, agent_rc, msg[0] ? ": " : "", msg);
 		else
-			snprintf(err, errlen, "pid %d could not load the agent %s: %s", (int)pid,
-				 info->agent_path, msg);
+			snprintf(err, errlen, "pid %d could not load the agent %s: %s", (int)pid, info->agent_path,
+				 msg);
 		goto out;
 	}
 	snprintf(info->options, sizeof(info->options), "%s", args[2]);

@@ -13,7 +13,7 @@
 struct attach_opts {
 	const char *agent;   /* libjflame-agent.so as jflame sees it */
 	const char *options; /* agent options, "" for none */
-	int timeout_ms;      /* bounds each wait: the JVM's startup, its listener, each reply */
+	int timeout_ms;	     /* bounds each wait: the JVM's startup, its listener, each reply */
 	/* nonzero (a stop signal): every wait ends within 100 ms and the attach
 	 * fails with "interrupted"; NULL: never */
 	const volatile sig_atomic_t *cancel;
@@ -26,11 +26,11 @@ enum attach_outcome {
 };
 
 struct attach_info {
-	int protocol;          /* attach protocol version spoken: 1 or 2 */
+	int protocol;	       /* attach protocol version spoken: 1 or 2 */
 	char agent_path[4096]; /* the library path the JVM was given (its own view) */
-	bool copied;           /* the library was copied into the JVM's /tmp */
+	bool copied;	       /* the library was copied into the JVM's /tmp */
 	char options[256];     /* agent options in use (for ATTACH_ALREADY: the running agent's) */
-	double seconds;        /* from start to the JVM's reply */
+	double seconds;	       /* from start to the JVM's reply */
 };
 
 /* Loads opts->agent into JVM pid. On failure err holds one line naming the

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_RUNNING 64
+#define MAX_RUNNING	64
 #define RECENT_CHILDREN 256 /* children remembered after they exit (their samples come later) */
 /* An attach child running longer than attach_agent's own bound (4 waits of
  * the timeout each) plus this is stuck where no wait is (a blocking open or
@@ -211,9 +211,10 @@ static void kill_overdue(struct attach_queue *q)
 		char why[160];
 		if (now - q->jobs[i].start_ms < limit)
 			continue;
-		snprintf(why, sizeof(why), "the attach to pid %d was stopped after %.1f s, longer than its "
-			 "waits may take (4 x --attach-timeout)", (int)q->jobs[i].pid,
-			 (double)(now - q->jobs[i].start_ms) / 1000.0);
+		snprintf(why, sizeof(why),
+			 "the attach to pid %d was stopped after %.1f s, longer than its "
+			 "waits may take (4 x --attach-timeout)",
+			 (int)q->jobs[i].pid, (double)(now - q->jobs[i].start_ms) / 1000.0);
 		finish(q, i, true, why);
 	}
 }

@@ -9,8 +9,9 @@
 
 #include "proc_info.h"
 
-#define CAPS_HINT "run jflame as root, or grant it in the container's securityContext.capabilities.add " \
-		  "(see docs/always-on.md, 'Containers and sidecars')"
+#define CAPS_HINT                                                                              \
+	"run jflame as root, or grant it in the container's securityContext.capabilities.add " \
+	"(see docs/always-on.md, 'Containers and sidecars')"
 
 static bool have(cap_t c, cap_value_t v)
 {
@@ -97,8 +98,8 @@ int caps_check_attach(pid_t pid, char *err, size_t errlen)
 	if (!need(c, list, 4, missing, sizeof(missing))) {
 		upper(missing);
 		snprintf(err, errlen, "missing %s %s to attach to pid %d, which runs as uid %u; %s",
-			 strchr(missing, ',') ? "capabilities" : "capability", missing,
-			 (int)pid, (unsigned)pi.euid, CAPS_HINT);
+			 strchr(missing, ',') ? "capabilities" : "capability", missing, (int)pid, (unsigned)pi.euid,
+			 CAPS_HINT);
 		rc = -1;
 	}
 	cap_free(c);

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HSPERF_MAX_FILE (64u << 20)
+#define HSPERF_MAX_FILE	 (64u << 20)
 #define HSPERF_MAX_USERS 256 /* hsperfdata_<user> directories looked into, at most */
 
 static uint32_t get32(const unsigned char *p, int little)
@@ -33,8 +33,7 @@ static int find_entry(const unsigned char *buf, size_t len, const char *name, ch
 {
 	/* prologue: magic[4] byte_order major minor accessible used[4] overflow[4]
 	 * mod_time[8] entry_offset[4] num_entries[4] */
-	if (len < 32 || buf[0] != 0xca || buf[1] != 0xfe || buf[2] != 0xc0 || buf[3] != 0xc0 ||
-	    buf[5] != 2)
+	if (len < 32 || buf[0] != 0xca || buf[1] != 0xfe || buf[2] != 0xc0 || buf[3] != 0xc0 || buf[5] != 2)
 		return -1;
 	int little = buf[4] == 1;
 	size_t off = get32(buf + 24, little), n = get32(buf + 28, little), name_len = strlen(name);

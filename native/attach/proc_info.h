@@ -9,13 +9,13 @@
 #include <sys/types.h>
 
 struct proc_info {
-	pid_t pid, nspid;     /* nspid: the pid as the process sees itself (last NSpid field) */
+	pid_t pid, nspid; /* nspid: the pid as the process sees itself (last NSpid field) */
 	uid_t euid;
 	gid_t egid;
-	uint64_t start_time;  /* field 22 of /proc/PID/stat, clock ticks after boot */
-	uint64_t sig_caught;  /* SigCgt: bit n-1 set when signal n has a handler */
-	char state;           /* R, S, D, T, Z, ... */
-	char comm[64];        /* its name escaped (text_escape): 15 bytes may take 60 */
+	uint64_t start_time; /* field 22 of /proc/PID/stat, clock ticks after boot */
+	uint64_t sig_caught; /* SigCgt: bit n-1 set when signal n has a handler */
+	char state;	     /* R, S, D, T, Z, ... */
+	char comm[64];	     /* its name escaped (text_escape): 15 bytes may take 60 */
 };
 
 /* Reads /proc/PID/status and /proc/PID/stat. -1 with errno (ENOENT: no such process). */

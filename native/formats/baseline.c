@@ -11,21 +11,21 @@
 #include "regress_report.h"
 
 #define PREVIOUS_MAX 1000
-#define HISTORY 20     /* recent windows that show how much shares move */
-#define HISTORY_MIN 3  /* ... needed before a window is judged */
-#define CONFIRM_MAX 10
+#define HISTORY	     20 /* recent windows that show how much shares move */
+#define HISTORY_MIN  3	/* ... needed before a window is judged */
+#define CONFIRM_MAX  10
 
 struct baseline {
 	struct baseline_opts o;
-	struct str_intern *si;     /* normalized names */
-	struct recording *wins;    /* the baseline's windows (a ring for previous:N) */
+	struct str_intern *si;	/* normalized names */
+	struct recording *wins; /* the baseline's windows (a ring for previous:N) */
 	size_t nwins, cap, next;
 	struct recording hist[HISTORY]; /* the windows before this one (a ring) */
 	size_t nhist, hist_next;
 	struct recording before, after; /* what the last comparison compared */
 	struct regress r;
-	struct str_index grew;     /* the frames that grew significantly in the last window judged */
-	unsigned *streak;          /* ... and in how many windows in a row */
+	struct str_index grew; /* the frames that grew significantly in the last window judged */
+	unsigned *streak;      /* ... and in how many windows in a row */
 };
 
 struct baseline *baseline_new(const struct baseline_opts *o)
@@ -184,7 +184,8 @@ int baseline_window(struct baseline *b, const struct recording *window, const st
 		if (recording_init(&b->before) != 0)
 			return -1;
 		for (size_t i = 0; i < b->nwins; i++)
-			if (add_window(&b->r, REGRESS_BEFORE, &b->wins[i]) != 0 || sum_into(&b->before, &b->wins[i]) != 0)
+			if (add_window(&b->r, REGRESS_BEFORE, &b->wins[i]) != 0 ||
+			    sum_into(&b->before, &b->wins[i]) != 0)
 				return -1;
 		if (add_window(&b->r, REGRESS_AFTER, &b->after) != 0)
 			return -1;
@@ -275,8 +276,10 @@ int baseline_parse(const char *arg, struct baseline_opts *o, const char **file, 
 	if (strncmp(arg, "previous", 8) == 0 && (arg[8] == ':' || arg[8] == '\0')) {
 		long n = 0;
 		if (arg[8] != ':' || cli_parse_long(arg + 9, 1, PREVIOUS_MAX, &n) != 0) {
-			snprintf(err, errlen, "--baseline %s: give previous:N with N the windows to average, 1 to %d "
-				 "(e.g. previous:5)", arg, PREVIOUS_MAX);
+			snprintf(err, errlen,
+				 "--baseline %s: give previous:N with N the windows to average, 1 to %d "
+				 "(e.g. previous:5)",
+				 arg, PREVIOUS_MAX);
 			return -1;
 		}
 		o->kind = BASELINE_PREVIOUS;

@@ -15,7 +15,7 @@ enum baseline_kind { BASELINE_FIRST, BASELINE_PREVIOUS, BASELINE_PROFILE };
 struct baseline_opts {
 	enum baseline_kind kind;
 	size_t previous;  /* BASELINE_PREVIOUS: windows averaged (their replicates) */
-	double alpha;     /* the test's family-wise error rate */
+	double alpha;	  /* the test's family-wise error rate */
 	unsigned confirm; /* windows in a row a frame must grow in to be a regression (0 taken as 1) */
 	bool no_normalize;
 };

@@ -99,8 +99,8 @@ static bool is_jitted_so(const char *p, size_t n)
 }
 
 /* Appends one function (a piece of an inline chain) tidied and annotated. */
-static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, const struct ps_frame *fr,
-		     bool java, bool inlined)
+static bool add_func(struct collapse *c, size_t *len, const char *f, size_t n, const struct ps_frame *fr, bool java,
+		     bool inlined)
 {
 	const char *dso = fr->dso.p;
 	size_t dn = fr->dso.n;
@@ -204,7 +204,10 @@ static const char *dso_annotation(struct collapse *c, const struct ps_frame *fr)
 		struct collapse_dso *d = &c->dsos[i];
 		if (d->len == dn && swar_same(d->name, dso, dn)) {
 			c->last_dso = i;
-			return d->ann == 'k' ? FRAME_MARK_KERNEL : d->ann == 'j' ? FRAME_MARK_JIT : d->ann == '0' ? FRAME_MARK_INTERP : NULL;
+			return d->ann == 'k' ? FRAME_MARK_KERNEL :
+			       d->ann == 'j' ? FRAME_MARK_JIT :
+			       d->ann == '0' ? FRAME_MARK_INTERP :
+					       NULL;
 		}
 	}
 	if (c->o.jit && is_interpreted(dso, dn))
@@ -254,10 +257,9 @@ static int add_func_fast(struct collapse *c, size_t *len, const char *f, size_t 
 	/* sixteen bytes a step while they hold no '-', '(' or quote; ';' -> ':' in place */
 	while (i + 16 <= rem) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')),
-							 _mm_cmpeq_epi8(v, _mm_set1_epi8('('))),
-					    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-							 _mm_cmpeq_epi8(v, _mm_set1_epi8('\''))));
+		__m128i stop = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('('))),
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\''))));
 		if (_mm_movemask_epi8(stop))
 			break;
 		slashes |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')));
@@ -287,7 +289,8 @@ static int add_func_fast(struct collapse *c, size_t *len, const char *f, size_t 
 		size_t tail = rem - i;
 		uint64_t w = swar_load(p + rem - 8), mine = ~0ULL << (8 * (8 - tail));
 		if (!((swar_eq(w, swar_rep('-')) | swar_eq(w, swar_rep('(')) | swar_eq(w, swar_rep('"')) |
-		       swar_eq(w, swar_rep('\''))) & mine)) {
+		       swar_eq(w, swar_rep('\''))) &
+		      mine)) {
 			slashes |= swar_eq(w, swar_rep('/')) & mine;
 			w -= swar_eq(w, swar_rep(';')) >> 7;
 			memcpy(o - (8 - tail), &w, 8);
@@ -328,8 +331,8 @@ static int add_func_fast(struct collapse *c, size_t *len, const char *f, size_t 
 }
 
 static const unsigned char lower_hex[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
 };
 
 /* the decimal digits of v at p; returns their count */
@@ -432,7 +435,7 @@ int collapse_fold(struct collapse *c, const struct ps_sample *s, char **stack, s
 				n = j - 3;
 			break;
 		}
-	stripped:
+stripped:
 		if (n > 0 && f[0] == '(')
 			continue; /* a process name, not a function */
 		/* "A->B->C": an inline chain, outermost first */

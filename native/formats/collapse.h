@@ -10,12 +10,12 @@
 #include "recording.h"
 
 struct collapse_opts {
-	bool pid, tid;      /* root frame comm-PID, comm-PID/TID */
-	bool kernel, jit;   /* _[k] and _[j] annotations (--all: both) */
-	bool addrs;         /* [dso <pc>] for unknown symbols */
+	bool pid, tid;	  /* root frame comm-PID, comm-PID/TID */
+	bool kernel, jit; /* _[k] and _[j] annotations (--all: both) */
+	bool addrs;	  /* [dso <pc>] for unknown symbols */
 	bool has_from, has_to;
-	double from, to;    /* seconds from the first sample: keep [from, to) */
-	const char *event;  /* keep only this event; NULL: the first one seen */
+	double from, to;   /* seconds from the first sample: keep [from, to) */
+	const char *event; /* keep only this event; NULL: the first one seen */
 };
 
 #define COLLAPSE_DSO_CACHE 8
@@ -36,11 +36,11 @@ struct collapse {
 	size_t cap;
 	double t0;
 	bool have_t0;
-	char event[64];     /* the event kept */
+	char event[64]; /* the event kept */
 	bool have_event;
 	uint64_t kept, other_event, out_of_range;
-	bool oom;               /* out of memory, or too_big_line set: stop */
-	uint64_t too_big_line;  /* collapse_sample: the sample whose weight took the
+	bool oom;	       /* out of memory, or too_big_line set: stop */
+	uint64_t too_big_line; /* collapse_sample: the sample whose weight took the
 				   total to COLLAPSE_MAX_TOTAL (its header's line) */
 	struct collapse_dso dsos[COLLAPSE_DSO_CACHE];
 	unsigned ndsos, next_dso, last_dso;

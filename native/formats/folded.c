@@ -72,11 +72,15 @@ static void bad(struct folded *f, const char *p, size_t n)
 static int too_big(const char *name, uint64_t lineno, const char *t, size_t n, bool sum, char *err, size_t errlen)
 {
 	if (sum)
-		snprintf(err, errlen, "%s:%" PRIu64 ": the counts add up to 2^63 or more; jflame takes totals "
-			 "below 9223372036854775808 (scale the counts down)", name, lineno);
+		snprintf(err, errlen,
+			 "%s:%" PRIu64 ": the counts add up to 2^63 or more; jflame takes totals "
+			 "below 9223372036854775808 (scale the counts down)",
+			 name, lineno);
 	else
-		snprintf(err, errlen, "%s:%" PRIu64 ": count '%.*s%s' is 2^63 or more; jflame takes counts below "
-			 "9223372036854775808", name, lineno, (int)(n < 40 ? n : 40), t, n > 40 ? "..." : "");
+		snprintf(err, errlen,
+			 "%s:%" PRIu64 ": count '%.*s%s' is 2^63 or more; jflame takes counts below "
+			 "9223372036854775808",
+			 name, lineno, (int)(n < 40 ? n : 40), t, n > 40 ? "..." : "");
 	return -1;
 }
 
@@ -120,7 +124,8 @@ static int parse_lines(struct folded *f, struct stack_table *t, const char *text
 		}
 		if (after >= FOLDED_MAX_COUNT || before >= FOLDED_MAX_COUNT) {
 			/* the number itself: [k, n) holds AFTER, [k2, k) BEFORE */
-			const char *t = line + (after >= FOLDED_MAX_COUNT ? k : k2), *e = line + (after >= FOLDED_MAX_COUNT ? n : k);
+			const char *t = line + (after >= FOLDED_MAX_COUNT ? k : k2),
+				   *e = line + (after >= FOLDED_MAX_COUNT ? n : k);
 			while (*t == ' ' || *t == '\t')
 				t++;
 			return too_big(name, lineno, t, (size_t)(e - t), false, err, errlen);
@@ -129,7 +134,8 @@ static int parse_lines(struct folded *f, struct stack_table *t, const char *text
 			return too_big(name, lineno, NULL, 0, true, err, errlen);
 		long id = f->differential ? stack_table_add_diff(t, line, k2, before, after) :
 					    stack_table_add(t, line, k2, after, 0);
-		if (id < 0 || ((flags & FOLDED_KEEP_ORDER) && stack_table_add_step(t, (uint32_t)id, after, before) != 0)) {
+		if (id < 0 ||
+		    ((flags & FOLDED_KEEP_ORDER) && stack_table_add_step(t, (uint32_t)id, after, before) != 0)) {
 			snprintf(err, errlen, "out of memory reading %s", name);
 			return -1;
 		}
@@ -251,16 +257,17 @@ void folded_warn(const struct folded *f, const char *in_name)
 {
 	if (f->bad_lines) {
 		if (in_name)
-			msg_warn("skipped %" PRIu64 " lines without a count in %s (first: '%s')\n",
-				f->bad_lines, in_name, f->first_bad);
+			msg_warn("skipped %" PRIu64 " lines without a count in %s (first: '%s')\n", f->bad_lines,
+				 in_name, f->first_bad);
 		else
-			msg_warn("skipped %" PRIu64 " lines without a count (first: '%s')\n",
-				f->bad_lines, f->first_bad);
+			msg_warn("skipped %" PRIu64 " lines without a count (first: '%s')\n", f->bad_lines,
+				 f->first_bad);
 	}
 	if (f->long_lines)
 		msg_warn("skipped %" PRIu64 " lines longer than the %u MiB line limit%s%s "
-			"(first: line %" PRIu64 ")\n", f->long_lines, FOLDED_MAX_LINE >> 20, in_name ? " in " : "",
-			in_name ? in_name : "", f->first_long);
+			 "(first: line %" PRIu64 ")\n",
+			 f->long_lines, FOLDED_MAX_LINE >> 20, in_name ? " in " : "", in_name ? in_name : "",
+			 f->first_long);
 }
 
 const char *folded_none(const struct folded *f, char *buf, size_t len)

@@ -11,12 +11,12 @@
 
 /* What reading folded text found besides its stacks (which go into a stack_table). */
 struct folded {
-	uint64_t n;            /* lines with a stack and a count */
-	bool differential;     /* some line had two counts: before after (the table's befores) */
-	uint64_t bad_lines;    /* no count, a bad count, a NUL: skipped */
+	uint64_t n;	    /* lines with a stack and a count */
+	bool differential;  /* some line had two counts: before after (the table's befores) */
+	uint64_t bad_lines; /* no count, a bad count, a NUL: skipped */
 	char first_bad[80];
-	uint64_t long_lines;   /* longer than FOLDED_MAX_LINE: skipped */
-	uint64_t first_long;   /* the line number of the first of them */
+	uint64_t long_lines; /* longer than FOLDED_MAX_LINE: skipped */
+	uint64_t first_long; /* the line number of the first of them */
 	uint64_t total, total_before;
 };
 

@@ -12,7 +12,7 @@
 #include "str_intern.h"
 
 struct folded_diff {
-	struct stack_table t; /* stacks sorted (byte order), each once: counts are
+	struct stack_table t;		    /* stacks sorted (byte order), each once: counts are
 				 AFTER's, befores BEFORE's (0 where a stack is only
 				 on one side) */
 	uint64_t total_before, total_after; /* as read (before normalizing) */

@@ -13,10 +13,10 @@
 #include "str_index.h"
 #include "utf8.h"
 
-#define JFR_HEADER_SIZE 68
-#define JFR_MAX_NEST 32                      /* metadata elements and values nested at most this deep */
-#define JFR_MAX_STRING (64u << 10)           /* bytes of one decoded string kept (the rest dropped) */
-#define JFR_MAX_FRAMES 8192                  /* frames of one stack trace */
+#define JFR_HEADER_SIZE	  68
+#define JFR_MAX_NEST	  32		      /* metadata elements and values nested at most this deep */
+#define JFR_MAX_STRING	  (64u << 10)	      /* bytes of one decoded string kept (the rest dropped) */
+#define JFR_MAX_FRAMES	  8192		      /* frames of one stack trace */
 #define JFR_MAX_EXPANSION ((uint64_t)8 << 30) /* folded text built in all */
 
 /* How a class's values are stored: a primitive, a string, or its fields in order. */
@@ -77,7 +77,7 @@ struct fcap {
 
 /* Stack trace cache values: the frames' text index << 2 | these. */
 #define STACK_TRUNCATED 1u
-#define STACK_BAD 2u
+#define STACK_BAD	2u
 
 struct jr {
 	const char *name;
@@ -413,9 +413,9 @@ static enum prim prim_of(const char *name)
 	static const struct {
 		const char *name;
 		enum prim p;
-	} prims[] = { { "boolean", P_BYTE }, { "byte", P_BYTE },   { "char", P_SHORT },   { "short", P_SHORT },
-		      { "int", P_INT },      { "long", P_LONG },   { "float", P_FLOAT },  { "double", P_DOUBLE },
-		      { "java.lang.String", P_STRING } };
+	} prims[] = { { "boolean", P_BYTE }, { "byte", P_BYTE },     { "char", P_SHORT },
+		      { "short", P_SHORT },  { "int", P_INT },	     { "long", P_LONG },
+		      { "float", P_FLOAT },  { "double", P_DOUBLE }, { "java.lang.String", P_STRING } };
 	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++)
 		if (strcmp(prims[i].name, name) == 0)
 			return prims[i].p;
@@ -504,8 +504,9 @@ static int meta_element(struct jr *r, struct cur *c, int depth, long cls)
 			r->fields = x;
 			r->fields_cap = nc;
 		}
-		r->fields[r->nfields++] = (struct jfield){ attr_name, type, attr_cpool && strcmp(attr_cpool, "true") == 0,
-							    attr_dim && strcmp(attr_dim, "1") == 0 };
+		r->fields[r->nfields++] = (struct jfield){ attr_name, type,
+							   attr_cpool && strcmp(attr_cpool, "true") == 0,
+							   attr_dim && strcmp(attr_dim, "1") == 0 };
 		k->nfields++;
 	}
 	uint64_t nchild = rd_int(r, c);
@@ -754,7 +755,7 @@ static int class_text(struct jr *r, uint64_t type, uint64_t key, struct sbuf *s)
 		dims++;
 	if (dims && dims < n) {
 		static const char *const prim[] = { "B", "byte", "C", "char", "D", "double", "F", "float",
-						    "I", "int", "J", "long", "S", "short", "Z", "boolean" };
+						    "I", "int",	 "J", "long", "S", "short",  "Z", "boolean" };
 		char elem[512];
 		const char *e = p + dims;
 		size_t en = n - dims;
@@ -904,7 +905,8 @@ static uint64_t stack_fold(struct jr *r, uint64_t type, uint64_t key)
 		goto out;
 	}
 	/* too long: index 0 with neither flag never happens for a real stack; mark it */
-	v = too_long ? (STACK_BAD | STACK_TRUNCATED) : ((uint64_t)idx << 2 | (sc[0].f && sc[0].num ? STACK_TRUNCATED : 0));
+	v = too_long ? (STACK_BAD | STACK_TRUNCATED) :
+		       ((uint64_t)idx << 2 | (sc[0].f && sc[0].num ? STACK_TRUNCATED : 0));
 out:
 	free(at);
 	return v;
@@ -939,15 +941,21 @@ static bool has_roots(const char *f, size_t n)
 
 static int sample_event(struct jr *r, struct cur *c, const struct jclass *k)
 {
-	const char *weight = r->kind == K_ALLOC ? (strcmp(k->name, "jdk.ObjectAllocationSample") == 0 ? "weight" : "allocationSize")
-			     : r->kind == K_LOCK ? "duration" : r->kind == K_WALL ? "samples" : "-";
+	const char *weight =
+		r->kind == K_ALLOC ?
+			(strcmp(k->name, "jdk.ObjectAllocationSample") == 0 ? "weight" : "allocationSize") :
+		r->kind == K_LOCK ? "duration" :
+		r->kind == K_WALL ? "samples" :
+				    "-";
 	struct fcap ec[6] = { { "startTime", NULL, NULL, 0 },
 			      { "sampledThread", NULL, NULL, 0 },
 			      { "eventThread", NULL, NULL, 0 },
 			      { "stackTrace", NULL, NULL, 0 },
 			      { weight, NULL, NULL, 0 },
-			      { r->kind != K_LOCK ? "objectClass" :
-				strcmp(k->name, "jdk.ThreadPark") == 0 ? "parkedClass" : "monitorClass", NULL, NULL, 0 } };
+			      { r->kind != K_LOCK		       ? "objectClass" :
+				strcmp(k->name, "jdk.ThreadPark") == 0 ? "parkedClass" :
+									 "monitorClass",
+				NULL, NULL, 0 } };
 	read_object(r, c, k, ec, 6);
 	if (c->bad) {
 		if (r->too_complex)
@@ -1038,8 +1046,9 @@ static int sample_event(struct jr *r, struct cur *c, const struct jclass *k)
 		r->st->truncated++;
 	r->expanded += r->line.len + 1;
 	if (r->expanded > JFR_MAX_EXPANSION) {
-		snprintf(r->err, r->errlen, "%s expands to more than %" PRIu64 " GiB of stacks; is it a real recording?",
-			 r->name, JFR_MAX_EXPANSION >> 30);
+		snprintf(r->err, r->errlen,
+			 "%s expands to more than %" PRIu64 " GiB of stacks; is it a real recording?", r->name,
+			 JFR_MAX_EXPANSION >> 30);
 		return -1;
 	}
 	uint64_t count = 1, w = 0;
@@ -1063,8 +1072,10 @@ static int sample_event(struct jr *r, struct cur *c, const struct jclass *k)
 		goto oom;
 	return 0;
 complex:
-	snprintf(r->err, r->errlen, "%s: the chunk at offset %zu takes too long to parse (values nested or repeated "
-		 "beyond reason); is it a real recording?", r->name, r->at);
+	snprintf(r->err, r->errlen,
+		 "%s: the chunk at offset %zu takes too long to parse (values nested or repeated "
+		 "beyond reason); is it a real recording?",
+		 r->name, r->at);
 	return -1;
 oom:
 	r->oom = true;
@@ -1088,8 +1099,10 @@ static int checkpoint(struct jr *r, struct cur *c, size_t off)
 		if (c->bad || n > left(c))
 			goto bad;
 		if (!k) {
-			snprintf(r->err, r->errlen, "%s: the constant pool event at offset %zu holds type %" PRIu64
-				 " that the metadata does not describe", r->name, r->at + off, type);
+			snprintf(r->err, r->errlen,
+				 "%s: the constant pool event at offset %zu holds type %" PRIu64
+				 " that the metadata does not describe",
+				 r->name, r->at + off, type);
 			return -1;
 		}
 		for (uint64_t j = 0; j < n; j++) {
@@ -1108,11 +1121,15 @@ static int checkpoint(struct jr *r, struct cur *c, size_t off)
 	return 0;
 bad:
 	if (r->too_complex)
-		snprintf(r->err, r->errlen, "%s: the constant pools at offset %zu take too long to parse (values nested "
-			 "or repeated beyond reason); is it a real recording?", r->name, r->at + off);
+		snprintf(r->err, r->errlen,
+			 "%s: the constant pools at offset %zu take too long to parse (values nested "
+			 "or repeated beyond reason); is it a real recording?",
+			 r->name, r->at + off);
 	else
-		snprintf(r->err, r->errlen, "%s: the constant pool event at offset %zu does not parse by its metadata "
-			 "(truncated or corrupt)", r->name, r->at + off);
+		snprintf(r->err, r->errlen,
+			 "%s: the constant pool event at offset %zu does not parse by its metadata "
+			 "(truncated or corrupt)",
+			 r->name, r->at + off);
 	return -1;
 }
 
@@ -1126,8 +1143,8 @@ static int chunk_events(struct jr *r, int pass)
 		uint64_t size = rd_int(r, &c);
 		if (c.bad || size == 0 || size > r->size - pos) {
 			snprintf(r->err, r->errlen, "%s: the event at offset %zu %s", r->name, r->at + pos,
-				 c.bad || size > r->size - pos ? "runs past its chunk (a truncated or corrupt file)"
-							 : "has size 0 (a corrupt file)");
+				 c.bad || size > r->size - pos ? "runs past its chunk (a truncated or corrupt file)" :
+								 "has size 0 (a corrupt file)");
 			return -1;
 		}
 		c.end = r->chunk + pos + size;
@@ -1183,7 +1200,8 @@ static int chunk_read(struct jr *r, uint64_t meta_off)
 		[K_CPU] = { "jdk.ExecutionSample", NULL, NULL },
 		[K_NATIVE] = { "jdk.NativeMethodSample", NULL, NULL },
 		[K_WALL] = { "profiler.WallClockSample", NULL, NULL },
-		[K_ALLOC] = { "jdk.ObjectAllocationSample", "jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB" },
+		[K_ALLOC] = { "jdk.ObjectAllocationSample", "jdk.ObjectAllocationInNewTLAB",
+			      "jdk.ObjectAllocationOutsideTLAB" },
 		/* monitors, and java.util.concurrent locks (async-profiler's lock=juc, the JDK's parks) */
 		[K_LOCK] = { "jdk.JavaMonitorEnter", "jdk.ThreadPark", NULL },
 	};
@@ -1233,30 +1251,38 @@ int jfr_read(struct stack_table *t, const void *buf, size_t len, const char *nam
 	while (pos < len) {
 		const uint8_t *h = b + pos;
 		if (len - pos < JFR_HEADER_SIZE) {
-			snprintf(err, errlen, "%s is truncated: the chunk at offset %zu has %zu of its header's %d bytes",
-				 name, pos, len - pos, JFR_HEADER_SIZE);
+			snprintf(err, errlen,
+				 "%s is truncated: the chunk at offset %zu has %zu of its header's %d bytes", name, pos,
+				 len - pos, JFR_HEADER_SIZE);
 			goto out;
 		}
 		if (memcmp(h, "FLR\0", 4) != 0) {
-			snprintf(err, errlen, "%s: the bytes at offset %zu are not a JFR chunk (no FLR\\0 there)", name, pos);
+			snprintf(err, errlen, "%s: the bytes at offset %zu are not a JFR chunk (no FLR\\0 there)", name,
+				 pos);
 			goto out;
 		}
 		unsigned major = (unsigned)be(h + 4, 2), minor = (unsigned)be(h + 6, 2);
 		if (major != 2) {
-			snprintf(err, errlen, "%s is JFR version %u.%u; jflame reads version 2 (JDK 11 and later, "
-				 "async-profiler)", name, major, minor);
+			snprintf(err, errlen,
+				 "%s is JFR version %u.%u; jflame reads version 2 (JDK 11 and later, "
+				 "async-profiler)",
+				 name, major, minor);
 			goto out;
 		}
 		uint64_t size = be(h + 8, 8), meta = be(h + 24, 8);
 		int64_t start_ns = (int64_t)be(h + 32, 8), dur_ns = (int64_t)be(h + 40, 8);
 		if (size < JFR_HEADER_SIZE || size > len - pos) {
-			snprintf(err, errlen, "%s is truncated: its chunk at offset %zu says %" PRIu64 " bytes and %zu are "
-				 "there (a recording still being written?)", name, pos, size, len - pos);
+			snprintf(err, errlen,
+				 "%s is truncated: its chunk at offset %zu says %" PRIu64 " bytes and %zu are "
+				 "there (a recording still being written?)",
+				 name, pos, size, len - pos);
 			goto out;
 		}
 		if (meta < JFR_HEADER_SIZE || meta >= size) {
-			snprintf(err, errlen, "%s: the chunk at offset %zu has no metadata (a recording still being "
-				 "written, or a corrupt one)", name, pos);
+			snprintf(err, errlen,
+				 "%s: the chunk at offset %zu has no metadata (a recording still being "
+				 "written, or a corrupt one)",
+				 name, pos);
 			goto out;
 		}
 		r.chunk = h;
@@ -1267,7 +1293,8 @@ int jfr_read(struct stack_table *t, const void *buf, size_t len, const char *nam
 		r.start_ticks = (int64_t)be(h + 48, 8);
 		r.tps = (int64_t)be(h + 56, 8);
 		if (r.tps <= 0) {
-			snprintf(err, errlen, "%s: the chunk at offset %zu has no clock rate (ticks a second)", name, pos);
+			snprintf(err, errlen, "%s: the chunk at offset %zu has no clock rate (ticks a second)", name,
+				 pos);
 			goto out;
 		}
 		int cr = chunk_read(&r, meta);
@@ -1283,10 +1310,13 @@ int jfr_read(struct stack_table *t, const void *buf, size_t len, const char *nam
 	}
 
 	struct stack_meta *m = &t->meta;
-	static const char *const count_type[] = { [K_CPU] = "samples", [K_NATIVE] = "samples", [K_WALL] = "samples",
-						  [K_ALLOC] = "alloc_samples", [K_LOCK] = "contentions" };
-	static const char *const event[] = { [K_CPU] = "jdk.ExecutionSample", [K_NATIVE] = "jdk.NativeMethodSample",
-					     [K_WALL] = "profiler.WallClockSample", [K_ALLOC] = "alloc",
+	static const char *const count_type[] = {
+		[K_CPU] = "samples", [K_NATIVE] = "samples", [K_WALL] = "samples", [K_ALLOC] = "alloc_samples", [K_LOCK] = "contentions"
+	};
+	static const char *const event[] = { [K_CPU] = "jdk.ExecutionSample",
+					     [K_NATIVE] = "jdk.NativeMethodSample",
+					     [K_WALL] = "profiler.WallClockSample",
+					     [K_ALLOC] = "alloc",
 					     [K_LOCK] = "lock" };
 	snprintf(m->count_type, sizeof(m->count_type), "%s", count_type[r.kind]);
 	snprintf(m->count_unit, sizeof(m->count_unit), "count");

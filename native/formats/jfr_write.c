@@ -177,36 +177,71 @@ struct jtype {
 	struct jfield fields[8]; /* up to the first without a name */
 };
 
-#define EVENT_HEAD { "startTime", T_LONG, F_TICKS, "Start Time" }
+#define EVENT_HEAD                                         \
+	{                                                  \
+		"startTime", T_LONG, F_TICKS, "Start Time" \
+	}
 static const struct jtype jfr_types[] = {
 	{ "boolean", T_BOOLEAN, 0, NULL, { NULL }, { { 0 } } },
 	{ "int", T_INT, 0, NULL, { NULL }, { { 0 } } },
 	{ "long", T_LONG, 0, NULL, { NULL }, { { 0 } } },
 	{ "java.lang.String", T_STRING, 0, NULL, { NULL }, { { 0 } } },
-	{ "java.lang.Class", T_CLASS, 0, "Java Class", { NULL },
+	{ "java.lang.Class",
+	  T_CLASS,
+	  0,
+	  "Java Class",
+	  { NULL },
 	  { { "classLoader", T_CLASS_LOADER, F_CPOOL, "Class Loader" },
 	    { "name", T_SYMBOL, F_CPOOL, "Name" },
 	    { "package", T_PACKAGE, F_CPOOL, "Package" },
 	    { "modifiers", T_INT, 0, "Access Modifiers" } } },
-	{ "java.lang.Thread", T_THREAD, 0, "Thread", { NULL },
+	{ "java.lang.Thread",
+	  T_THREAD,
+	  0,
+	  "Thread",
+	  { NULL },
 	  { { "osName", T_STRING, 0, "OS Thread Name" },
 	    { "osThreadId", T_LONG, 0, "OS Thread Id" },
 	    { "javaName", T_STRING, 0, "Java Thread Name" },
 	    { "javaThreadId", T_LONG, 0, "Java Thread Id" } } },
-	{ "jdk.types.ClassLoader", T_CLASS_LOADER, 0, "Java Class Loader", { NULL },
+	{ "jdk.types.ClassLoader",
+	  T_CLASS_LOADER,
+	  0,
+	  "Java Class Loader",
+	  { NULL },
 	  { { "type", T_CLASS, F_CPOOL, "Type" }, { "name", T_SYMBOL, F_CPOOL, "Name" } } },
-	{ "jdk.types.FrameType", T_FRAME_TYPE, TY_SIMPLE, "Frame type", { NULL },
+	{ "jdk.types.FrameType",
+	  T_FRAME_TYPE,
+	  TY_SIMPLE,
+	  "Frame type",
+	  { NULL },
 	  { { "description", T_STRING, 0, "Description" } } },
-	{ "jdk.types.ThreadState", T_THREAD_STATE, TY_SIMPLE, "Java Thread State", { NULL },
+	{ "jdk.types.ThreadState",
+	  T_THREAD_STATE,
+	  TY_SIMPLE,
+	  "Java Thread State",
+	  { NULL },
 	  { { "name", T_STRING, 0, "Name" } } },
-	{ "jdk.types.StackTrace", T_STACK_TRACE, 0, "Stacktrace", { NULL },
+	{ "jdk.types.StackTrace",
+	  T_STACK_TRACE,
+	  0,
+	  "Stacktrace",
+	  { NULL },
 	  { { "truncated", T_BOOLEAN, 0, "Truncated" }, { "frames", T_STACK_FRAME, F_ARRAY, "Stack Frames" } } },
-	{ "jdk.types.StackFrame", T_STACK_FRAME, 0, NULL, { NULL },
+	{ "jdk.types.StackFrame",
+	  T_STACK_FRAME,
+	  0,
+	  NULL,
+	  { NULL },
 	  { { "method", T_METHOD, F_CPOOL, "Java Method" },
 	    { "lineNumber", T_INT, 0, "Line Number" },
 	    { "bytecodeIndex", T_INT, 0, "Bytecode Index" },
 	    { "type", T_FRAME_TYPE, F_CPOOL, "Frame Type" } } },
-	{ "jdk.types.Method", T_METHOD, 0, "Java Method", { NULL },
+	{ "jdk.types.Method",
+	  T_METHOD,
+	  0,
+	  "Java Method",
+	  { NULL },
 	  { { "type", T_CLASS, F_CPOOL, "Type" },
 	    { "name", T_SYMBOL, F_CPOOL, "Name" },
 	    { "descriptor", T_SYMBOL, F_CPOOL, "Descriptor" },
@@ -214,20 +249,30 @@ static const struct jtype jfr_types[] = {
 	    { "hidden", T_BOOLEAN, 0, "Hidden" } } },
 	{ "jdk.types.Package", T_PACKAGE, 0, "Package", { NULL }, { { "name", T_SYMBOL, F_CPOOL, "Name" } } },
 	{ "jdk.types.Symbol", T_SYMBOL, TY_SIMPLE, "Symbol", { NULL }, { { "string", T_STRING, 0, "String" } } },
-	{ "jdk.ExecutionSample", T_EXECUTION_SAMPLE, TY_EVENT, "Method Profiling Sample",
+	{ "jdk.ExecutionSample",
+	  T_EXECUTION_SAMPLE,
+	  TY_EVENT,
+	  "Method Profiling Sample",
 	  { "Java Virtual Machine", "Profiling" },
 	  { EVENT_HEAD,
 	    { "sampledThread", T_THREAD, F_CPOOL, "Thread" },
 	    { "stackTrace", T_STACK_TRACE, F_CPOOL, "Stack Trace" },
 	    { "state", T_THREAD_STATE, F_CPOOL, "Thread State" } } },
-	{ "jdk.ObjectAllocationSample", T_ALLOC_SAMPLE, TY_EVENT, "Object Allocation Sample",
+	{ "jdk.ObjectAllocationSample",
+	  T_ALLOC_SAMPLE,
+	  TY_EVENT,
+	  "Object Allocation Sample",
 	  { "Java Application", NULL },
 	  { EVENT_HEAD,
 	    { "eventThread", T_THREAD, F_CPOOL, "Event Thread" },
 	    { "stackTrace", T_STACK_TRACE, F_CPOOL, "Stack Trace" },
 	    { "objectClass", T_CLASS, F_CPOOL, "Object Class" },
 	    { "weight", T_LONG, F_BYTES, "Sample Weight" } } },
-	{ "jdk.JavaMonitorEnter", T_MONITOR_ENTER, TY_EVENT, "Java Monitor Blocked", { "Java Application", NULL },
+	{ "jdk.JavaMonitorEnter",
+	  T_MONITOR_ENTER,
+	  TY_EVENT,
+	  "Java Monitor Blocked",
+	  { "Java Application", NULL },
 	  { EVENT_HEAD,
 	    { "duration", T_LONG, F_SPAN, "Duration" },
 	    { "eventThread", T_THREAD, F_CPOOL, "Event Thread" },
@@ -235,7 +280,10 @@ static const struct jtype jfr_types[] = {
 	    { "monitorClass", T_CLASS, F_CPOOL, "Monitor Class" },
 	    { "previousOwner", T_THREAD, F_CPOOL, "Previous Monitor Owner" },
 	    { "address", T_LONG, F_UNSIGNED, "Monitor Address" } } },
-	{ "profiler.WallClockSample", T_WALL_SAMPLE, TY_EVENT, "Wall Clock Sample",
+	{ "profiler.WallClockSample",
+	  T_WALL_SAMPLE,
+	  TY_EVENT,
+	  "Wall Clock Sample",
 	  { "Java Virtual Machine", "Profiling" },
 	  { EVENT_HEAD,
 	    { "sampledThread", T_THREAD, F_CPOOL, "Thread" },
@@ -246,11 +294,23 @@ static const struct jtype jfr_types[] = {
 	{ "jdk.jfr.Label", T_LABEL, TY_ANNOTATION, NULL, { NULL }, { { "value", T_STRING, 0, NULL } } },
 	{ "jdk.jfr.Category", T_CATEGORY, TY_ANNOTATION, NULL, { NULL }, { { "value", T_STRING, F_ARRAY, NULL } } },
 	{ "jdk.jfr.ContentType", T_CONTENT_TYPE, TY_ANNOTATION, "Content Type", { NULL }, { { 0 } } },
-	{ "jdk.jfr.Timestamp", T_TIMESTAMP, TY_ANNOTATION | TY_CONTENT, "Timestamp", { NULL },
+	{ "jdk.jfr.Timestamp",
+	  T_TIMESTAMP,
+	  TY_ANNOTATION | TY_CONTENT,
+	  "Timestamp",
+	  { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
-	{ "jdk.jfr.Timespan", T_TIMESPAN, TY_ANNOTATION | TY_CONTENT, "Timespan", { NULL },
+	{ "jdk.jfr.Timespan",
+	  T_TIMESPAN,
+	  TY_ANNOTATION | TY_CONTENT,
+	  "Timespan",
+	  { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
-	{ "jdk.jfr.DataAmount", T_DATA_AMOUNT, TY_ANNOTATION | TY_CONTENT, "Data Amount", { NULL },
+	{ "jdk.jfr.DataAmount",
+	  T_DATA_AMOUNT,
+	  TY_ANNOTATION | TY_CONTENT,
+	  "Data Amount",
+	  { NULL },
 	  { { "value", T_STRING, 0, NULL } } },
 	{ "jdk.jfr.Unsigned", T_UNSIGNED, TY_ANNOTATION | TY_CONTENT, "Unsigned Value", { NULL }, { { 0 } } },
 };
@@ -329,7 +389,8 @@ static void mw_type(struct meta_writer *m, const struct jtype *t)
 	if (t->kind & TY_SIMPLE)
 		a[na++] = "simpleType", a[na++] = "true";
 	else if (t->kind & (TY_EVENT | TY_ANNOTATION))
-		a[na++] = "superType", a[na++] = t->kind & TY_EVENT ? "jdk.jfr.Event" : "java.lang.annotation.Annotation";
+		a[na++] = "superType",
+		a[na++] = t->kind & TY_EVENT ? "jdk.jfr.Event" : "java.lang.annotation.Annotation";
 	size_t nchildren = nfields + (t->label != NULL) + (t->category[0] != NULL) + ((t->kind & TY_CONTENT) != 0);
 	mw_element(m, "class", na / 2, a, nchildren);
 	if (t->label)
@@ -375,7 +436,7 @@ static void write_metadata(struct jbuf *out)
 
 /* the frame types, as async-profiler numbers them */
 enum { FT_INTERPRETED, FT_JIT, FT_INLINED, FT_NATIVE, FT_CPP, FT_KERNEL, FT_C1, FT_N };
-static const char *const frame_type_names[FT_N] = { "Interpreted", "JIT compiled", "Inlined", "Native",
+static const char *const frame_type_names[FT_N] = { "Interpreted", "JIT compiled", "Inlined",	 "Native",
 						    "C++",	   "Kernel",	   "C1 compiled" };
 
 enum { TS_RUNNABLE = 1, TS_SLEEPING, TS_DEFAULT };
@@ -399,7 +460,7 @@ struct jfr_writer {
 	struct pool threads;  /* a: where its name starts in the key, b: its length */
 	struct jbuf stacks;   /* the stack trace pool's entries */
 	struct jbuf *events;  /* where the events go: the chunk */
-	struct jbuf ev;       /* one event's body */
+	struct jbuf ev;	      /* one event's body */
 	bool oom;
 };
 
@@ -458,8 +519,8 @@ static uint64_t class_id(struct jfr_writer *w, const char *name, size_t n)
 			slash = name + i;
 	uint64_t pkg = 0;
 	if (slash)
-		pkg = pool_id(w, &w->packages, name, (size_t)(slash - name),
-			      symbol_id(w, name, (size_t)(slash - name)), 0, 0);
+		pkg = pool_id(w, &w->packages, name, (size_t)(slash - name), symbol_id(w, name, (size_t)(slash - name)),
+			      0, 0);
 	return pool_id(w, &w->classes, name, n, symbol_id(w, name, n), pkg, 0);
 }
 
@@ -470,10 +531,12 @@ static uint64_t method_id(struct jfr_writer *w, const char *name, size_t n, int 
 {
 	char kind = frame_mark_kind(name, n);
 	size_t base = kind && kind != 'a' && kind != 'l' ? n - FRAME_MARK_LEN : n;
-	*type = kind == 'j' ? FT_JIT : kind == 'i' ? FT_INLINED : kind == '0' ? FT_INTERPRETED :
-		kind == 'k'				     ? FT_KERNEL :
-		memmem(name, base, "::", 2)		     ? FT_CPP :
-							       FT_NATIVE;
+	*type = kind == 'j'		    ? FT_JIT :
+		kind == 'i'		    ? FT_INLINED :
+		kind == '0'		    ? FT_INTERPRETED :
+		kind == 'k'		    ? FT_KERNEL :
+		memmem(name, base, "::", 2) ? FT_CPP :
+					      FT_NATIVE;
 	long had = str_index_find(&w->methods.keys, name, n);
 	if (had >= 0)
 		return (uint64_t)had + 1;
@@ -724,8 +787,9 @@ static void write_pools(struct jfr_writer *w, struct jbuf *out, const struct sta
 			jb_var(b, w->methods.a[i]);
 			jb_var(b, w->methods.b[i]);
 			jb_var(b, w->methods.c[i]);
-			jb_var(b, type == FT_NATIVE || type == FT_CPP || type == FT_KERNEL ? 0x100 : 0); /* ACC_NATIVE */
-			jb_u8(b, 0); /* not hidden */
+			jb_var(b,
+			       type == FT_NATIVE || type == FT_CPP || type == FT_KERNEL ? 0x100 : 0); /* ACC_NATIVE */
+			jb_u8(b, 0);								      /* not hidden */
 		}
 	}
 	if (w->classes.keys.n) {
@@ -821,8 +885,8 @@ static int write_events(struct jfr_writer *w, const struct stack_info *info, con
 		uint64_t th = si->thread;
 		/* a stack without a thread of its own: the timeline's */
 		if (!th && !tl_thread[x->thread])
-			tl_thread[x->thread] = pool_id(w, &w->threads, t->threads.strs[x->thread], t->threads.lens[x->thread],
-						       0, t->threads.lens[x->thread], 0);
+			tl_thread[x->thread] = pool_id(w, &w->threads, t->threads.strs[x->thread],
+						       t->threads.lens[x->thread], 0, t->threads.lens[x->thread], 0);
 		if (!th)
 			th = tl_thread[x->thread];
 		put_event(w, si, th, (uint64_t)((x->time - t0) * 1e9), weight_share(t, x->stack, done[x->stack]));
@@ -851,7 +915,8 @@ int jfr_write(FILE *out, const struct stack_table *t, int64_t now_ns, char *err,
 
 	for (size_t i = 0; i < t->stacks.n; i++) {
 		if (t->counts[i] > JFR_MAX_EVENTS - total) {
-			snprintf(err, errlen, "more than %llu samples, one JFR event each: too many for one file "
+			snprintf(err, errlen,
+				 "more than %llu samples, one JFR event each: too many for one file "
 				 "(counts that are times or bytes are not samples: write .pb.gz, or scale them down)",
 				 (unsigned long long)JFR_MAX_EVENTS);
 			goto out;
@@ -871,9 +936,9 @@ int jfr_write(FILE *out, const struct stack_table *t, int64_t now_ns, char *err,
 	jb_bytes(&chunk, (const unsigned char[60]){ 0 }, 60);
 	jb_be_at(&chunk, 32, (uint64_t)start, 8);
 	jb_be_at(&chunk, 40, (uint64_t)dur, 8);
-	jb_be_at(&chunk, 48, 0, 8);          /* start ticks */
+	jb_be_at(&chunk, 48, 0, 8);	     /* start ticks */
 	jb_be_at(&chunk, 56, 1000000000, 8); /* ticks a second */
-	jb_be_at(&chunk, 64, 1, 4);          /* compressed integers */
+	jb_be_at(&chunk, 64, 1, 4);	     /* compressed integers */
 	size_t meta_at = chunk.n;
 	write_metadata(&chunk);
 

@@ -18,7 +18,7 @@
 #include <emmintrin.h>
 #endif
 
-#define CHUNK (4u << 20)
+#define CHUNK	      (4u << 20)
 #define PS_MAX_SAMPLE (256u << 20)
 
 struct parser {
@@ -45,13 +45,13 @@ static bool is_digit(char c)
 
 /* [0-9A-Za-z_], by table: a frame's address is scanned a byte at a time */
 static const unsigned char word_chars[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
-	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
-	['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1,
-	['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
-	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-	['Y'] = 1, ['Z'] = 1, ['_'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1,
+	['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1,
+	['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
+	['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['_'] = 1,
 };
 
 static bool is_word(char c)
@@ -64,7 +64,8 @@ static bool is_word(char c)
  * does (Clinger's fast path). Anything else goes to strtod. */
 static bool parse_time(const char *p, size_t n, double *out)
 {
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	static const double pow10[] = { 1e0, 1e1, 1e2,	1e3,  1e4,  1e5,  1e6,	1e7,
+					1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
 	uint64_t m = 0;
 	size_t digits = 0, frac = 0, i = 0;
 	bool dot = false;
@@ -402,7 +403,7 @@ int perf_script_parse_buffer(const char *buf, size_t len, ps_sample_fn fn, void 
 /* Moves every pointer of the sample under way from old to new (same offsets). */
 static void rebase(struct parser *ps, const char *old, char *new)
 {
-#define REBASE(x) ((x) = new + ((x) - old))
+#define REBASE(x) ((x) = new + ((x)-old))
 	for (size_t i = 0; i < ps->nframes; i++) {
 		REBASE(ps->frames[i].pc.p);
 		REBASE(ps->frames[i].sym.p);
@@ -470,8 +471,7 @@ static char *parse_mapped(const char *path, struct parser *ps, size_t *maplen)
 
 /* Frames point into the buffer, so the sample under way stays in it: what
  * is kept between reads starts at its header line. */
-int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct ps_stats *st, char *err,
-			   size_t errlen)
+int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct ps_stats *st, char *err, size_t errlen)
 {
 	struct parser ps = { .fn = fn, .ctx = ctx, .st = st };
 	size_t cap = CHUNK, have = 0, pos = 0;
@@ -501,7 +501,8 @@ int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct 
 			int zerr;
 			const char *msg = gzerror(in, &zerr);
 			snprintf(err, errlen, "failed to read %s: %s%s", name, zerr == Z_ERRNO ? strerror(errno) : msg,
-				 zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR ? " (a truncated or damaged gzip file?)" : "");
+				 zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR ? " (a truncated or damaged gzip file?)" :
+									       "");
 			goto out;
 		}
 		if (got == 0) {

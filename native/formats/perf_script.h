@@ -17,20 +17,20 @@ struct ps_frame {
 };
 
 struct ps_sample {
-	struct ps_str comm;  /* may hold spaces */
-	long pid, tid;       /* pid -1 when perf printed only the tid */
-	double time;         /* seconds; has_time false when not printed */
+	struct ps_str comm; /* may hold spaces */
+	long pid, tid;	    /* pid -1 when perf printed only the tid */
+	double time;	    /* seconds; has_time false when not printed */
 	bool has_time, has_period;
 	uint64_t period;
-	struct ps_str event; /* "cycles", "cpu-clock:ppp"; empty when not printed */
+	struct ps_str event;	       /* "cycles", "cpu-clock:ppp"; empty when not printed */
 	const struct ps_frame *frames; /* leaf first */
 	size_t nframes;
-	uint64_t line;       /* the header's line number in the input */
+	uint64_t line; /* the header's line number in the input */
 };
 
 struct ps_stats {
 	uint64_t samples, lines;
-	uint64_t real;       /* samples with a frame, a time or an event: perf
+	uint64_t real;	     /* samples with a frame, a time or an event: perf
 				script's, not a line of other text that happens
 				to read as "name 123 ..." (a header alone) */
 	uint64_t bad_lines;  /* neither a header, a frame, a comment nor blank */
@@ -48,7 +48,6 @@ int perf_script_parse_buffer(const char *buf, size_t len, ps_sample_fn fn, void 
 
 /* Reads path ("-" for stdin), plain text or gzip (zlib), in chunks. 0, or -1
  * with one line in err (unreadable, truncated gzip, ...). */
-int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct ps_stats *st, char *err,
-			   size_t errlen);
+int perf_script_parse_file(const char *path, ps_sample_fn fn, void *ctx, struct ps_stats *st, char *err, size_t errlen);
 
 #endif

@@ -33,16 +33,16 @@ static size_t plain_len(const char *frame, size_t n)
 
 struct pp_writer {
 	const struct stack_table *t;
-	struct str_index strings;   /* the string table */
-	struct str_index frames;    /* distinct frames: location i has id i + 1 */
-	int64_t *loc_fun;           /* per frame: its function's id */
-	int64_t *loc_line;          /* per frame: its source line, 0 unknown */
+	struct str_index strings; /* the string table */
+	struct str_index frames;  /* distinct frames: location i has id i + 1 */
+	int64_t *loc_fun;	  /* per frame: its function's id */
+	int64_t *loc_line;	  /* per frame: its source line, 0 unknown */
 	size_t frames_cap;
-	struct str_index funs;      /* distinct functions (a frame without its line): id i + 1 */
+	struct str_index funs;		   /* distinct functions (a frame without its line): id i + 1 */
 	int64_t *names, *sysnames, *files; /* per function: string table indices */
 	size_t funs_cap;
-	struct id_list ids;         /* location ids of every sample, leaf first, back to back */
-	size_t depth0;              /* where the current stack's ids start */
+	struct id_list ids; /* location ids of every sample, leaf first, back to back */
+	size_t depth0;	    /* where the current stack's ids start */
 	bool oom;
 };
 
@@ -347,19 +347,21 @@ struct pp_reader {
 	const Perftools__Profiles__Profile *p;
 	Perftools__Profiles__Location **locs; /* sorted by id */
 	Perftools__Profiles__Function **funs; /* sorted by id */
-	struct folded_line line; /* the sample's stack being built */
+	struct folded_line line;	      /* the sample's stack being built */
 	uint64_t expanded;
 };
 
 static int cmp_loc(const void *a, const void *b)
 {
-	uint64_t x = (*(Perftools__Profiles__Location *const *)a)->id, y = (*(Perftools__Profiles__Location *const *)b)->id;
+	uint64_t x = (*(Perftools__Profiles__Location *const *)a)->id,
+		 y = (*(Perftools__Profiles__Location *const *)b)->id;
 	return x < y ? -1 : x > y;
 }
 
 static int cmp_fun(const void *a, const void *b)
 {
-	uint64_t x = (*(Perftools__Profiles__Function *const *)a)->id, y = (*(Perftools__Profiles__Function *const *)b)->id;
+	uint64_t x = (*(Perftools__Profiles__Function *const *)a)->id,
+		 y = (*(Perftools__Profiles__Function *const *)b)->id;
 	return x < y ? -1 : x > y;
 }
 
@@ -499,8 +501,10 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 	}
 	p = perftools__profiles__profile__unpack(NULL, len, buf);
 	if (!p) {
-		snprintf(err, errlen, "%s is not a pprof profile (protobuf-c cannot decode it as profile.proto); "
-			 "give a .pb.gz that pprof wrote", name);
+		snprintf(err, errlen,
+			 "%s is not a pprof profile (protobuf-c cannot decode it as profile.proto); "
+			 "give a .pb.gz that pprof wrote",
+			 name);
 		goto out;
 	}
 	r.p = p;
@@ -515,7 +519,8 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 		size_t k = 0;
 		for (size_t i = 0; i < p->n_sample_type && k < sizeof(types); i++) {
 			const char *ty = string_at(p, p->sample_type[i]->type);
-			k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%zu (%s)", i ? ", " : "", i, ty ? ty : "?");
+			k += (size_t)snprintf(types + k, sizeof(types) - k, "%s%zu (%s)", i ? ", " : "", i,
+					      ty ? ty : "?");
 		}
 		snprintf(err, errlen, "%s has no sample type '%s'; it has %s", name, sample_index, types);
 		goto out;
@@ -574,8 +579,10 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 		if (ar == APPEND_OOM)
 			goto oom;
 		if (ar == APPEND_HUGE) {
-			snprintf(err, errlen, "%s expands to more than %" PRIu64 " GiB of stacks; is it a real "
-				 "profile?", name, PPROF_MAX_EXPANSION >> 30);
+			snprintf(err, errlen,
+				 "%s expands to more than %" PRIu64 " GiB of stacks; is it a real "
+				 "profile?",
+				 name, PPROF_MAX_EXPANSION >> 30);
 			goto out;
 		}
 		if (ar == APPEND_LONG) {
@@ -585,7 +592,8 @@ int pprof_read(struct stack_table *t, const void *buf, size_t len, const char *n
 				st->too_long++;
 			continue;
 		}
-		if (stack_table_add(t, r.line.buf, r.line.len, (uint64_t)s->value[vi], wi >= 0 ? (uint64_t)s->value[wi] : 0) < 0)
+		if (stack_table_add(t, r.line.buf, r.line.len, (uint64_t)s->value[vi],
+				    wi >= 0 ? (uint64_t)s->value[wi] : 0) < 0)
 			goto oom;
 	}
 	rc = 0;

@@ -33,11 +33,11 @@ int pprof_encode(const struct stack_table *t, uint8_t **buf, size_t *len, char *
 int pprof_write(FILE *out, const struct stack_table *t, bool raw, char *err, size_t errlen);
 
 struct pprof_stats {
-	uint64_t samples;     /* Sample messages in the profile */
-	uint64_t bad_refs;    /* skipped: a location, function or string that does not exist */
-	uint64_t no_frames;   /* skipped: no location */
-	uint64_t negative;    /* skipped: a negative value */
-	uint64_t too_long;    /* skipped: the folded stack would exceed FOLDED_MAX_LINE */
+	uint64_t samples;   /* Sample messages in the profile */
+	uint64_t bad_refs;  /* skipped: a location, function or string that does not exist */
+	uint64_t no_frames; /* skipped: no location */
+	uint64_t negative;  /* skipped: a negative value */
+	uint64_t too_long;  /* skipped: the folded stack would exceed FOLDED_MAX_LINE */
 };
 
 /* Reads a profile (gzip-compressed or raw protobuf) in buf[0..len) into the

@@ -19,9 +19,9 @@ enum profile_format profile_format_of_name(const char *path, bool *raw)
 		enum profile_format f;
 	} exts[] = {
 		{ ".folded", PFMT_FOLDED }, { ".collapsed", PFMT_FOLDED }, { ".stacks", PFMT_STACKS },
-		{ ".perf", PFMT_STACKS },   { ".script", PFMT_STACKS },    { ".pb", PFMT_PPROF },
+		{ ".perf", PFMT_STACKS },   { ".script", PFMT_STACKS },	   { ".pb", PFMT_PPROF },
 		{ ".pprof", PFMT_PPROF },   { ".json", PFMT_SPEEDSCOPE },  { ".svg", PFMT_SVG },
-		{ ".txt", PFMT_TEXT },      { ".jfr", PFMT_JFR },
+		{ ".txt", PFMT_TEXT },	    { ".jfr", PFMT_JFR },
 	};
 	size_t n = strlen(path);
 	bool gz = ends_with(path, n, ".gz");
@@ -40,8 +40,8 @@ enum profile_format profile_format_named(const char *name)
 		const char *name;
 		enum profile_format f;
 	} names[] = {
-		{ "folded", PFMT_FOLDED }, { "collapsed", PFMT_FOLDED },      { "stacks", PFMT_STACKS },
-		{ "perf", PFMT_STACKS },   { "pprof", PFMT_PPROF },           { "pb", PFMT_PPROF },
+		{ "folded", PFMT_FOLDED },   { "collapsed", PFMT_FOLDED },	{ "stacks", PFMT_STACKS },
+		{ "perf", PFMT_STACKS },     { "pprof", PFMT_PPROF },		{ "pb", PFMT_PPROF },
 		{ "json", PFMT_SPEEDSCOPE }, { "speedscope", PFMT_SPEEDSCOPE }, { "svg", PFMT_SVG },
 		{ "jfr", PFMT_JFR },
 	};

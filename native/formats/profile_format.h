@@ -8,14 +8,14 @@
 
 enum profile_format {
 	PFMT_UNKNOWN,
-	PFMT_FOLDED,     /* "frame;frame;... count" lines */
-	PFMT_STACKS,     /* perf script text (jflame's .stacks) */
-	PFMT_PPROF,      /* profile.proto, gzip or plain */
+	PFMT_FOLDED,	 /* "frame;frame;... count" lines */
+	PFMT_STACKS,	 /* perf script text (jflame's .stacks) */
+	PFMT_PPROF,	 /* profile.proto, gzip or plain */
 	PFMT_SPEEDSCOPE, /* speedscope's JSON */
-	PFMT_SVG,        /* a flame graph (written, never read) */
-	PFMT_TEXT,       /* .txt: folded or perf script, the content tells */
-	PFMT_HTML,       /* record's heat map page (written, never read) */
-	PFMT_JFR,        /* a JDK Flight Recorder recording (chunks starting "FLR\0") */
+	PFMT_SVG,	 /* a flame graph (written, never read) */
+	PFMT_TEXT,	 /* .txt: folded or perf script, the content tells */
+	PFMT_HTML,	 /* record's heat map page (written, never read) */
+	PFMT_JFR,	 /* a JDK Flight Recorder recording (chunks starting "FLR\0") */
 };
 
 /* The format a file name says (.folded .collapsed .stacks .perf .script .pb

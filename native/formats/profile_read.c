@@ -23,14 +23,17 @@ static int folded_done(const struct folded *f, const char *name, const char *cmd
 		       size_t errlen)
 {
 	if (f->differential && !(flags & PROFILE_READ_BEFORE)) {
-		snprintf(err, errlen, "%s has two counts a line (a differential profile); %s takes one "
-			 "(cut one column: awk '{print $1, $NF}')", name, cmd);
+		snprintf(err, errlen,
+			 "%s has two counts a line (a differential profile); %s takes one "
+			 "(cut one column: awk '{print $1, $NF}')",
+			 name, cmd);
 		return -1;
 	}
 	if (f->n == 0) {
 		char why[200];
 		folded_none(f, why, sizeof(why));
-		snprintf(err, errlen, "no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines, "
+		snprintf(err, errlen,
+			 "no stacks in %s%s%s%s; give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)",
 			 name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return -1;
@@ -68,7 +71,8 @@ static int on_sample(void *ctx, const struct ps_sample *s)
 		tn = snprintf(x->thread, sizeof(x->thread), "%.*s pid: %ld tid: %ld", cn, s->comm.p, s->pid, s->tid);
 	else
 		tn = snprintf(x->thread, sizeof(x->thread), "%.*s tid: %ld", cn, s->comm.p, s->tid);
-	if (id < 0 || stack_table_add_timed(x->t, (uint32_t)id, x->thread, (size_t)tn, s->has_time ? s->time : 0, w) != 0) {
+	if (id < 0 ||
+	    stack_table_add_timed(x->t, (uint32_t)id, x->thread, (size_t)tn, s->has_time ? s->time : 0, w) != 0) {
 		x->oom = true;
 		return 1;
 	}
@@ -107,13 +111,16 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 		goto out;
 	}
 	if (st.real == 0) {
-		snprintf(err, errlen, "no samples in %s%s; give perf script output (perf record -g, then perf "
-			 "script) or jflame record's .stacks", name, st.bad_lines ? " (it does not look like perf script text)" : "");
+		snprintf(err, errlen,
+			 "no samples in %s%s; give perf script output (perf record -g, then perf "
+			 "script) or jflame record's .stacks",
+			 name, st.bad_lines ? " (it does not look like perf script text)" : "");
 		goto out;
 	}
 	if (st.bad_lines || st.long_lines)
 		msg_warn("skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines "
-			"(first: '%s')\n", st.bad_lines, st.long_lines, st.first_bad);
+			 "(first: '%s')\n",
+			 st.bad_lines, st.long_lines, st.first_bad);
 	if (x.c.other_event)
 		msg_say("kept only '%s' events; %" PRIu64 " samples of other events skipped\n", x.c.event,
 			x.c.other_event);
@@ -154,7 +161,7 @@ static int skipped_said(const struct stack_table *t, const char *why, char *err,
 }
 
 int profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
-		     unsigned flags, const char *cmd, char *err, size_t errlen)
+		 unsigned flags, const char *cmd, char *err, size_t errlen)
 {
 	const char *name = profile_input_name(path);
 	bool raw;
@@ -166,8 +173,10 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 	int rc = -1;
 
 	if (f == PFMT_SVG) {
-		snprintf(err, errlen, "%s is an SVG; %s reads folded stacks, perf script text, pprof, "
-			 "speedscope JSON or JFR (the folded stacks behind an SVG are not in it)", name, cmd);
+		snprintf(err, errlen,
+			 "%s is an SVG; %s reads folded stacks, perf script text, pprof, "
+			 "speedscope JSON or JFR (the folded stacks behind an SVG are not in it)",
+			 name, cmd);
 		return -1;
 	}
 	/* folded and perf script files stream from their readers */
@@ -206,10 +215,12 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 		uint64_t skipped = st.bad_refs + st.no_frames + st.negative + st.too_long;
 		if (rc == 0 && skipped) {
 			char why[512];
-			snprintf(why, sizeof(why), "skipped %" PRIu64 " of %" PRIu64 " samples in %s (%" PRIu64 " refer to "
-				 "a location, function or string that does not exist, %" PRIu64 " have no frames, %" PRIu64
-				 " a negative value, %" PRIu64 " are longer than %u MiB)", skipped, st.samples, name,
-				 st.bad_refs, st.no_frames, st.negative, st.too_long, FOLDED_MAX_LINE >> 20);
+			snprintf(why, sizeof(why),
+				 "skipped %" PRIu64 " of %" PRIu64 " samples in %s (%" PRIu64 " refer to "
+				 "a location, function or string that does not exist, %" PRIu64
+				 " have no frames, %" PRIu64 " a negative value, %" PRIu64 " are longer than %u MiB)",
+				 skipped, st.samples, name, st.bad_refs, st.no_frames, st.negative, st.too_long,
+				 FOLDED_MAX_LINE >> 20);
 			rc = skipped_said(t, why, err, errlen);
 		}
 		break;
@@ -218,8 +229,8 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 		struct speedscope_stats st;
 		rc = speedscope_read(t, buf, len, name, &st, err, errlen);
 		if (rc == 0 && st.too_long && t->stacks.n)
-			msg_warn("skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long,
-				name, FOLDED_MAX_LINE >> 20);
+			msg_warn("skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long, name,
+				 FOLDED_MAX_LINE >> 20);
 		break;
 	}
 	case PFMT_JFR: {
@@ -228,24 +239,29 @@ int profile_read(struct stack_table *t, const char *path, enum profile_format fr
 		uint64_t skipped = st.bad_refs + st.bad_events + st.no_frames + st.too_long;
 		if (rc == 0 && skipped) {
 			char why[512];
-			snprintf(why, sizeof(why), "skipped %" PRIu64 " of %" PRIu64 " %s events in %s (%" PRIu64 " refer "
-				 "to a thread, stack trace, method, class or string that is not in the file, %" PRIu64 " do not "
-				 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)", skipped, st.events
-				 + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events, st.no_frames, st.too_long,
-				 FOLDED_MAX_LINE >> 20);
+			snprintf(why, sizeof(why),
+				 "skipped %" PRIu64 " of %" PRIu64 " %s events in %s (%" PRIu64 " refer "
+				 "to a thread, stack trace, method, class or string that is not in the file, %" PRIu64
+				 " do not "
+				 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)",
+				 skipped, st.events + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events,
+				 st.no_frames, st.too_long, FOLDED_MAX_LINE >> 20);
 			rc = skipped_said(t, why, err, errlen);
 		}
 		if (rc == 0 && t->stacks.n == 0) {
-			snprintf(err, errlen, "no %s events with stacks in %s (%" PRIu64 " chunks read); "
-				 "--sample-index picks what to read: " JFR_EVENT_NAMES, t->meta.event, name, st.chunks);
+			snprintf(err, errlen,
+				 "no %s events with stacks in %s (%" PRIu64 " chunks read); "
+				 "--sample-index picks what to read: " JFR_EVENT_NAMES,
+				 t->meta.event, name, st.chunks);
 			rc = -1;
 		}
 		break;
 	}
 	default:
-		snprintf(err, errlen, "cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
-			 "speedscope or jfr", name, len == 0 ? "it is empty"
-			 : "not folded stacks, perf script text, pprof, JSON or JFR");
+		snprintf(err, errlen,
+			 "cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
+			 "speedscope or jfr",
+			 name, len == 0 ? "it is empty" : "not folded stacks, perf script text, pprof, JSON or JFR");
 		break;
 	}
 out:
@@ -261,7 +277,6 @@ out:
 	free(buf);
 	return rc;
 }
-
 
 const char *profile_input_name(const char *path)
 {

@@ -88,7 +88,9 @@ int push_request_build(const struct push_profile *p, struct push_request *rq)
 	}
 	/* whole seconds, so consecutive windows meet: [from, until) */
 	int64_t from = p->from_ns / 1000000000, until = p->until_ns / 1000000000;
-	fprintf(f, "/ingest?format=pprof&from=%" PRId64 "&name=%s&spyName=" PUSH_SPY_NAME "&until=%" PRId64 "&sampleRate=%d",
+	fprintf(f,
+		"/ingest?format=pprof&from=%" PRId64 "&name=%s&spyName=" PUSH_SPY_NAME "&until=%" PRId64
+		"&sampleRate=%d",
 		from, name, until > from ? until : from + 1, p->sample_rate);
 	curl_free(name);
 	if (fclose(f) != 0)
@@ -117,8 +119,8 @@ void push_request_free(struct push_request *rq)
 
 struct pusher {
 	struct push_opts o;
-	char *base;   /* the URL without a trailing '/' */
-	char *shown;  /* scheme://host[:port]: what messages name (never credentials) */
+	char *base;  /* the URL without a trailing '/' */
+	char *shown; /* scheme://host[:port]: what messages name (never credentials) */
 	char *auth_header, *tenant_header;
 	CURL *curl;
 	pthread_t thread;
@@ -165,7 +167,8 @@ static long send_once(struct pusher *p, const struct push_profile *prof, char *e
 		snprintf(errbuf, CURL_ERROR_SIZE, "out of memory");
 		return -1;
 	}
-	if (asprintf(&url, "%s%s", p->base, rq.path_query) < 0 || asprintf(&ct, "Content-Type: %s", rq.content_type) < 0) {
+	if (asprintf(&url, "%s%s", p->base, rq.path_query) < 0 ||
+	    asprintf(&ct, "Content-Type: %s", rq.content_type) < 0) {
 		snprintf(errbuf, CURL_ERROR_SIZE, "out of memory");
 		url = ct = NULL;
 		goto out;
@@ -203,8 +206,7 @@ static long send_once(struct pusher *p, const struct push_profile *prof, char *e
 	else if (!errbuf[0])
 		snprintf(errbuf, CURL_ERROR_SIZE, "%s", curl_easy_strerror(rc));
 	if (p->o.verbose)
-		msg_say("push %s%.200s: %ld%s%s\n", p->shown, rq.path_query, code, errbuf[0] ? " " : "",
-			errbuf);
+		msg_say("push %s%.200s: %ld%s%s\n", p->shown, rq.path_query, code, errbuf[0] ? " " : "", errbuf);
 out:
 	curl_slist_free_all(h);
 	free(url);
@@ -261,13 +263,15 @@ static void send_with_retries(struct pusher *p, const struct push_profile *prof)
 			if (say) {
 				if (code >= 0)
 					msg_warn("%s answered HTTP %ld to a window's profile%s; windows that "
-						"cannot be sent are counted in the summary\n", p->shown, code,
-						again ? " after retries" : "");
+						 "cannot be sent are counted in the summary\n",
+						 p->shown, code, again ? " after retries" : "");
 				else
 					msg_warn("cannot send a window's profile to %s: %s%s; windows that "
-						"cannot be sent are counted in the summary\n", p->shown, errbuf,
-						strstr(errbuf, "certificate") || strstr(errbuf, "SSL") ?
-							" (a server whose CA is not the system's: --push-ca FILE)" : "");
+						 "cannot be sent are counted in the summary\n",
+						 p->shown, errbuf,
+						 strstr(errbuf, "certificate") || strstr(errbuf, "SSL") ?
+							 " (a server whose CA is not the system's: --push-ca FILE)" :
+							 "");
 			}
 			return;
 		}
@@ -344,8 +348,7 @@ struct pusher *push_start(const struct push_opts *o, char *err, size_t errlen)
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-		snprintf(err, errlen, "--push takes the server's URL such as http://pyroscope:4040, not '%s'",
-			 o->url);
+		snprintf(err, errlen, "--push takes the server's URL such as http://pyroscope:4040, not '%s'", o->url);
 		goto fail;
 	}
 	curl_url_get(u, CURLUPART_PORT, &port, 0);
@@ -412,7 +415,8 @@ bool push_enqueue(struct pusher *p, struct push_profile *prof)
 	pthread_mutex_unlock(&p->mu);
 	if (say)
 		msg_warn("%s is not keeping up: %zu windows wait to be sent; the oldest are "
-			"dropped (counted in the summary)\n", p->shown, p->o.queue);
+			 "dropped (counted in the summary)\n",
+			 p->shown, p->o.queue);
 	return room;
 }
 

@@ -9,24 +9,24 @@
 #include <stdint.h>
 
 struct push_opts {
-	const char *url;        /* the server: http(s)://host[:port][/prefix] */
+	const char *url;	/* the server: http(s)://host[:port][/prefix] */
 	const char *basic_auth; /* "user:password" (Grafana Cloud: tenant id and token), or NULL */
-	const char *token;      /* bearer token, or NULL */
-	const char *tenant;     /* X-Scope-OrgID, or NULL */
-	const char *ca;         /* CA certificates (PEM) for https, or NULL for the system's */
-	size_t queue;           /* windows waiting at most (default 32) */
-	int timeout_ms;         /* per request (default 10 s) */
-	int tries;              /* per window (default 4): backoff 1 s, 2 s, 4 s, ... */
-	int backoff_ms;         /* the first retry's wait (default 1000) */
-	bool verbose;           /* one line per request */
+	const char *token;	/* bearer token, or NULL */
+	const char *tenant;	/* X-Scope-OrgID, or NULL */
+	const char *ca;		/* CA certificates (PEM) for https, or NULL for the system's */
+	size_t queue;		/* windows waiting at most (default 32) */
+	int timeout_ms;		/* per request (default 10 s) */
+	int tries;		/* per window (default 4): backoff 1 s, 2 s, 4 s, ... */
+	int backoff_ms;		/* the first retry's wait (default 1000) */
+	bool verbose;		/* one line per request */
 };
 
 /* One series' profile of one window. */
 struct push_profile {
-	char *name;           /* application name with its labels: app{k=v,...} (see push_series_name) */
+	char *name;		   /* application name with its labels: app{k=v,...} (see push_series_name) */
 	int64_t from_ns, until_ns; /* the window, wall clock */
-	int sample_rate;      /* Hz */
-	uint8_t *pprof;       /* gzip-compressed profile.proto */
+	int sample_rate;	   /* Hz */
+	uint8_t *pprof;		   /* gzip-compressed profile.proto */
 	size_t len;
 };
 

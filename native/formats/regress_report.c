@@ -30,18 +30,23 @@ static size_t significant(const struct regress *r, bool grew)
 const char *regress_report_test_name(const struct regress *r, char *buf, size_t len)
 {
 	if (r->phi_df > 0 && r->windows[REGRESS_SPREAD] >= 2)
-		snprintf(buf, len, "quasi-binomial two-proportion test (the spread of each frame's share over %zu "
+		snprintf(buf, len,
+			 "quasi-binomial two-proportion test (the spread of each frame's share over %zu "
 			 "recent windows, pooled spread %.2f; Student's t with %.0f df where a frame's own is larger), "
-			 "Holm-corrected over %zu frames, alpha %g", r->windows[REGRESS_SPREAD], r->phi_pooled, r->phi_df,
-			 r->nrows, r->alpha);
+			 "Holm-corrected over %zu frames, alpha %g",
+			 r->windows[REGRESS_SPREAD], r->phi_pooled, r->phi_df, r->nrows, r->alpha);
 	else if (r->phi_df > 0)
-		snprintf(buf, len, "quasi-binomial two-proportion test (windows as replicates: %zu before, %zu after; "
+		snprintf(buf, len,
+			 "quasi-binomial two-proportion test (windows as replicates: %zu before, %zu after; "
 			 "pooled spread %.2f; Student's t with %.0f df where a frame's own is larger), Holm-corrected "
-			 "over %zu frames, alpha %g", r->windows[REGRESS_BEFORE], r->windows[REGRESS_AFTER], r->phi_pooled,
-			 r->phi_df, r->nrows, r->alpha);
+			 "over %zu frames, alpha %g",
+			 r->windows[REGRESS_BEFORE], r->windows[REGRESS_AFTER], r->phi_pooled, r->phi_df, r->nrows,
+			 r->alpha);
 	else
-		snprintf(buf, len, "two-proportion z-test (one window a side: samples taken as independent draws), "
-			 "Holm-corrected over %zu frames, alpha %g", r->nrows, r->alpha);
+		snprintf(buf, len,
+			 "two-proportion z-test (one window a side: samples taken as independent draws), "
+			 "Holm-corrected over %zu frames, alpha %g",
+			 r->nrows, r->alpha);
 	return buf;
 }
 
@@ -66,8 +71,8 @@ int regress_report_text(FILE *out, const struct regress *r, const struct regress
 	side_line(out, "AFTER ", o->after, r->windows[REGRESS_AFTER], r->samples[REGRESS_AFTER]);
 	fprintf(out, "test: %s%s\n", regress_report_test_name(r, test, sizeof(test)),
 		o->normalized ? "; names normalized (--no-normalize: as recorded)" : "");
-	fprintf(out, "%10s  %-24s  %-22s  %-12s %s\n", "change", "total before \u2192 after", "self before \u2192 after",
-		"verdict", "frame");
+	fprintf(out, "%10s  %-24s  %-22s  %-12s %s\n", "change", "total before \u2192 after",
+		"self before \u2192 after", "verdict", "frame");
 	for (size_t i = 0; i < shown; i++) {
 		const struct regress_row *w = &r->rows[i];
 		char total[64], self[64], verdict[32], name[4096];
@@ -88,7 +93,8 @@ int regress_report_text(FILE *out, const struct regress *r, const struct regress
 	fprintf(out, "%zu significant change%s: %zu grew, %zu shrank", up + down, up + down == 1 ? "" : "s", up, down);
 	if (o->fail_above >= 0) {
 		size_t bad = regress_report_grew(r, o->fail_above);
-		fprintf(out, "; %zu grew by %g pts or more (--fail-above)%s", bad, o->fail_above, bad ? ": failing" : "");
+		fprintf(out, "; %zu grew by %g pts or more (--fail-above)%s", bad, o->fail_above,
+			bad ? ": failing" : "");
 	}
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;

@@ -11,9 +11,9 @@
 
 struct regress_report_opts {
 	const char *before, *after; /* what each side is (file or folder names) */
-	size_t top;                 /* rows at most (0: every frame) */
-	double fail_above;          /* points; < 0 when not asked */
-	bool normalized;            /* names normalized (lambda addresses, pids, ...) */
+	size_t top;		    /* rows at most (0: every frame) */
+	double fail_above;	    /* points; < 0 when not asked */
+	bool normalized;	    /* names normalized (lambda addresses, pids, ...) */
 };
 
 /* How many significant frames grew by at least pts points (pts < 0: grew at all). */

@@ -24,7 +24,7 @@
 
 /* Folded text the reader builds in all, at most (see pprof.c). */
 #define SPEEDSCOPE_MAX_EXPANSION ((uint64_t)8 << 30)
-#define SPEEDSCOPE_MAX_DEPTH 64 /* JSON nesting; the format needs 5 */
+#define SPEEDSCOPE_MAX_DEPTH	 64 /* JSON nesting; the format needs 5 */
 
 /* speedscope's ValueUnit for a pprof-style unit name; "none" for the rest. */
 static const char *speedscope_unit(const char *unit)
@@ -42,8 +42,8 @@ struct ss_writer {
 	FILE *out;
 	struct str_index frames;
 	struct id_list ids; /* frame indices of every stack, root first, back to back */
-	size_t *starts;  /* stack i's frames are ids[starts[i] .. starts[i + 1]) */
-	char *text;      /* scratch: a string made valid UTF-8 */
+	size_t *starts;	    /* stack i's frames are ids[starts[i] .. starts[i + 1]) */
+	char *text;	    /* scratch: a string made valid UTF-8 */
 	size_t text_cap;
 	bool oom;
 };
@@ -84,7 +84,8 @@ static void put_string(struct ss_writer *w, const char *s, size_t n)
 	if (k > INT_MAX)
 		k = INT_MAX;
 	json_object *o = json_object_new_string_len(w->text, (int)k);
-	const char *js = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	const char *js =
+		o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	if (js)
 		fputs(js, w->out);
 	else
@@ -157,7 +158,8 @@ static int put_timeline(struct ss_writer *w, const struct stack_table *t, bool u
 		}
 		fputs("],\"weights\":[", w->out);
 		for (size_t i = a; i < b; i++)
-			fprintf(w->out, i > a ? ",%" PRIu64 : "%" PRIu64, use_weight ? t->timeline[order[i]].weight : 1);
+			fprintf(w->out, i > a ? ",%" PRIu64 : "%" PRIu64,
+				use_weight ? t->timeline[order[i]].weight : 1);
 		fputs("]}", w->out);
 		a = b;
 	}
@@ -257,10 +259,10 @@ struct ss_reader {
 	const char *name;
 	char *err;
 	size_t errlen;
-	char **frames;      /* frame names as folded frames (';' and line breaks replaced) */
+	char **frames; /* frame names as folded frames (';' and line breaks replaced) */
 	size_t *frame_lens;
 	size_t nframes;
-	double *acc;        /* per stack of t: weight, in the profile units x scale */
+	double *acc; /* per stack of t: weight, in the profile units x scale */
 	size_t acc_cap;
 	struct folded_line line; /* the stack being built */
 	uint64_t expanded;
@@ -376,7 +378,8 @@ static int read_sampled(struct ss_reader *r, json_object *p, size_t pi, double s
 		return fail(r, "profiles[%zu] is \"sampled\" but lacks a \"samples\" or \"weights\" array", pi);
 	size_t n = json_object_array_length(samples);
 	if (json_object_array_length(weights) != n)
-		return fail(r, "profiles[%zu] has %zu samples but %zu weights", pi, n, json_object_array_length(weights));
+		return fail(r, "profiles[%zu] has %zu samples but %zu weights", pi, n,
+			    json_object_array_length(weights));
 	for (size_t i = 0; i < n; i++) {
 		json_object *stack = json_object_array_get_idx(samples, i), *wo = json_object_array_get_idx(weights, i);
 		if (!json_object_is_type(stack, json_type_array))
@@ -393,8 +396,10 @@ static int read_sampled(struct ss_reader *r, json_object *p, size_t pi, double s
 		for (size_t k = 0; k < depth && !too_long; k++) {
 			long f = frame_index(r, json_object_array_get_idx(stack, k));
 			if (f < 0)
-				return fail(r, "profiles[%zu].samples[%zu][%zu] is not a frame index (there are %zu frames)", pi,
-					    i, k, r->nframes);
+				return fail(
+					r,
+					"profiles[%zu].samples[%zu][%zu] is not a frame index (there are %zu frames)",
+					pi, i, k, r->nframes);
 			int pr = push_frame(r, f);
 			if (pr == PUSH_OOM)
 				return oom(r);
@@ -416,8 +421,8 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 {
 	json_object *events = member(p, "events", json_type_array), *end = NULL;
 	size_t n = events ? json_object_array_length(events) : 0, depth = 0, cap = 0;
-	long *open = NULL;     /* the open frames, root first */
-	size_t *lens = NULL;   /* r->line.len before each was pushed */
+	long *open = NULL;   /* the open frames, root first */
+	size_t *lens = NULL; /* r->line.len before each was pushed */
 	double prev = 0;
 	int rc = -1;
 
@@ -437,12 +442,14 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 		double t = json_object_get_double(at);
 		long f = frame_index(r, fo);
 		if (f < 0) {
-			fail(r, "profiles[%zu].events[%zu] opens or closes frame %s, not a frame index (there are %zu frames)",
+			fail(r,
+			     "profiles[%zu].events[%zu] opens or closes frame %s, not a frame index (there are %zu frames)",
 			     pi, i, json_object_to_json_string(fo), r->nframes);
 			goto out;
 		}
 		if (!isfinite(t) || (i > 0 && t < prev)) {
-			fail(r, "profiles[%zu].events[%zu] is at %g, before the event ahead of it (%g)", pi, i, t, prev);
+			fail(r, "profiles[%zu].events[%zu] is at %g, before the event ahead of it (%g)", pi, i, t,
+			     prev);
 			goto out;
 		}
 		if (depth > 0 && t > prev && add_weight(r, (t - prev) * scale) != 0)
@@ -477,20 +484,20 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 			}
 		} else if (strcmp(type, "C") == 0) {
 			if (depth == 0 || open[depth - 1] != f) {
-				fail(r, "profiles[%zu].events[%zu] closes frame %ld (%s) but %s", pi, i, f, r->frames[f],
-				     depth ? "another frame is open on top" : "no frame is open");
+				fail(r, "profiles[%zu].events[%zu] closes frame %ld (%s) but %s", pi, i, f,
+				     r->frames[f], depth ? "another frame is open on top" : "no frame is open");
 				goto out;
 			}
 			r->line.len = lens[--depth];
 		} else {
-			fail(r, "profiles[%zu].events[%zu] has type \"%s\"; events are \"O\" (open) or \"C\" (close)", pi, i,
-			     type);
+			fail(r, "profiles[%zu].events[%zu] has type \"%s\"; events are \"O\" (open) or \"C\" (close)",
+			     pi, i, type);
 			goto out;
 		}
 	}
 	/* frames still open run to the profile's end */
-	end = member(p, "endValue", json_type_double) ? member(p, "endValue", json_type_double)
-						      : member(p, "endValue", json_type_int);
+	end = member(p, "endValue", json_type_double) ? member(p, "endValue", json_type_double) :
+							member(p, "endValue", json_type_int);
 	if (depth > 0 && end && json_object_get_double(end) > prev && isfinite(json_object_get_double(end)) &&
 	    add_weight(r, (json_object_get_double(end) - prev) * scale) != 0)
 		goto out;
@@ -504,9 +511,13 @@ out:
 /* How many nanoseconds a unit is (1 for bytes and none); its kind in *kind. */
 static double unit_scale(const char *unit, int *kind)
 {
-	static const struct { const char *name; double scale; int kind; } units[] = {
-		{ "nanoseconds", 1, 1 }, { "microseconds", 1e3, 1 }, { "milliseconds", 1e6, 1 }, { "seconds", 1e9, 1 },
-		{ "bytes", 1, 2 },       { "none", 1, 0 },
+	static const struct {
+		const char *name;
+		double scale;
+		int kind;
+	} units[] = {
+		{ "nanoseconds", 1, 1 }, { "microseconds", 1e3, 1 }, { "milliseconds", 1e6, 1 },
+		{ "seconds", 1e9, 1 },	 { "bytes", 1, 2 },	     { "none", 1, 0 },
 	};
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(unit, units[i].name) == 0) {
@@ -556,14 +567,15 @@ static json_object *parse_json(struct ss_reader *r, const char *buf, size_t len)
 		if (jerr == json_tokener_continue || len == 0)
 			fail(r, "is not valid JSON (it ends early, at byte %zu); is the file complete?", len);
 		else
-			fail(r, "is not valid JSON (%s at line %zu, byte %zu)", json_tokener_error_desc(jerr), line, off);
+			fail(r, "is not valid JSON (%s at line %zu, byte %zu)", json_tokener_error_desc(jerr), line,
+			     off);
 	}
 	json_tokener_free(tok);
 	return root;
 }
 
-int speedscope_read(struct stack_table *t, const char *buf, size_t len, const char *name,
-		    struct speedscope_stats *st, char *err, size_t errlen)
+int speedscope_read(struct stack_table *t, const char *buf, size_t len, const char *name, struct speedscope_stats *st,
+		    char *err, size_t errlen)
 {
 	struct ss_reader r = { .t = t, .name = name, .err = err, .errlen = errlen, .st = st };
 	json_object *root, *shared, *frames, *profiles;
@@ -599,13 +611,18 @@ int speedscope_read(struct stack_table *t, const char *buf, size_t len, const ch
 		const char *unit = json_object_get_string(un);
 		double scale = unit_scale(unit, &kind);
 		if (kind < 0) {
-			fail(&r, "profiles[%zu] has unit \"%s\"; speedscope's units are nanoseconds, microseconds, "
-				 "milliseconds, seconds, bytes and none", i, unit);
+			fail(&r,
+			     "profiles[%zu] has unit \"%s\"; speedscope's units are nanoseconds, microseconds, "
+			     "milliseconds, seconds, bytes and none",
+			     i, unit);
 			goto out;
 		}
 		if (kind0 != -2 && kind != kind0) {
-			fail(&r, "profiles[%zu] counts %s but an earlier profile counts %s; convert one kind at a time", i,
-			     unit, kind0 == 1 ? "time" : kind0 == 2 ? "bytes" : "none");
+			fail(&r, "profiles[%zu] counts %s but an earlier profile counts %s; convert one kind at a time",
+			     i, unit,
+			     kind0 == 1 ? "time" :
+			     kind0 == 2 ? "bytes" :
+					  "none");
 			goto out;
 		}
 		kind0 = kind;
@@ -618,7 +635,8 @@ int speedscope_read(struct stack_table *t, const char *buf, size_t len, const ch
 			if (read_evented(&r, p, i, scale) != 0)
 				goto out;
 		} else {
-			fail(&r, "profiles[%zu] has type \"%s\"; speedscope's types are \"sampled\" and \"evented\"", i, type);
+			fail(&r, "profiles[%zu] has type \"%s\"; speedscope's types are \"sampled\" and \"evented\"", i,
+			     type);
 			goto out;
 		}
 	}
@@ -627,7 +645,8 @@ int speedscope_read(struct stack_table *t, const char *buf, size_t len, const ch
 	for (size_t s = 0; s < t->stacks.n; s++) {
 		double v = r.acc[s];
 		t->counts[s] = v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)llround(v);
-		t->total_count = t->total_count + t->counts[s] < t->total_count ? UINT64_MAX : t->total_count + t->counts[s];
+		t->total_count = t->total_count + t->counts[s] < t->total_count ? UINT64_MAX :
+										  t->total_count + t->counts[s];
 	}
 	if (kind0 == 1) {
 		snprintf(t->meta.count_type, sizeof(t->meta.count_type), "time");

@@ -43,7 +43,7 @@ struct speedscope_stats {
  * format, a frame index out of range, a close event that does not match the
  * open frame, events out of order, a negative or missing weight, profiles
  * with different kinds of units. */
-int speedscope_read(struct stack_table *t, const char *buf, size_t len, const char *name,
-		    struct speedscope_stats *st, char *err, size_t errlen);
+int speedscope_read(struct stack_table *t, const char *buf, size_t len, const char *name, struct speedscope_stats *st,
+		    char *err, size_t errlen);
 
 #endif

@@ -13,22 +13,22 @@
 struct stack_count {
 	const char *stack; /* folded: frames root first joined by ';' */
 	uint64_t count;
-	uint64_t weight;   /* in recordings with a weight_type (see below): nanoseconds, or bytes for alloc */
+	uint64_t weight; /* in recordings with a weight_type (see below): nanoseconds, or bytes for alloc */
 };
 
 struct recording {
 	struct stack_table stacks; /* the stacks with their counts and weights: the one store */
-	size_t nstacks;            /* stacks.stacks.n, the number of distinct stacks */
-	uint64_t total;            /* sum of counts */
-	uint64_t total_weight;     /* sum of weights */
+	size_t nstacks;		   /* stacks.stacks.n, the number of distinct stacks */
+	uint64_t total;		   /* sum of counts */
+	uint64_t total_weight;	   /* sum of weights */
 	/* "" : counts are CPU samples and there are no weights (-e cpu);
 	 * "off_cpu" or "wall": counts are samples (off-CPU blocks and CPU
 	 * samples), weights the nanoseconds they stand for (pprof's names);
 	 * "alloc": counts are allocation samples, weights the bytes they stand for;
 	 * "lock": counts are contended monitor enters and lock parks, weights the ns blocked */
 	char weight_type[16];
-	uint64_t interval;  /* alloc: bytes between allocation samples */
-	char note[256];     /* alloc, lock: what the agents said went wrong ("" none) */
+	uint64_t interval;			       /* alloc: bytes between allocation samples */
+	char note[256];				       /* alloc, lock: what the agents said went wrong ("" none) */
 	uint64_t min_block_ns, short_blocks, short_ns; /* off-CPU: blocks under the threshold */
 	/* what was recorded, for subtitles and summaries */
 	char target[256];
@@ -36,9 +36,9 @@ struct recording {
 	int freq;
 	char event[48];
 	uint64_t samples, lost, truncated, stack_errors;
-	uint64_t unwind_failed; /* JVM stacks whose walk stopped at a frame it could not read */
+	uint64_t unwind_failed;	  /* JVM stacks whose walk stopped at a frame it could not read */
 	char frame_pointers[512]; /* "frame pointers: on" or a warning, and the inlining notes */
-	bool fp_warning;          /* frame_pointers warns: a JVM's Java frames lost or not named */
+	bool fp_warning;	  /* frame_pointers warns: a JVM's Java frames lost or not named */
 };
 
 int recording_init(struct recording *r);
@@ -70,9 +70,9 @@ static inline int recording_timed(const struct recording *r)
 /* What the recording shows, for titles: "CPU", "Off-CPU", "Wall", "Allocation" or "Lock". */
 static inline const char *recording_title(const struct recording *r)
 {
-	return !recording_weighted(r)		     ? "CPU" :
-	       recording_alloc(r)		     ? "Allocation" :
-	       recording_lock(r)		     ? "Lock" :
+	return !recording_weighted(r)		   ? "CPU" :
+	       recording_alloc(r)		   ? "Allocation" :
+	       recording_lock(r)		   ? "Lock" :
 	       strcmp(r->weight_type, "wall") == 0 ? "Wall" :
 						     "Off-CPU";
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WELL_SAMPLED 5.0 /* samples a window from which a frame's own spread is trusted */
-#define FEW 10.0         /* expected samples (over phi) below which the normal is not trusted alone */
+#define WELL_SAMPLED 5.0  /* samples a window from which a frame's own spread is trusted */
+#define FEW	     10.0 /* expected samples (over phi) below which the normal is not trusted alone */
 
 void regress_init(struct regress *r)
 {

@@ -26,34 +26,34 @@ struct regress_counts {
 /* A frame's verdict. Shares are fractions of each side's samples. */
 struct regress_row {
 	const char *frame;
-	double before, after;           /* total (inclusive) share */
+	double before, after;		/* total (inclusive) share */
 	double self_before, self_after; /* self share */
-	double change;                  /* after - before, in share (x100: points) */
-	double p, p_adj;                /* two-sided p-value; Holm-adjusted over the frames tested */
-	bool significant;               /* p_adj < alpha */
-	unsigned streak;                /* record --baseline: windows in a row, this one the last, in which
+	double change;			/* after - before, in share (x100: points) */
+	double p, p_adj;		/* two-sided p-value; Holm-adjusted over the frames tested */
+	bool significant;		/* p_adj < alpha */
+	unsigned streak;		/* record --baseline: windows in a row, this one the last, in which
 					 * it grew significantly (0 elsewhere) */
 };
 
 struct regress {
-	struct str_index frames;          /* frame names, numbered as first seen */
+	struct str_index frames;		      /* frame names, numbered as first seen */
 	struct regress_counts *counts[REGRESS_SIDES]; /* per side, per frame */
 	size_t cap;
-	uint64_t samples[REGRESS_SIDES];  /* per side */
-	size_t windows[REGRESS_SIDES];    /* per side: windows added that had samples */
+	uint64_t samples[REGRESS_SIDES]; /* per side */
+	size_t windows[REGRESS_SIDES];	 /* per side: windows added that had samples */
 	/* a window being added */
-	uint64_t *win_total;              /* per frame: this window's total */
-	uint32_t *touched, *stamp;        /* frames with a total in this window; last stack each was seen in */
+	uint64_t *win_total;	   /* per frame: this window's total */
+	uint32_t *touched, *stamp; /* frames with a total in this window; last stack each was seen in */
 	size_t ntouched;
 	uint32_t stack_no;
 	bool in_window;
 	enum regress_side side;
 	uint64_t win_samples;
 	/* the result of regress_test */
-	struct regress_row *rows;         /* ordered by |change|, largest first */
+	struct regress_row *rows; /* ordered by |change|, largest first */
 	size_t nrows;
-	double phi_df;                    /* degrees of freedom of the spread (0: one window a side) */
-	double phi_pooled;                /* the spread of all well-sampled frames (median; 1: none known) */
+	double phi_df;	   /* degrees of freedom of the spread (0: one window a side) */
+	double phi_pooled; /* the spread of all well-sampled frames (median; 1: none known) */
 	double alpha;
 };
 

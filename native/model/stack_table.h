@@ -13,24 +13,24 @@ struct recording;
 
 /* One sample of a timestamped input (perf script text), in input order. */
 struct timed_sample {
-	double time;     /* seconds, as perf script printed it */
+	double time;	 /* seconds, as perf script printed it */
 	uint64_t weight; /* its period (1 when not printed) */
-	uint32_t stack;  /* index into the table's stacks */
+	uint32_t stack;	 /* index into the table's stacks */
 	uint32_t thread; /* index into the table's threads */
 };
 
 /* What the numbers are, in pprof's words (ValueType type/unit). */
 struct stack_meta {
 	char count_type[32], count_unit[32];   /* the counts: "samples"/"count" by default */
-	bool has_weight;                       /* weights below mean something */
+	bool has_weight;		       /* weights below mean something */
 	char weight_type[32], weight_unit[32]; /* "cpu"/"nanoseconds", "cycles"/"count" */
-	uint64_t period;                       /* weight units between samples; 0 unknown */
-	int64_t time_ns;                       /* start, ns since the epoch; 0 unknown */
-	int64_t duration_ns;                   /* 0 unknown */
-	char event[64];                        /* "cpu-clock", "cycles"; "" unknown */
-	char name[256];                        /* what was profiled; "" unknown */
-	char comment[1024];                    /* notes, one per line */
-	bool lines;                            /* frames may end in a source line (STACK_LINE_MARK) */
+	uint64_t period;		       /* weight units between samples; 0 unknown */
+	int64_t time_ns;		       /* start, ns since the epoch; 0 unknown */
+	int64_t duration_ns;		       /* 0 unknown */
+	char event[64];			       /* "cpu-clock", "cycles"; "" unknown */
+	char name[256];			       /* what was profiled; "" unknown */
+	char comment[1024];		       /* notes, one per line */
+	bool lines;			       /* frames may end in a source line (STACK_LINE_MARK) */
 };
 
 /* One line of an input in the order read (a flame chart draws them so):
@@ -41,10 +41,10 @@ struct stack_step {
 };
 
 struct stack_table {
-	struct str_index stacks;  /* folded text, frames root first joined by ';' */
-	uint64_t *counts;         /* per stack: samples (what folded output prints) */
-	uint64_t *weights;        /* per stack: sum of weights (when has_weight) */
-	uint64_t *befores;        /* per stack: the count before, for a differential
+	struct str_index stacks; /* folded text, frames root first joined by ';' */
+	uint64_t *counts;	 /* per stack: samples (what folded output prints) */
+	uint64_t *weights;	 /* per stack: sum of weights (when has_weight) */
+	uint64_t *befores;	 /* per stack: the count before, for a differential
 				     profile ("stack before after" input, jflame diff);
 				     NULL for any other */
 	size_t cap;

@@ -14,21 +14,22 @@
 #include "text_escape.h"
 #include "msg.h"
 
-#define MAX_RINGS 1024 /* JVMs whose sample rings are read at once */
-#define RING_RETRY_NS 500000000ULL /* a JVM without a ring (yet) is looked at again this often */
+#define MAX_RINGS	1024	      /* JVMs whose sample rings are read at once */
+#define RING_RETRY_NS	500000000ULL  /* a JVM without a ring (yet) is looked at again this often */
 #define RING_MISSING_NS 5000000000ULL /* ... and said to have none after this long */
-#define AGENT_ON_WAIT_NS 15000000000ULL /* an open ring's agent turns the events on within this (its
+#define AGENT_ON_WAIT_NS \
+	15000000000ULL /* an open ring's agent turns the events on within this (its
 					     * JVMTI calls and park hook take seconds in a slow JVM) */
 
 /* A JVM's sample ring, read every turn of the main loop. */
 struct ring_src {
 	pid_t pid, nspid;
-	uint64_t start_ticks;      /* the process's start: the ring must be its own */
+	uint64_t start_ticks; /* the process's start: the ring must be its own */
 	uint64_t first_ns, tried_ns, opened_ns;
 	bool open, gone, failed, told_missing, on; /* on: the agent has the events asked on */
 	struct sample_ring_reader rd;
 	uint64_t dropped, lock_short, bad; /* the ring's counters when last read */
-	char agent_error[256];     /* the last agent_error said */
+	char agent_error[256];		   /* the last agent_error said */
 };
 
 struct agent_samples {
@@ -195,7 +196,8 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 				src->failed = true; /* said once by target_file */
 				continue;
 			}
-			int rc = fd < 0 ? 1 : sample_ring_open_fd(&src->rd, fd, path, src->start_ticks, err, sizeof(err));
+			int rc = fd < 0 ? 1 :
+					  sample_ring_open_fd(&src->rd, fd, path, src->start_ticks, err, sizeof(err));
 			if (rc < 0) {
 				src->failed = true;
 				msg_warn("no alloc or lock samples from pid %d: %s\n", (int)src->pid, err);
@@ -215,16 +217,21 @@ void agent_samples_poll(struct agent_samples *a, uint64_t now, bool final)
 					fprintf(stderr, "\r\033[K");
 				if (!symbolizer_is_jvm(a->o.sy, src->pid))
 					msg_warn("pid %d (%s) is not a JVM: no alloc or lock samples "
-						"from it\n", (int)src->pid, symbolizer_process_name(a->o.sy, src->pid));
+						 "from it\n",
+						 (int)src->pid, symbolizer_process_name(a->o.sy, src->pid));
 				else if (symbolizer_has_agent(a->o.sy, src->pid))
-					msg_warn("the jflame agent in pid %d keeps no sample ring "
+					msg_warn(
+						"the jflame agent in pid %d keeps no sample ring "
 						"(/tmp/jflame-%d.samples): an agent older than this jflame? alloc and lock "
-						"samples need this version's agent\n", (int)src->pid, (int)src->nspid);
+						"samples need this version's agent\n",
+						(int)src->pid, (int)src->nspid);
 				else
 					msg_warn("pid %d has no jflame agent%s: alloc and lock samples "
-						"need it; %s\n", (int)src->pid, a->o.no_attach ? " (--no-attach)" : "",
-						a->o.no_attach ? "drop --no-attach, or start the JVM with "
-						"-agentpath:/path/to/libjflame-agent.so" : "see the attach warning above");
+						 "need it; %s\n",
+						 (int)src->pid, a->o.no_attach ? " (--no-attach)" : "",
+						 a->o.no_attach ? "drop --no-attach, or start the JVM with "
+								  "-agentpath:/path/to/libjflame-agent.so" :
+								  "see the attach warning above");
 			}
 			if (!src->open)
 				continue;

@@ -11,17 +11,17 @@
 #include "symbolize.h"
 
 #define AGENT_ALLOC 0 /* struct agent_sample's kind */
-#define AGENT_LOCK 1
+#define AGENT_LOCK  1
 
 /* One allocation or lock sample, folded; valid during the sink's call. */
 struct agent_sample {
-	int kind;          /* AGENT_ALLOC, AGENT_LOCK */
-	uint64_t ts_ns;    /* CLOCK_MONOTONIC */
+	int kind;	   /* AGENT_ALLOC, AGENT_LOCK */
+	uint64_t ts_ns;	   /* CLOCK_MONOTONIC */
 	const char *stack; /* the folded text */
 	size_t len;
-	bool oom;          /* no memory for it: stack is unusable */
-	bool truncated;    /* marked [truncated]: its outermost frames are lost */
-	uint64_t weight;   /* bytes (allocations) or ns blocked (locks) */
+	bool oom;	 /* no memory for it: stack is unusable */
+	bool truncated;	 /* marked [truncated]: its outermost frames are lost */
+	uint64_t weight; /* bytes (allocations) or ns blocked (locks) */
 };
 
 typedef void (*agent_sink_fn)(void *ctx, const struct agent_sample *as);
@@ -30,20 +30,20 @@ struct agent_samples_opts {
 	struct symbolizer *sy; /* borrowed */
 	bool alloc, lock;      /* the events asked for */
 	uint64_t alloc_interval, lock_min_ns;
-	const pid_t *pids;     /* the target JVMs (borrowed) */
+	const pid_t *pids; /* the target JVMs (borrowed) */
 	size_t npids;
-	bool every_jvm;        /* -a or a launched command: every JVM the symbolizer has seen */
-	bool no_attach;        /* --no-attach: said in the warning of a JVM without the agent */
-	bool tty;              /* a progress line on stderr is cleared before a warning */
+	bool every_jvm; /* -a or a launched command: every JVM the symbolizer has seen */
+	bool no_attach; /* --no-attach: said in the warning of a JVM without the agent */
+	bool tty;	/* a progress line on stderr is cleared before a warning */
 	agent_sink_fn sink;
 	void *ctx;
 };
 
 /* What the rings counted, over every ring so far. */
 struct agent_samples_stats {
-	uint64_t dropped;        /* samples lost in the rings (full, or failed validation) */
-	uint64_t lock_short;     /* monitor waits under lock_min_ns: counted, not recorded */
-	char agent_error[256];   /* the last error an agent reported, "pid N: ..." */
+	uint64_t dropped;      /* samples lost in the rings (full, or failed validation) */
+	uint64_t lock_short;   /* monitor waits under lock_min_ns: counted, not recorded */
+	char agent_error[256]; /* the last error an agent reported, "pid N: ..." */
 };
 
 struct agent_samples;

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #define CGROUP_LINE_MAX 65536 /* longer lines are not the kernel's: skipped */
-#define CONTAINER_HEX 64      /* docker, containerd, CRI-O and podman ids */
-#define SHORT_HEX 12          /* as docker ps shows them */
+#define CONTAINER_HEX	64    /* docker, containerd, CRI-O and podman ids */
+#define SHORT_HEX	12    /* as docker ps shows them */
 
 /* A piece of the input: not NUL-terminated. */
 struct span {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 struct cgroup_id {
-	char pod[64];       /* Kubernetes pod UID, dashed form (8-4-4-4-12; a static pod's 32 hex), "" when not in a pod */
+	char pod[64]; /* Kubernetes pod UID, dashed form (8-4-4-4-12; a static pod's 32 hex), "" when not in a pod */
 	char container[80]; /* full container id as the runtime wrote it (usually 64 hex), "" when none */
 	char runtime[16];   /* "docker", "containerd", "cri-o", "podman", "kubepods" (pod known, runtime not), or "" */
 };

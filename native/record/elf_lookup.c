@@ -130,8 +130,8 @@ static bool segments_hold(const struct segments *s, uint64_t vaddr)
 
 /* Looks the names not found yet up in the symbol table of type type
  * (SHT_DYNSYM, SHT_SYMTAB); returns how many it found. */
-static size_t table_lookup(Elf *e, Elf32_Word type, const struct segments *s, uint64_t bias,
-			   const char *const *names, size_t n, uint64_t *addrs, size_t found)
+static size_t table_lookup(Elf *e, Elf32_Word type, const struct segments *s, uint64_t bias, const char *const *names,
+			   size_t n, uint64_t *addrs, size_t found)
 {
 	size_t more = 0;
 	for (Elf_Scn *scn = NULL; found + more < n && (scn = elf_nextscn(e, scn)) != NULL;) {

@@ -24,9 +24,9 @@
 #include "str_intern.h"
 #include "text_escape.h"
 
-#define MAX_BUILD_ID 64	 /* bytes; GNU ld writes 20 (sha1) */
+#define MAX_BUILD_ID  64   /* bytes; GNU ld writes 20 (sha1) */
 #define PAGE_SIZE_MIN 4096 /* maps start on page boundaries before a segment */
-#define OVERLAP_WALK 4	 /* symbols looked back at for nested ones */
+#define OVERLAP_WALK  4	   /* symbols looked back at for nested ones */
 
 enum { DEM_UNTRIED, DEM_AS_IS, DEM_OWNED };
 
@@ -194,13 +194,14 @@ static long read_symbols(struct elf_syms *es, Elf *elf, Elf64_Word type)
 		if (!gelf_getsym(d, (int)i, &s))
 			continue;
 		t = GELF_ST_TYPE(s.st_info);
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value ||
-		    !s.st_name || s.st_name >= strd->d_size || !strs[s.st_name])
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value || !s.st_name ||
+		    s.st_name >= strd->d_size || !strs[s.st_name])
 			continue;
 		syms[n++] = (struct elf_sym){
 			.addr = s.st_value,
 			.size = s.st_size,
-			.limit = s.st_size || s.st_shndx >= SHN_LORESERVE ? 0 : section_end(elf, s.st_shndx, s.st_value),
+			.limit = s.st_size || s.st_shndx >= SHN_LORESERVE ? 0 :
+									    section_end(elf, s.st_shndx, s.st_value),
 			.name = (uint32_t)s.st_name,
 			.rank = es->perf_rank ? rank_perf(&s) : rank_of(&s),
 			.weak = GELF_ST_BIND(s.st_info) == STB_WEAK,
@@ -320,8 +321,7 @@ static int read_debuglink(Elf *elf, char *name, size_t namelen, uint32_t *crc)
 /* Tries one candidate debug file: a regular file other than the main one, an
  * ELF file with a matching build-id (when want_id) or CRC (when !want_id),
  * with function symbols in a .symtab. 1 when its symbols were taken. */
-static int try_debug_file(struct elf_syms *es, const char *path, const struct stat *main_st, int want_id,
-			  uint32_t crc)
+static int try_debug_file(struct elf_syms *es, const char *path, const struct stat *main_st, int want_id, uint32_t crc)
 {
 	struct elf_syms probe = { 0 };
 	struct stat st;
@@ -380,8 +380,8 @@ static void read_debug_symbols(struct elf_syms *es, Elf *elf, const char *path, 
 	size_t rootlen = strlen(root);
 	int dirlen = slash ? (int)(slash - path) : 1;
 
-	if (strlen(id) >= 4 && try_debug_path(es, main_st, 1, 0, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-					      id, id + 2))
+	if (strlen(id) >= 4 &&
+	    try_debug_path(es, main_st, 1, 0, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, id, id + 2))
 		return;
 	if (!read_debuglink(elf, name, sizeof(name), &crc))
 		return;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define FLAG_PAGES 4 /* page cache of the flag names (read in address order) */
-#define PAGE 4096
+#define PAGE	   4096
 
 /* The JVM's memory, and the pages of libjvm's read-only data the flag names
  * are in, each read once. */

@@ -10,20 +10,20 @@
 
 #include "text_escape.h"
 
-#define MAX_NAME 256                 /* code blob and source file names */
-#define MAX_CLASS 2048               /* class names longer than this are cut */
-#define MAX_METHOD_NAME (MAX_CLASS + 1024)
-#define MAX_LINE_TABLE 65536         /* bytes of a line number table read at most */
-#define MAX_CACHED (1u << 18)        /* entries of a name cache before it starts over */
-#define CLOSED_KEEP_NS 5000000000ULL /* closed names serve samples this much older */
-#define OPEN ((uint64_t)-1)
-#define LINE_CACHE 4096              /* direct-mapped */
-#define INLINE_CACHE 8192            /* direct-mapped: (nmethod, pc) -> inline chain */
-#define MAX_CHAIN 8192               /* bytes of an inline chain's name */
-#define BLOB_CACHE 4096              /* code blob -> its name: slots to start with */
-#define BLOB_CACHE_MAX (1u << 17)    /* blobs kept at most before the table starts over */
-#define BLOB_RECHECK_NS 1000000000ULL /* a blob's name is read again after this long */
-#define BLOB_RENAMES_MAX 64          /* names found changed before they are read no more */
+#define MAX_NAME	 256  /* code blob and source file names */
+#define MAX_CLASS	 2048 /* class names longer than this are cut */
+#define MAX_METHOD_NAME	 (MAX_CLASS + 1024)
+#define MAX_LINE_TABLE	 65536	       /* bytes of a line number table read at most */
+#define MAX_CACHED	 (1u << 18)    /* entries of a name cache before it starts over */
+#define CLOSED_KEEP_NS	 5000000000ULL /* closed names serve samples this much older */
+#define OPEN		 ((uint64_t)-1)
+#define LINE_CACHE	 4096	       /* direct-mapped */
+#define INLINE_CACHE	 8192	       /* direct-mapped: (nmethod, pc) -> inline chain */
+#define MAX_CHAIN	 8192	       /* bytes of an inline chain's name */
+#define BLOB_CACHE	 4096	       /* code blob -> its name: slots to start with */
+#define BLOB_CACHE_MAX	 (1u << 17)    /* blobs kept at most before the table starts over */
+#define BLOB_RECHECK_NS	 1000000000ULL /* a blob's name is read again after this long */
+#define BLOB_RENAMES_MAX 64	       /* names found changed before they are read no more */
 
 /* What every JVM's names hold in all (hotspot_names_charged), for the cap. */
 static size_t names_all_bytes;
@@ -33,7 +33,7 @@ static size_t names_all_bytes;
  * are closed when the JVM reports unloading, and kept a while for the samples
  * taken before it. In the nmethod cache, cookie is the compile id. */
 struct name_entry {
-	uint64_t key; /* Method* or nmethod (0: empty) */
+	uint64_t key;	 /* Method* or nmethod (0: empty) */
 	uint32_t cookie; /* ConstMethod* >> 3 it was named from */
 	const char *name;
 	const char *source; /* "Foo.java", NULL when the class has none */
@@ -81,9 +81,9 @@ struct hotspot_names {
 	/* the last unloading happened in [window_ns, open_from_ns): samples from
 	 * then cannot be told from the classes that replaced the unloaded ones */
 	uint64_t window_ns, open_from_ns;
-	size_t charged;  /* bytes its names added to si (counted in names_all_bytes) */
+	size_t charged;	  /* bytes its names added to si (counted in names_all_bytes) */
 	size_t max_bytes; /* HOTSPOT_NAMES_MAX_BYTES, or a test's */
-	bool capped;     /* a name was refused: the caps were reached */
+	bool capped;	  /* a name was refused: the caps were reached */
 	unsigned renames; /* blob names found changed when read again */
 };
 
@@ -573,7 +573,8 @@ static int method_line(struct hotspot_names *n, uint64_t method, uint32_t cookie
 		return -1;
 	/* the table follows the bytecodes; the ConstMethod's size bounds it */
 	uint64_t table = cm + (uint64_t)n->l.cm_size + code_size;
-	if (n->l.cm_method_size > 0 && remote_mem_read(&n->mem, at(cm, n->l.cm_method_size), &words, 4) == 0 && words > 0) {
+	if (n->l.cm_method_size > 0 && remote_mem_read(&n->mem, at(cm, n->l.cm_method_size), &words, 4) == 0 &&
+	    words > 0) {
 		uint64_t end = cm + 8 * (uint64_t)words;
 		if (end <= table)
 			return -1;
@@ -664,8 +665,9 @@ enum hotspot_inline hotspot_names_inline(struct hotspot_names *n, uint64_t nmeth
 	int count = hotspot_scopes_at(&n->l.scopes, &n->mem, nmethod, compile_id, pc, sc, HOTSPOT_SCOPES_MAX);
 	if (count == HOTSPOT_SCOPES_GONE)
 		return HOTSPOT_INLINE_GONE;
-	rc = count >= 1 ? chain_text(n, sc, count, t_ns, lines, name, line_text) :
-	     count == HOTSPOT_SCOPES_BAD ? HOTSPOT_INLINE_BAD : HOTSPOT_INLINE_NONE;
+	rc = count >= 1			 ? chain_text(n, sc, count, t_ns, lines, name, line_text) :
+	     count == HOTSPOT_SCOPES_BAD ? HOTSPOT_INLINE_BAD :
+					   HOTSPOT_INLINE_NONE;
 	if (rc != HOTSPOT_INLINE_CHAIN) { /* the compiled method alone */
 		*name = hotspot_names_nmethod(n, nmethod, compile_id, t_ns);
 		*line_text = NULL;

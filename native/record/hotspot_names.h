@@ -16,17 +16,17 @@ typedef remote_read_fn hotspot_read_fn;
 
 /* Field offsets and sizes the names need (bytes; -1 when the JVM has none). */
 struct hotspot_layout {
-	int jdk;                  /* major version (17, 25, ...); 0 unknown */
+	int jdk;		  /* major version (17, 25, ...); 0 unknown */
 	long method_const_method; /* Method::_constMethod */
 	long cm_constants, cm_name_index, cm_code_size;
 	long cm_flags, cm_flags_size; /* ConstMethod::_flags (u2), JDK 21+ _flags._flags (u4) */
-	long cm_size;                 /* sizeof(ConstMethod): the bytecodes follow it */
+	long cm_size;		      /* sizeof(ConstMethod): the bytecodes follow it */
 	long cp_pool_holder, cp_size, cp_source_file;
 	long klass_name;
 	long symbol_length, symbol_body;
 	long blob_name;
 	long nm_method, nm_compile_id;
-	long cm_method_size; /* ConstMethod::_constMethod_size (int, words); 0 or -1 unknown */
+	long cm_method_size;		    /* ConstMethod::_constMethod_size (int, words); 0 or -1 unknown */
 	struct hotspot_scope_layout scopes; /* compiled methods' debug info (inlining) */
 };
 
@@ -35,7 +35,7 @@ struct hotspot_names;
 /* Caps on the names read from JVMs' memory: one JVM's, and every JVM's in all
  * (its interned names and their table). Past them a name not seen before is
  * not kept: its frame is left unnamed. */
-#define HOTSPOT_NAMES_MAX_BYTES (32u << 20)
+#define HOTSPOT_NAMES_MAX_BYTES	    (32u << 20)
 #define HOTSPOT_NAMES_ALL_MAX_BYTES (256u << 20)
 
 /* Names read through read(ctx, ...) with layout l, interned in si. NULL when
@@ -67,9 +67,9 @@ const char *hotspot_names_nmethod(struct hotspot_names *n, uint64_t nmethod, uin
 /* What hotspot_names_inline found. */
 enum hotspot_inline {
 	HOTSPOT_INLINE_NONE = 0, /* no debug info at pc: the compiled method alone */
-	HOTSPOT_INLINE_CHAIN,    /* the inline chain from the debug info */
-	HOTSPOT_INLINE_BAD,      /* debug info that did not decode: the compiled method alone */
-	HOTSPOT_INLINE_GONE,     /* the nmethod is not compile_id's any more: no name */
+	HOTSPOT_INLINE_CHAIN,	 /* the inline chain from the debug info */
+	HOTSPOT_INLINE_BAD,	 /* debug info that did not decode: the compiled method alone */
+	HOTSPOT_INLINE_GONE,	 /* the nmethod is not compile_id's any more: no name */
 };
 /* The inline chain at pc of an nmethod (compile_id) as its debug info gives
  * it: *name "Lpkg/A;::outer->Lpkg/B;::inner" (outermost first, each as

@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <string.h>
 
-#define HEADER_MAX 1024          /* bytes of an nmethod read for its fields */
-#define PCDESCS_MAX (1u << 22)   /* PcDescs of one nmethod at most */
-#define SECTION_MAX (64u << 20)  /* bytes of a debug-info section at most */
-#define CHUNK 64                 /* PcDescs read at once */
-#define PCDESC_MAX 64            /* sizeof(PcDesc) at most (16 on JDK 17 to 25) */
-#define SCOPE_HEADER 15          /* a scope's sender, method and bci: three ints of 5 bytes at most */
+#define HEADER_MAX   1024	 /* bytes of an nmethod read for its fields */
+#define PCDESCS_MAX  (1u << 22)	 /* PcDescs of one nmethod at most */
+#define SECTION_MAX  (64u << 20) /* bytes of a debug-info section at most */
+#define CHUNK	     64		 /* PcDescs read at once */
+#define PCDESC_MAX   64		 /* sizeof(PcDesc) at most (16 on JDK 17 to 25) */
+#define SCOPE_HEADER 15		 /* a scope's sender, method and bci: three ints of 5 bytes at most */
 
 /* UNSIGNED5: each byte less x is a digit; a digit below 256 - 64 - x ends the
  * number, which has at most 5 of them, each worth 64 times the one before. */
@@ -45,8 +45,8 @@ int hotspot_scopes_supported(const struct hotspot_scope_layout *l)
 		      l->pc_offset + 4 <= l->pcdesc_size && l->scope_offset >= 0 &&
 		      l->scope_offset + 4 <= l->pcdesc_size && (l->stream_x == 0 || l->stream_x == 1);
 	bool old = have(l->dependencies) && have(l->metadata) && have(l->scopes_data_begin);
-	bool imm = have(l->immutable) && have(l->immutable_size) && have(l->scopes_data) &&
-		   have(l->mutable_data) && have(l->relocation_size) && have(l->mutable_size);
+	bool imm = have(l->immutable) && have(l->immutable_size) && have(l->scopes_data) && have(l->mutable_data) &&
+		   have(l->relocation_size) && have(l->mutable_size);
 	return common && (old || imm);
 }
 
@@ -79,13 +79,14 @@ struct debug_info {
 	uint64_t code, pcs, npcs, data, data_end, meta, nmeta, method;
 };
 
-static int locate(const struct hotspot_scope_layout *l, const struct remote_mem *m, uint64_t nm,
-		  uint32_t compile_id, struct debug_info *d)
+static int locate(const struct hotspot_scope_layout *l, const struct remote_mem *m, uint64_t nm, uint32_t compile_id,
+		  struct debug_info *d)
 {
 	uint8_t h[HEADER_MAX];
-	long top = 0, offs[] = { l->code_begin, l->compile_id, l->method, l->scopes_pcs, l->scopes_data,
-				 l->dependencies, l->metadata, l->scopes_data_begin, l->immutable,
-				 l->immutable_size, l->mutable_data, l->relocation_size, l->mutable_size };
+	long top = 0, offs[] = { l->code_begin,	 l->compile_id,	    l->method,	     l->scopes_pcs,
+				 l->scopes_data, l->dependencies,   l->metadata,     l->scopes_data_begin,
+				 l->immutable,	 l->immutable_size, l->mutable_data, l->relocation_size,
+				 l->mutable_size };
 	uint64_t pcs_end, meta_end;
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		top = offs[i] + 8 > top ? offs[i] + 8 : top;

@@ -23,15 +23,16 @@
  *     bytes in all), the Method*s after the relocations in CodeBlob::
  *     _mutable_data (+ _relocation_size, _mutable_data_size bytes in all). */
 struct hotspot_scope_layout {
-	int stream_x;                   /* the scopes' integers: 1 UNSIGNED5 (JDK 20+), 0 before */
-	long code_begin;                /* CodeBlob::_code_begin (pointer) or, with code_offset, */
-	int code_offset;                /* ... CodeBlob::_code_offset (int from the blob, JDK 23+) */
-	long compile_id, method;        /* nmethod::_compile_id (int), _method (Method*) */
-	long scopes_pcs, scopes_data;   /* nmethod::_scopes_pcs_offset, _scopes_data_offset (int) */
-	long dependencies, metadata;    /* nmethod::_dependencies_offset, _metadata_offset (int) */
-	long scopes_data_begin;         /* CompiledMethod::_scopes_data_begin (pointer) */
+	int stream_x;			/* the scopes' integers: 1 UNSIGNED5 (JDK 20+), 0 before */
+	long code_begin;		/* CodeBlob::_code_begin (pointer) or, with code_offset, */
+	int code_offset;		/* ... CodeBlob::_code_offset (int from the blob, JDK 23+) */
+	long compile_id, method;	/* nmethod::_compile_id (int), _method (Method*) */
+	long scopes_pcs, scopes_data;	/* nmethod::_scopes_pcs_offset, _scopes_data_offset (int) */
+	long dependencies, metadata;	/* nmethod::_dependencies_offset, _metadata_offset (int) */
+	long scopes_data_begin;		/* CompiledMethod::_scopes_data_begin (pointer) */
 	long immutable, immutable_size; /* nmethod::_immutable_data (pointer), _immutable_data_size (int) */
-	long mutable_data, relocation_size, mutable_size; /* CodeBlob::_mutable_data, _relocation_size, _mutable_data_size */
+	long mutable_data, relocation_size,
+		mutable_size;			   /* CodeBlob::_mutable_data, _relocation_size, _mutable_data_size */
 	long pcdesc_size, pc_offset, scope_offset; /* sizeof(PcDesc), PcDesc::_pc_offset, _scope_decode_offset */
 };
 
@@ -42,9 +43,9 @@ struct hotspot_scope {
 };
 
 enum hotspot_scopes_rc {
-	HOTSPOT_SCOPES_NONE = 0,  /* no debug info covers pc: the nmethod's own method alone */
-	HOTSPOT_SCOPES_BAD = -1,  /* debug info that does not decode (bad memory, a freed nmethod) */
-	HOTSPOT_SCOPES_GONE = -2, /* the nmethod's compile id is no longer compile_id */
+	HOTSPOT_SCOPES_NONE = 0,	 /* no debug info covers pc: the nmethod's own method alone */
+	HOTSPOT_SCOPES_BAD = -1,	 /* debug info that does not decode (bad memory, a freed nmethod) */
+	HOTSPOT_SCOPES_GONE = -2,	 /* the nmethod's compile id is no longer compile_id */
 	HOTSPOT_SCOPES_UNSUPPORTED = -3, /* the layout lacks what the decoder needs */
 };
 

@@ -10,15 +10,15 @@
 
 /* StubCodeDesc on JDK 17 to 25 (not in gHotSpotVMStructs): _next, _group,
  * _name, _begin, _end, each a pointer. */
-#define DESC_NEXT 0
-#define DESC_NAME 16
-#define DESC_BEGIN 24
-#define DESC_END 32
-#define DESC_READ 40
+#define DESC_NEXT     0
+#define DESC_NAME     16
+#define DESC_BEGIN    24
+#define DESC_END      32
+#define DESC_READ     40
 #define STUB_MAX_SIZE (16u << 20) /* bytes of one stub at most */
-#define NAME_MAX_LEN 128
-#define RELOAD_NS 1000000000ULL
-#define RELOADS_MAX 60
+#define NAME_MAX_LEN  128
+#define RELOAD_NS     1000000000ULL
+#define RELOADS_MAX   60
 
 struct stub {
 	uint64_t begin, end;

@@ -11,36 +11,66 @@
 #include "hotspot_scopes.h" /* hotspot_stream_int */
 #include "utf8.h"
 
-#define MAX_OFFSET 0xffff     /* a field offset past this is no offset this code uses */
-#define MAX_THREADS (1u << 16) /* threads of one list read at most */
-#define PTR_CHUNK 512          /* thread pointers read at once */
-#define MAX_SPAN 512           /* bytes of one object or JavaThread read at once */
-#define MAX_SUPERS 64          /* Klass::_super steps from a Thread subclass up to Thread */
-#define SUBCLASSES 32          /* Thread subclasses remembered */
-#define MAX_FIELDS 4096        /* Java fields of a class */
-#define MAX_STREAM 65536       /* bytes of a field info stream */
-#define MAX_POOL 65536         /* constant pool entries */
-#define MAX_SYMBOL 64          /* length of a symbol compared at most */
-#define MAX_ATTEMPTS 64        /* layout searches before giving up */
-#define MAX_LIST_TRIES 3       /* thread list reads when it changes under the reader */
-#define OPTIMISTIC 64          /* bytes of a name read with its array's header */
-#define ACC_STATIC 0x0008
+#define MAX_OFFSET	     0xffff	/* a field offset past this is no offset this code uses */
+#define MAX_THREADS	     (1u << 16) /* threads of one list read at most */
+#define PTR_CHUNK	     512	/* thread pointers read at once */
+#define MAX_SPAN	     512	/* bytes of one object or JavaThread read at once */
+#define MAX_SUPERS	     64		/* Klass::_super steps from a Thread subclass up to Thread */
+#define SUBCLASSES	     32		/* Thread subclasses remembered */
+#define MAX_FIELDS	     4096	/* Java fields of a class */
+#define MAX_STREAM	     65536	/* bytes of a field info stream */
+#define MAX_POOL	     65536	/* constant pool entries */
+#define MAX_SYMBOL	     64		/* length of a symbol compared at most */
+#define MAX_ATTEMPTS	     64		/* layout searches before giving up */
+#define MAX_LIST_TRIES	     3		/* thread list reads when it changes under the reader */
+#define OPTIMISTIC	     64		/* bytes of a name read with its array's header */
+#define ACC_STATIC	     0x0008
 #define FIELDINFO_TAG_OFFSET 1 /* JDK 17 FieldInfo: the packed field holds the offset */
-#define FIELDINFO_TAG_SIZE 2
-#define FIELD_SLOTS 6          /* JDK 17 FieldInfo: u2s a field */
-#define FF_KNOWN 0x1fu         /* JDK 21+ FieldFlags: initialized, injected, generic, stable, contended */
-#define FF_OPTIONALS 0x15u     /* ... the ones followed by one more number each */
+#define FIELDINFO_TAG_SIZE   2
+#define FIELD_SLOTS	     6	   /* JDK 17 FieldInfo: u2s a field */
+#define FF_KNOWN	     0x1fu /* JDK 21+ FieldFlags: initialized, injected, generic, stable, contended */
+#define FF_OPTIONALS	     0x15u /* ... the ones followed by one more number each */
 
 /* What the names need from the tables. */
 enum field {
-	F_LIST_LENGTH, F_LIST_THREADS, F_THREAD_OBJ, F_JT_OSTHREAD, F_T_OSTHREAD, F_HANDLE_OBJ, F_OS_TID,
-	F_NARROW_KLASS, F_WIDE_KLASS, F_KLASS_NAME, F_KLASS_SUPER, F_IK_CONSTANTS, F_IK_FIELDS, F_IK_JAVA_FIELDS,
-	F_IK_STREAM, F_CP_LENGTH, F_SYM_LENGTH, F_SYM_BODY, F_U1_DATA, F_U2_DATA, F_FLAG_NAME, F_FLAG_ADDR,
-	T_OOP, T_CONSTANTPOOL, T_JVMFLAG, NFIELDS
+	F_LIST_LENGTH,
+	F_LIST_THREADS,
+	F_THREAD_OBJ,
+	F_JT_OSTHREAD,
+	F_T_OSTHREAD,
+	F_HANDLE_OBJ,
+	F_OS_TID,
+	F_NARROW_KLASS,
+	F_WIDE_KLASS,
+	F_KLASS_NAME,
+	F_KLASS_SUPER,
+	F_IK_CONSTANTS,
+	F_IK_FIELDS,
+	F_IK_JAVA_FIELDS,
+	F_IK_STREAM,
+	F_CP_LENGTH,
+	F_SYM_LENGTH,
+	F_SYM_BODY,
+	F_U1_DATA,
+	F_U2_DATA,
+	F_FLAG_NAME,
+	F_FLAG_ADDR,
+	T_OOP,
+	T_CONSTANTPOOL,
+	T_JVMFLAG,
+	NFIELDS
 };
 enum statics {
-	A_LIST, A_OOP_BASE, A_OOP_SHIFT, A_KLASS_BASE, A_KLASS_SHIFT, A_THREAD_KLASS, A_STRING_KLASS, A_FLAGS,
-	A_NFLAGS, NSTATICS
+	A_LIST,
+	A_OOP_BASE,
+	A_OOP_SHIFT,
+	A_KLASS_BASE,
+	A_KLASS_SHIFT,
+	A_THREAD_KLASS,
+	A_STRING_KLASS,
+	A_FLAGS,
+	A_NFLAGS,
+	NSTATICS
 };
 
 static const struct {
@@ -59,9 +89,9 @@ static const struct {
 	{ "Klass", "_name", F_KLASS_NAME },
 	{ "Klass", "_super", F_KLASS_SUPER },
 	{ "InstanceKlass", "_constants", F_IK_CONSTANTS },
-	{ "InstanceKlass", "_fields", F_IK_FIELDS },                /* before JDK 21: Array<u2> */
+	{ "InstanceKlass", "_fields", F_IK_FIELDS }, /* before JDK 21: Array<u2> */
 	{ "InstanceKlass", "_java_fields_count", F_IK_JAVA_FIELDS },
-	{ "InstanceKlass", "_fieldinfo_stream", F_IK_STREAM },      /* JDK 21+: Array<u1> */
+	{ "InstanceKlass", "_fieldinfo_stream", F_IK_STREAM }, /* JDK 21+: Array<u1> */
 	{ "ConstantPool", "_length", F_CP_LENGTH },
 	{ "Symbol", "_length", F_SYM_LENGTH },
 	{ "Symbol", "_body", F_SYM_BODY },
@@ -78,7 +108,7 @@ static const struct {
 	{ "ThreadsSMRSupport", "_java_thread_list", A_LIST },
 	{ "CompressedOops", "_narrow_oop._base", A_OOP_BASE }, /* JDK 17 */
 	{ "CompressedOops", "_narrow_oop._shift", A_OOP_SHIFT },
-	{ "CompressedOops", "_base", A_OOP_BASE },             /* JDK 25 */
+	{ "CompressedOops", "_base", A_OOP_BASE }, /* JDK 25 */
 	{ "CompressedOops", "_shift", A_OOP_SHIFT },
 	{ "CompressedKlassPointers", "_narrow_klass._base", A_KLASS_BASE },
 	{ "CompressedKlassPointers", "_narrow_klass._shift", A_KLASS_SHIFT },
@@ -167,7 +197,8 @@ void hotspot_threads_take(void *ctx, const struct hotspot_entry *e)
 	}
 	if (e->is_static) {
 		for (k = 0; k < sizeof(wanted_static) / sizeof(wanted_static[0]); k++)
-			if (strcmp(e->type, wanted_static[k].type) == 0 && strcmp(e->field, wanted_static[k].field) == 0)
+			if (strcmp(e->type, wanted_static[k].type) == 0 &&
+			    strcmp(e->field, wanted_static[k].field) == 0)
 				t->a[wanted_static[k].id] = e->value;
 		return;
 	}
@@ -175,20 +206,20 @@ void hotspot_threads_take(void *ctx, const struct hotspot_entry *e)
 		if (strcmp(e->type, wanted[k].type) == 0 && strcmp(e->field, wanted[k].field) == 0) {
 			t->f[wanted[k].id] = v;
 			if (wanted[k].id == F_OS_TID) /* pid_t on Linux ("OSThread::thread_id_t" or "pid_t") */
-				t->tid_int = e->type_string &&
-					     (strcmp(e->type_string, "pid_t") == 0 ||
-					      strcmp(e->type_string, "OSThread::thread_id_t") == 0 ||
-					      strcmp(e->type_string, "int") == 0);
+				t->tid_int = e->type_string && (strcmp(e->type_string, "pid_t") == 0 ||
+								strcmp(e->type_string, "OSThread::thread_id_t") == 0 ||
+								strcmp(e->type_string, "int") == 0);
 		}
 }
 
 int hotspot_threads_ready(struct hotspot_threads *t)
 {
-	static const int need[] = { F_LIST_LENGTH, F_LIST_THREADS, F_THREAD_OBJ, F_HANDLE_OBJ, F_OS_TID,
-				    F_KLASS_NAME, F_KLASS_SUPER, F_IK_CONSTANTS, F_CP_LENGTH, F_SYM_LENGTH,
-				    F_SYM_BODY, F_FLAG_NAME, F_FLAG_ADDR, T_OOP, T_CONSTANTPOOL, T_JVMFLAG };
-	static const int need_static[] = { A_LIST, A_OOP_BASE, A_OOP_SHIFT, A_KLASS_BASE, A_KLASS_SHIFT,
-					   A_THREAD_KLASS, A_STRING_KLASS, A_FLAGS, A_NFLAGS };
+	static const int need[] = { F_LIST_LENGTH, F_LIST_THREADS, F_THREAD_OBJ,   F_HANDLE_OBJ,
+				    F_OS_TID,	   F_KLASS_NAME,   F_KLASS_SUPER,  F_IK_CONSTANTS,
+				    F_CP_LENGTH,   F_SYM_LENGTH,   F_SYM_BODY,	   F_FLAG_NAME,
+				    F_FLAG_ADDR,   T_OOP,	   T_CONSTANTPOOL, T_JVMFLAG };
+	static const int need_static[] = { A_LIST,	   A_OOP_BASE,	   A_OOP_SHIFT, A_KLASS_BASE, A_KLASS_SHIFT,
+					   A_THREAD_KLASS, A_STRING_KLASS, A_FLAGS,	A_NFLAGS };
 	bool ok = t->tid_int && (t->f[F_JT_OSTHREAD] >= 0 || t->f[F_T_OSTHREAD] >= 0) &&
 		  (t->f[F_NARROW_KLASS] >= 0 || t->f[F_WIDE_KLASS] >= 0) &&
 		  ((t->f[F_IK_FIELDS] >= 0 && t->f[F_IK_JAVA_FIELDS] >= 0 && t->f[F_U2_DATA] >= 0) ||
@@ -232,7 +263,7 @@ static uint64_t at(uint64_t addr, long off)
 static int flags_read(const struct hotspot_threads *t, const char *const *names, int *values, size_t n)
 {
 	struct vm_flag_table ft = { t->a[A_FLAGS], t->a[A_NFLAGS], t->f[T_JVMFLAG], t->f[F_FLAG_NAME],
-					 t->f[F_FLAG_ADDR] };
+				    t->f[F_FLAG_ADDR] };
 	return hotspot_flags_read(&t->mem, &ft, names, values, n);
 }
 
@@ -323,8 +354,9 @@ static int fields_stream(const struct hotspot_threads *t, uint64_t klass, struct
 		for (uint32_t k = 0; k < skip; k++)
 			if (hotspot_stream_int(s, (size_t)length, &pos, 1, &item) != 0)
 				goto out;
-		out[i] = (struct field_info){ .access = v[3], .name = v[0], .sig = v[1], .offset = v[2],
-					      .has_offset = true };
+		out[i] = (struct field_info){
+			.access = v[3], .name = v[0], .sig = v[1], .offset = v[2], .has_offset = true
+		};
 	}
 	*n = java;
 	rc = 0;
@@ -348,8 +380,7 @@ static int fields_find(const struct hotspot_threads *t, uint64_t klass, struct f
 	int32_t cp_len = 0;
 	size_t n = 0, found = 0;
 	int rc = -1;
-	if (!fi || !cp || mem_read(t, at(cp, t->f[F_CP_LENGTH]), &cp_len, 4) != 0 || cp_len <= 0 ||
-	    cp_len > MAX_POOL)
+	if (!fi || !cp || mem_read(t, at(cp, t->f[F_CP_LENGTH]), &cp_len, 4) != 0 || cp_len <= 0 || cp_len > MAX_POOL)
 		goto out;
 	if ((t->f[F_IK_STREAM] >= 0 ? fields_stream(t, klass, fi, &n) : fields_array(t, klass, fi, &n)) != 0)
 		goto out;
@@ -582,7 +613,8 @@ static int layout_find(struct hotspot_threads *t)
 	t->narrow_oops = v[0] == 1;
 	t->narrow_klass = v[1] == 1;
 	if (t->narrow_oops) {
-		if (mem_read(t, t->a[A_OOP_BASE], &t->oop_base, 8) != 0 || mem_read(t, t->a[A_OOP_SHIFT], &shift, 4) != 0)
+		if (mem_read(t, t->a[A_OOP_BASE], &t->oop_base, 8) != 0 ||
+		    mem_read(t, t->a[A_OOP_SHIFT], &shift, 4) != 0)
 			return -1;
 		if (shift < 0 || shift > 8)
 			return -1; /* not set up yet (some JDKs start from -1) */
@@ -666,7 +698,8 @@ static int thread_read(const struct hotspot_threads *t, uint64_t jt, struct thre
 /* Reads ThreadsList list: 0, or -1 when unreadable. */
 static int list_read(struct hotspot_threads *t, uint64_t list)
 {
-	long hi = t->f[F_LIST_LENGTH] + 4 > t->f[F_LIST_THREADS] + 8 ? t->f[F_LIST_LENGTH] + 4 : t->f[F_LIST_THREADS] + 8;
+	long hi = t->f[F_LIST_LENGTH] + 4 > t->f[F_LIST_THREADS] + 8 ? t->f[F_LIST_LENGTH] + 4 :
+								       t->f[F_LIST_THREADS] + 8;
 	unsigned char head[MAX_SPAN];
 	uint64_t ptrs[PTR_CHUNK], arr;
 	uint32_t length;

@@ -22,9 +22,9 @@
 #include "target_file.h"
 
 #define NO_COUNTER_FLUSH_NS 1000000000ULL
-#define PAGE 4096
-#define PAGES 128 /* the table reader's page cache */
-#define UNLOADED_COUNTER "java.cls.unloadedClasses"
+#define PAGE		    4096
+#define PAGES		    128 /* the table reader's page cache */
+#define UNLOADED_COUNTER    "java.cls.unloadedClasses"
 
 struct hotspot_vm {
 	uint64_t jvm_text_low, jvm_text_high; /* libjvm's code (0 unknown) */
@@ -49,13 +49,13 @@ struct hotspot_vm {
 	int frame_complete_size;
 	bool blob_code_offsets;
 	uint64_t call_stub_ret_addr, call_stub_ret; /* StubRoutines::_call_stub_return_address, its value */
-	struct hotspot_stubs *stubs; /* the generated stubs' names (NULL: libjvm has no .symtab) */
-	struct hotspot_threads *threads; /* Java thread names (NULL: the tables lack what they need) */
+	struct hotspot_stubs *stubs;		    /* the generated stubs' names (NULL: libjvm has no .symtab) */
+	struct hotspot_threads *threads;	    /* Java thread names (NULL: the tables lack what they need) */
 	/* the JVMFlag table (-XX flags) */
 	uint64_t flags_addr, nflags_addr;
 	long flag_name, flag_addr, flag_size;
 	/* class unloading */
-	int64_t unloaded; /* java.cls.unloadedClasses when last read */
+	int64_t unloaded;	       /* java.cls.unloadedClasses when last read */
 	struct hsperf_counter counter; /* ... kept open: read every 100 ms */
 	bool have_counter;
 	uint64_t checked_ns; /* when the count was last seen unchanged */
@@ -91,7 +91,8 @@ static int budget_read(void *ctx, uint64_t addr, void *buf, size_t len)
 			vm->reads_second = 0;
 		}
 		unsigned over = vm->reads_sample >= HOTSPOT_READS_PER_SAMPLE ? HOTSPOT_LIMIT_SAMPLE :
-				vm->reads_second >= HOTSPOT_READS_PER_SECOND ? HOTSPOT_LIMIT_SECOND : 0;
+				vm->reads_second >= HOTSPOT_READS_PER_SECOND ? HOTSPOT_LIMIT_SECOND :
+									       0;
 		if (over) {
 			if (!(vm->said & over)) {
 				vm->said |= over;
@@ -99,7 +100,8 @@ static int budget_read(void *ctx, uint64_t addr, void *buf, size_t len)
 					 "they are left unnamed past that (a JVM this deep in uncached frames is "
 					 "unusual; one that changes its names to stall a profiler is hostile)\n",
 					 (int)vm->pid,
-					 over == HOTSPOT_LIMIT_SAMPLE ? HOTSPOT_READS_PER_SAMPLE : HOTSPOT_READS_PER_SECOND,
+					 over == HOTSPOT_LIMIT_SAMPLE ? HOTSPOT_READS_PER_SAMPLE :
+									HOTSPOT_READS_PER_SECOND,
 					 over == HOTSPOT_LIMIT_SAMPLE ? "for one sample" : "in a second");
 			}
 			return -1;
@@ -124,7 +126,8 @@ static void names_capped_say(struct hotspot_vm *vm)
 	if (!(vm->said & HOTSPOT_LIMIT_RENAMES) && hotspot_names_renamed(vm->names)) {
 		vm->said |= HOTSPOT_LIMIT_RENAMES;
 		msg_warn("pid %d changes the names of its code blobs (stubs), which HotSpot never does: they keep "
-			 "the names they had, and are not read again\n", (int)vm->pid);
+			 "the names they had, and are not read again\n",
+			 (int)vm->pid);
 	}
 	if (vm->said & HOTSPOT_LIMIT_NAMES || !hotspot_names_capped(vm->names))
 		return;
@@ -247,13 +250,56 @@ int hotspot_vm_entries(struct hotspot_vm *vm, hotspot_entry_fn fn, void *ctx)
 
 /* What the vm needs from the tables. */
 enum field {
-	F_HEAP_MEMORY, F_HEAP_SEGMAP, F_HEAP_LOG2, F_VS_LOW, F_VS_HIGH, F_GA_LEN, F_GA_DATA, F_SQ_BUF, F_SQ_LIMIT,
-	F_BLOB_NAME, F_BLOB_FRAME_SIZE, F_BLOB_COMPLETE, F_BLOB_CODE_BEGIN, F_BLOB_CODE_END, F_BLOB_CODE_OFFSET,
-	F_BLOB_DATA_OFFSET, F_NM_COMPILE_ID, F_NM_METHOD, F_METHOD_CM, F_CM_CONSTANTS, F_CM_NAME, F_CM_CODE_SIZE,
-	F_CM_FLAGS, F_CM_FLAGS2, F_CM_METHOD_SIZE, F_CP_HOLDER, F_CP_SOURCE, F_KLASS_NAME, F_SYM_LENGTH,
-	F_SYM_LENREF, F_SYM_BODY, F_NM_SCOPES_PCS, F_NM_SCOPES_DATA, F_NM_DEPS, F_NM_METADATA, F_CM_SCOPES_DATA,
-	F_NM_IMMUTABLE, F_NM_IMMUTABLE_SIZE, F_BLOB_MUTABLE, F_BLOB_RELOC_SIZE, F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,
-	F_PCDESC_SCOPE, F_FLAG_NAME, F_FLAG_ADDR, T_HEAPBLOCK, T_CONSTMETHOD, T_CONSTANTPOOL, T_PCDESC, T_JVMFLAG,
+	F_HEAP_MEMORY,
+	F_HEAP_SEGMAP,
+	F_HEAP_LOG2,
+	F_VS_LOW,
+	F_VS_HIGH,
+	F_GA_LEN,
+	F_GA_DATA,
+	F_SQ_BUF,
+	F_SQ_LIMIT,
+	F_BLOB_NAME,
+	F_BLOB_FRAME_SIZE,
+	F_BLOB_COMPLETE,
+	F_BLOB_CODE_BEGIN,
+	F_BLOB_CODE_END,
+	F_BLOB_CODE_OFFSET,
+	F_BLOB_DATA_OFFSET,
+	F_NM_COMPILE_ID,
+	F_NM_METHOD,
+	F_METHOD_CM,
+	F_CM_CONSTANTS,
+	F_CM_NAME,
+	F_CM_CODE_SIZE,
+	F_CM_FLAGS,
+	F_CM_FLAGS2,
+	F_CM_METHOD_SIZE,
+	F_CP_HOLDER,
+	F_CP_SOURCE,
+	F_KLASS_NAME,
+	F_SYM_LENGTH,
+	F_SYM_LENREF,
+	F_SYM_BODY,
+	F_NM_SCOPES_PCS,
+	F_NM_SCOPES_DATA,
+	F_NM_DEPS,
+	F_NM_METADATA,
+	F_CM_SCOPES_DATA,
+	F_NM_IMMUTABLE,
+	F_NM_IMMUTABLE_SIZE,
+	F_BLOB_MUTABLE,
+	F_BLOB_RELOC_SIZE,
+	F_BLOB_MUTABLE_SIZE,
+	F_PCDESC_PC,
+	F_PCDESC_SCOPE,
+	F_FLAG_NAME,
+	F_FLAG_ADDR,
+	T_HEAPBLOCK,
+	T_CONSTMETHOD,
+	T_CONSTANTPOOL,
+	T_PCDESC,
+	T_JVMFLAG,
 	NFIELDS
 };
 enum statics { A_HEAPS, A_LOW, A_HIGH, A_INTERP, A_MAJOR, A_FLAGS, A_NFLAGS, A_CALL_STUB_RET, NSTATICS };
@@ -272,35 +318,35 @@ static const struct vm_tables_want wanted[] = {
 	{ "CodeBlob", "_name", F_BLOB_NAME },
 	{ "CodeBlob", "_frame_size", F_BLOB_FRAME_SIZE },
 	{ "CodeBlob", "_frame_complete_offset", F_BLOB_COMPLETE },
-	{ "CodeBlob", "_code_begin", F_BLOB_CODE_BEGIN },  /* up to JDK 22: pointers */
+	{ "CodeBlob", "_code_begin", F_BLOB_CODE_BEGIN }, /* up to JDK 22: pointers */
 	{ "CodeBlob", "_code_end", F_BLOB_CODE_END },
 	{ "CodeBlob", "_code_offset", F_BLOB_CODE_OFFSET }, /* JDK 23+: int offsets from the blob */
 	{ "CodeBlob", "_data_offset", F_BLOB_DATA_OFFSET },
 	{ "nmethod", "_compile_id", F_NM_COMPILE_ID },
-	{ "nmethod", "_method", F_NM_METHOD },        /* JDK 23+ */
+	{ "nmethod", "_method", F_NM_METHOD },	      /* JDK 23+ */
 	{ "CompiledMethod", "_method", F_NM_METHOD }, /* before */
 	{ "Method", "_constMethod", F_METHOD_CM },
 	{ "ConstMethod", "_constants", F_CM_CONSTANTS },
 	{ "ConstMethod", "_name_index", F_CM_NAME },
 	{ "ConstMethod", "_code_size", F_CM_CODE_SIZE },
-	{ "ConstMethod", "_flags", F_CM_FLAGS },         /* u2 up to JDK 20 */
+	{ "ConstMethod", "_flags", F_CM_FLAGS },	 /* u2 up to JDK 20 */
 	{ "ConstMethod", "_flags._flags", F_CM_FLAGS2 }, /* u4 from JDK 21 */
 	{ "ConstMethod", "_constMethod_size", F_CM_METHOD_SIZE },
 	{ "ConstantPool", "_pool_holder", F_CP_HOLDER },
 	{ "ConstantPool", "_source_file_name_index", F_CP_SOURCE },
 	{ "Klass", "_name", F_KLASS_NAME },
-	{ "Symbol", "_length", F_SYM_LENGTH },               /* u2, JDK 13+ */
+	{ "Symbol", "_length", F_SYM_LENGTH },		    /* u2, JDK 13+ */
 	{ "Symbol", "_length_and_refcount", F_SYM_LENREF }, /* u4, length in the high half, before */
 	{ "Symbol", "_body", F_SYM_BODY },
 	/* compiled methods' debug info (hotspot_scopes.h) */
 	{ "nmethod", "_scopes_pcs_offset", F_NM_SCOPES_PCS },
-	{ "nmethod", "_scopes_data_offset", F_NM_SCOPES_DATA },   /* JDK 23+ */
-	{ "nmethod", "_dependencies_offset", F_NM_DEPS },         /* up to JDK 22 */
-	{ "nmethod", "_metadata_offset", F_NM_METADATA },         /* up to JDK 22 */
+	{ "nmethod", "_scopes_data_offset", F_NM_SCOPES_DATA },	      /* JDK 23+ */
+	{ "nmethod", "_dependencies_offset", F_NM_DEPS },	      /* up to JDK 22 */
+	{ "nmethod", "_metadata_offset", F_NM_METADATA },	      /* up to JDK 22 */
 	{ "CompiledMethod", "_scopes_data_begin", F_CM_SCOPES_DATA }, /* up to JDK 22 */
-	{ "nmethod", "_immutable_data", F_NM_IMMUTABLE },         /* JDK 24+ */
+	{ "nmethod", "_immutable_data", F_NM_IMMUTABLE },	      /* JDK 24+ */
 	{ "nmethod", "_immutable_data_size", F_NM_IMMUTABLE_SIZE },
-	{ "CodeBlob", "_mutable_data", F_BLOB_MUTABLE },          /* JDK 25+ */
+	{ "CodeBlob", "_mutable_data", F_BLOB_MUTABLE }, /* JDK 25+ */
 	{ "CodeBlob", "_relocation_size", F_BLOB_RELOC_SIZE },
 	{ "CodeBlob", "_mutable_data_size", F_BLOB_MUTABLE_SIZE },
 	{ "PcDesc", "_pc_offset", F_PCDESC_PC },
@@ -310,9 +356,9 @@ static const struct vm_tables_want wanted[] = {
 };
 
 /* Fields read as 4-byte ints: taken only when the tables say "int". */
-static const int int_fields[] = { F_NM_SCOPES_PCS, F_NM_SCOPES_DATA, F_NM_DEPS, F_NM_METADATA,
-				  F_NM_IMMUTABLE_SIZE, F_BLOB_RELOC_SIZE, F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,
-				  F_PCDESC_SCOPE };
+static const int int_fields[] = { F_NM_SCOPES_PCS,     F_NM_SCOPES_DATA,    F_NM_DEPS,
+				  F_NM_METADATA,       F_NM_IMMUTABLE_SIZE, F_BLOB_RELOC_SIZE,
+				  F_BLOB_MUTABLE_SIZE, F_PCDESC_PC,	    F_PCDESC_SCOPE };
 
 static const struct vm_tables_want wanted_static[] = {
 	{ "CodeCache", "_heaps", A_HEAPS },
@@ -326,10 +372,8 @@ static const struct vm_tables_want wanted_static[] = {
 };
 
 static const struct vm_tables_want wanted_types[] = {
-	{ "HeapBlock", NULL, T_HEAPBLOCK },
-	{ "ConstMethod", NULL, T_CONSTMETHOD },
-	{ "ConstantPool", NULL, T_CONSTANTPOOL },
-	{ "PcDesc", NULL, T_PCDESC },
+	{ "HeapBlock", NULL, T_HEAPBLOCK },	  { "ConstMethod", NULL, T_CONSTMETHOD },
+	{ "ConstantPool", NULL, T_CONSTANTPOOL }, { "PcDesc", NULL, T_PCDESC },
 	{ "JVMFlag", NULL, T_JVMFLAG },
 };
 
@@ -389,13 +433,16 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t, struct ho
 	l->klass_name = t->f[F_KLASS_NAME];
 	/* before JDK 13 the length is the high half of _length_and_refcount */
 	l->symbol_length = t->f[F_SYM_LENGTH] >= 0 ? t->f[F_SYM_LENGTH] :
-			   t->f[F_SYM_LENREF] >= 0 ? t->f[F_SYM_LENREF] + 2 : -1;
+			   t->f[F_SYM_LENREF] >= 0 ? t->f[F_SYM_LENREF] + 2 :
+						     -1;
 	l->symbol_body = t->f[F_SYM_BODY];
 	l->blob_name = t->f[F_BLOB_NAME];
 	l->nm_method = t->f[F_NM_METHOD];
 	l->nm_compile_id = t->f[F_NM_COMPILE_ID];
 	l->scopes = (struct hotspot_scope_layout){
-		.stream_x = l->jdk >= 20 ? 1 : l->jdk > 0 ? 0 : -1,
+		.stream_x = l->jdk >= 20 ? 1 :
+			    l->jdk > 0	 ? 0 :
+					   -1,
 		.code_begin = t->f[F_BLOB_CODE_BEGIN] >= 0 ? t->f[F_BLOB_CODE_BEGIN] : t->f[F_BLOB_CODE_OFFSET],
 		.code_offset = t->f[F_BLOB_CODE_BEGIN] < 0,
 		.compile_id = t->f[F_NM_COMPILE_ID],
@@ -445,11 +492,24 @@ static void layout_from(struct hotspot_vm *vm, const struct tables *t, struct ho
 	vm->nm_compile_id = l->nm_compile_id;
 	vm->method_const_method = l->method_const_method;
 	vm->cm_size = l->cm_size;
-	long need[] = { vm->ga_len,          vm->ga_data,         vm->heap_memory,      vm->heap_segmap,
-			vm->heap_log2_seg,   vm->vs_low,          vm->vs_high,          vm->heapblock_size,
-			vm->sq_stub_buffer,  vm->sq_buffer_limit, vm->blob_frame_size,  vm->blob_frame_complete,
-			vm->blob_code_begin, vm->blob_code_end,   vm->blob_name,        vm->nm_compile_id,
-			vm->method_const_method, vm->cm_size };
+	long need[] = { vm->ga_len,
+			vm->ga_data,
+			vm->heap_memory,
+			vm->heap_segmap,
+			vm->heap_log2_seg,
+			vm->vs_low,
+			vm->vs_high,
+			vm->heapblock_size,
+			vm->sq_stub_buffer,
+			vm->sq_buffer_limit,
+			vm->blob_frame_size,
+			vm->blob_frame_complete,
+			vm->blob_code_begin,
+			vm->blob_code_end,
+			vm->blob_name,
+			vm->nm_compile_id,
+			vm->method_const_method,
+			vm->cm_size };
 	vm->walkable = vm->heaps_addr && vm->low_bound_addr && vm->high_bound_addr && vm->interp_code_addr &&
 		       vm->frame_complete_size;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
@@ -497,8 +557,8 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 	}
 	vm->threads = ctx.threads;
 	if (hotspot_vm_entries(vm, load_take, &ctx) != 0) {
-		snprintf(err, errlen,
-			 "%s: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)", who);
+		snprintf(err, errlen, "%s: failed to read HotSpot's gHotSpotVMStructs tables (a JVM still starting?)",
+			 who);
 		return -1;
 	}
 	layout_from(vm, &t, &l);
@@ -580,8 +640,9 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], 
 	int fd = target_file_open(file, TARGET_FILE_READABLE | TARGET_FILE_QUIET, ELF_MAX_FILE, &st, NULL, 0);
 	if (fd >= 0)
 		close(fd);
-	found = fd < 0 || st.st_ino != jvm->inode ? -1 :
-		elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
+	found = fd < 0 || st.st_ino != jvm->inode ?
+			-1 :
+			elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
 	if (found < 0) {
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)jvm->start,
 			 (unsigned long)jvm->end);
@@ -676,7 +737,7 @@ int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm)
 int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 {
 	const struct vm_flag_table ft = { vm->flags_addr, vm->nflags_addr, vm->flag_size, vm->flag_name,
-					       vm->flag_addr };
+					  vm->flag_addr };
 	int value = -1;
 	return hotspot_flags_read(&vm->mem, &ft, &name, &value, 1) == 0 ? value : -1;
 }
@@ -773,8 +834,8 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 	out->const_method_size = (__u16)vm->cm_size;
 	out->blob_code_offsets = vm->blob_code_offsets;
 	/* the walker reads a blob's first blob_header bytes: up to its last field */
-	long last = 0, fields[] = { vm->blob_name, vm->blob_frame_size, vm->blob_frame_complete,
-				    vm->blob_code_begin, vm->blob_code_end, vm->nm_compile_id };
+	long last = 0, fields[] = { vm->blob_name,	 vm->blob_frame_size, vm->blob_frame_complete,
+				    vm->blob_code_begin, vm->blob_code_end,   vm->nm_compile_id };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		last = fields[i] > last ? fields[i] : last;
 	if (last + 8 > 512)

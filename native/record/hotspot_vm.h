@@ -29,9 +29,9 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen);
 #define HOTSPOT_READS_PER_SAMPLE 8192u
 #define HOTSPOT_READS_PER_SECOND 100000u
 /* What a vm ran into (said once each, as a warning). */
-#define HOTSPOT_LIMIT_SAMPLE 1u
-#define HOTSPOT_LIMIT_SECOND 2u
-#define HOTSPOT_LIMIT_NAMES 4u
+#define HOTSPOT_LIMIT_SAMPLE  1u
+#define HOTSPOT_LIMIT_SECOND  2u
+#define HOTSPOT_LIMIT_NAMES   4u
 #define HOTSPOT_LIMIT_RENAMES 8u
 /* The reads from now on are sample seq's (a number that changes from one
  * sample to the next). */
@@ -45,7 +45,7 @@ unsigned hotspot_vm_limits(const struct hotspot_vm *vm);
 /* libjvm's exported variables the tables are found through, in this order
  * (hotspot_vm_from_tables takes their addresses). */
 enum hotspot_symbol {
-	HOTSPOT_SYM_STRUCTS,        /* gHotSpotVMStructs: VMStructEntry* */
+	HOTSPOT_SYM_STRUCTS,	    /* gHotSpotVMStructs: VMStructEntry* */
 	HOTSPOT_SYM_STRUCT_STRIDE,  /* gHotSpotVMStructEntryArrayStride, and the offsets in an entry: */
 	HOTSPOT_SYM_STRUCT_TYPE,    /* gHotSpotVMStructEntryTypeNameOffset */
 	HOTSPOT_SYM_STRUCT_FIELD,   /* gHotSpotVMStructEntryFieldNameOffset */
@@ -53,10 +53,10 @@ enum hotspot_symbol {
 	HOTSPOT_SYM_STRUCT_STATIC,  /* gHotSpotVMStructEntryIsStaticOffset */
 	HOTSPOT_SYM_STRUCT_OFFSET,  /* gHotSpotVMStructEntryOffsetOffset */
 	HOTSPOT_SYM_STRUCT_ADDRESS, /* gHotSpotVMStructEntryAddressOffset */
-	HOTSPOT_SYM_TYPES,          /* gHotSpotVMTypes: VMTypeEntry* */
+	HOTSPOT_SYM_TYPES,	    /* gHotSpotVMTypes: VMTypeEntry* */
 	HOTSPOT_SYM_TYPE_STRIDE,    /* gHotSpotVMTypeEntryArrayStride */
-	HOTSPOT_SYM_TYPE_TYPE,      /* gHotSpotVMTypeEntryTypeNameOffset */
-	HOTSPOT_SYM_TYPE_SIZE,      /* gHotSpotVMTypeEntrySizeOffset */
+	HOTSPOT_SYM_TYPE_TYPE,	    /* gHotSpotVMTypeEntryTypeNameOffset */
+	HOTSPOT_SYM_TYPE_SIZE,	    /* gHotSpotVMTypeEntrySizeOffset */
 	HOTSPOT_NSYMS
 };
 

@@ -28,7 +28,7 @@ struct jit_unload {
 
 /* No code blob is this large: a line claiming more is garbage. */
 #define MAX_CODE_SIZE (256ULL << 20)
-#define HEAD_LEN 256
+#define HEAD_LEN      256
 
 struct thread_name {
 	pid_t tid;
@@ -53,11 +53,11 @@ struct jit_syms {
 	size_t nunloads, unloadcap;
 	char head[HEAD_LEN]; /* the file's first bytes: a rewrite changes them */
 	size_t headlen;
-	char *line; /* JIT_SYMS_MAX_LINE + 2 bytes */
-	time_t mtime;   /* when opened */
-	uint64_t changes; /* reset, unload, or (without times) any load: see jit_syms_changes */
+	char *line;		   /* JIT_SYMS_MAX_LINE + 2 bytes */
+	time_t mtime;		   /* when opened */
+	uint64_t changes;	   /* reset, unload, or (without times) any load: see jit_syms_changes */
 	struct timespec seen_mtim; /* the file's mtime when it was last read to its end; 0 unknown */
-	bool over;      /* grown past the cap: no longer read */
+	bool over;		   /* grown past the cap: no longer read */
 };
 
 struct jit_syms *jit_syms_open(const char *events_path, const char *map_path, struct str_intern *si)
@@ -308,8 +308,8 @@ static void note_read_to_end(struct jit_syms *js, const struct stat *st)
 	js->seen_mtim = (struct timespec){ 0, 0 };
 	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
 		return;
-	int64_t age_ns = ((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec) * 1000000000 + now.tv_nsec -
-			 st->st_mtim.tv_nsec;
+	int64_t age_ns =
+		((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec) * 1000000000 + now.tv_nsec - st->st_mtim.tv_nsec;
 	if (age_ns > 50000000)
 		js->seen_mtim = st->st_mtim;
 }

@@ -7,9 +7,21 @@
 
 /* java's options that take the next argument as their value. */
 static const char *const with_value[] = {
-	"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path", "--add-modules",
-	"--limit-modules", "--add-reads", "--add-exports", "--add-opens", "--patch-module", "--enable-native-access",
-	"--source", "-splash",
+	"-cp",
+	"-classpath",
+	"--class-path",
+	"-p",
+	"--module-path",
+	"--upgrade-module-path",
+	"--add-modules",
+	"--limit-modules",
+	"--add-reads",
+	"--add-exports",
+	"--add-opens",
+	"--patch-module",
+	"--enable-native-access",
+	"--source",
+	"-splash",
 };
 
 static size_t copy(const char *s, size_t n, char *out, size_t outlen)

@@ -27,8 +27,8 @@
  * file's order, so a lower name offset is an earlier line. */
 struct ksym {
 	uint64_t addr;
-	uint32_t name;	   /* offset into the arena */
-	uint16_t module;   /* index into modules, 0: the core kernel */
+	uint32_t name;	    /* offset into the arena */
+	uint16_t module;    /* index into modules, 0: the core kernel */
 	unsigned char rank; /* 0 global, 1 local, 2 weak: lower wins a shared address */
 };
 
@@ -116,8 +116,8 @@ static int hexval(int c)
 
 /* One "addr type name[\t[module]]" line, without its newline. Returns 1 and
  * fills the fields, or 0 when the line is malformed. */
-static int parse_line(const char *s, size_t len, uint64_t *addr, char *type, const char **name,
-		      size_t *name_len, const char **mod, size_t *mod_len)
+static int parse_line(const char *s, size_t len, uint64_t *addr, char *type, const char **name, size_t *name_len,
+		      const char **mod, size_t *mod_len)
 {
 	const char *p = s, *end = s + len;
 	uint64_t a = 0;
@@ -242,8 +242,8 @@ static int parse_one(struct kallsyms *ks, const char *line, size_t len, size_t *
 	if (grow((void **)&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms)) != 0 ||
 	    (at = arena_add(ks, name, name_len)) < 0)
 		return -1;
-	ks->syms[ks->n++] = (struct ksym){ .addr = addr, .name = (uint32_t)at, .module = (uint16_t)mod_idx,
-					   .rank = rank_of(type) };
+	ks->syms[ks->n++] =
+		(struct ksym){ .addr = addr, .name = (uint32_t)at, .module = (uint16_t)mod_idx, .rank = rank_of(type) };
 	return 0;
 }
 
@@ -351,12 +351,16 @@ static int load(struct kallsyms *ks, const char *path, int probe, char *err, siz
 	}
 	if (!nonzero) {
 		if (kptr_restrict(path) == 2)
-			snprintf(err, errlen, "%s shows no addresses: kernel.kptr_restrict=2 hides them from "
-				 "everyone; set it to 1 (and give jflame CAP_SYSLOG) or 0", path);
+			snprintf(err, errlen,
+				 "%s shows no addresses: kernel.kptr_restrict=2 hides them from "
+				 "everyone; set it to 1 (and give jflame CAP_SYSLOG) or 0",
+				 path);
 		else
-			snprintf(err, errlen, "%s shows no addresses: jflame needs CAP_SYSLOG to read them "
+			snprintf(err, errlen,
+				 "%s shows no addresses: jflame needs CAP_SYSLOG to read them "
 				 "(in a container: --cap-add=SYSLOG, Kubernetes capabilities add SYSLOG; root on the "
-				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1", path);
+				 "host has it), or kernel.kptr_restrict=0 with kernel.perf_event_paranoid <= 1",
+				 path);
 		goto out;
 	}
 	if (!probe)

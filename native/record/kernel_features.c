@@ -48,7 +48,8 @@ int kernel_features_minimum(const char *release, bool ringbuf, bool task_stack, 
 		missing = "bpf_get_task_stack", since = "5.9";
 	if (!missing)
 		return 0;
-	snprintf(err, errlen, "kernel %s is older than jflame supports: it has no %s (Linux %s); "
+	snprintf(err, errlen,
+		 "kernel %s is older than jflame supports: it has no %s (Linux %s); "
 		 "jflame needs Linux " KERNEL_MIN_VERSION " or later (tested from " KERNEL_TESTED_VERSION ")",
 		 release[0] ? release : "?", missing, since);
 	return -1;
@@ -77,7 +78,8 @@ int kernel_features_probe(struct kernel_features *kf, char *err, size_t errlen)
 	const char *force = getenv("JFLAME_BPF_LEGACY");
 	kf->forced = force && strcmp(force, "1") == 0;
 	kf->legacy = kf->forced || !kf->bpf_loop || !kf->switch_state;
-	kernel_features_note(kf, PROFILE_MAX_USER_FRAMES, kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES);
+	kernel_features_note(kf, PROFILE_MAX_USER_FRAMES,
+			     kf->legacy ? PROFILE_LEGACY_USER_FRAMES : PROFILE_MAX_USER_FRAMES);
 	return 0;
 }
 
@@ -104,5 +106,7 @@ void kernel_features_note(struct kernel_features *kf, int cpu_frames, int off_fr
 		     (off_frames < 0 || off_frames >= PROFILE_MAX_USER_FRAMES);
 	snprintf(kf->note, sizeof(kf->note), "kernel %s%s Java stacks are walked %s%s (%d %s)", kf->version, why, depth,
 		 whole ? " in tail calls" : "", PROFILE_MAX_USER_FRAMES,
-		 kf->forced ? "with bpf_loop" : !kf->bpf_loop ? "from 5.17" : "from 5.18");
+		 kf->forced    ? "with bpf_loop" :
+		 !kf->bpf_loop ? "from 5.17" :
+				 "from 5.18");
 }

@@ -9,16 +9,16 @@
 
 /* The oldest kernel jflame loads on (the BPF ring buffer is 5.8,
  * bpf_get_task_stack 5.9), and the oldest it is tested on. */
-#define KERNEL_MIN_VERSION "5.9"
+#define KERNEL_MIN_VERSION    "5.9"
 #define KERNEL_TESTED_VERSION "5.10"
 
 struct kernel_features {
-	char release[65];   /* uname -r */
-	char version[16];   /* "5.10": major.minor of the release */
-	bool bpf_loop;      /* bpf_loop (5.17) */
-	bool switch_state;  /* sched_switch's prev_state argument (5.18) */
-	bool legacy;        /* the _legacy programs load: no bpf_loop or no prev_state, or JFLAME_BPF_LEGACY=1 */
-	bool forced;        /* legacy by JFLAME_BPF_LEGACY=1 (the tests' way to walk as on 5.10 here) */
+	char release[65];  /* uname -r */
+	char version[16];  /* "5.10": major.minor of the release */
+	bool bpf_loop;	   /* bpf_loop (5.17) */
+	bool switch_state; /* sched_switch's prev_state argument (5.18) */
+	bool legacy;	   /* the _legacy programs load: no bpf_loop or no prev_state, or JFLAME_BPF_LEGACY=1 */
+	bool forced;	   /* legacy by JFLAME_BPF_LEGACY=1 (the tests' way to walk as on 5.10 here) */
 	int cpu_frames, off_frames; /* the depth of the HotSpot walker on the CPU and off it */
 	/* what the kernel costs, said once at start and kept in the graph's
 	 * subtitle: "kernel 5.10 has no bpf_loop: Java stacks are walked to 128

@@ -18,7 +18,7 @@ struct proc_map {
 struct proc_maps {
 	struct proc_map *maps; /* sorted by start */
 	size_t n;
-	char *strings;         /* storage of the paths */
+	char *strings; /* storage of the paths */
 };
 
 /* Parses a maps file (path like /proc/123/maps, or a test file). 0 or -1 with

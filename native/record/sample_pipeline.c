@@ -10,9 +10,9 @@
 #include "stack_cache.h"
 #include "msg.h"
 
-#define MAX_LATE 2048 /* ~10 MiB */
+#define MAX_LATE    2048       /* ~10 MiB */
 #define CACHE_BYTES (2u << 20) /* folded stacks kept by raw stack: starts over when full */
-#define MEMO_SLOTS 4096        /* named frames kept (~0.5 MiB: its pages are all touched) */
+#define MEMO_SLOTS  4096       /* named frames kept (~0.5 MiB: its pages are all touched) */
 
 /* Frame j's folded text, kept in p->frag_text: where, how long (-1: none,
  * folded from its frame), and the line marks in it. */
@@ -26,14 +26,14 @@ struct sample_pipeline {
 	struct sample_pipeline_opts o;
 	int max_user, max_kernel;
 	struct fold_buf fold;
-	struct fold_buf plain;      /* with lines: the fold without its lines */
+	struct fold_buf plain; /* with lines: the fold without its lines */
 	struct frame *frames;
 	struct sample_queue late, late_spare; /* samples waiting for their JIT code's name */
-	struct stack_cache *cache; /* NULL: every sample named and folded */
-	struct frame_memo *memo;   /* with the cache: frames named before */
-	struct frag *frag;         /* per frame of the sample at hand: its folded text in frag_text */
+	struct stack_cache *cache;	      /* NULL: every sample named and folded */
+	struct frame_memo *memo;	      /* with the cache: frames named before */
+	struct frag *frag;		      /* per frame of the sample at hand: its folded text in frag_text */
 	struct fold_buf frag_text, scratch;
-	bool verify;               /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
+	bool verify; /* hits named and folded again and compared (JFLAME_STACK_CACHE=verify) */
 	uint64_t mismatches;
 	/* JFLAME_AGENTLESS_CHECK=1: samples of JVMs with the agent named from
 	 * their memory too, and compared (no caches then) */
@@ -158,8 +158,9 @@ static bool frame_final(struct sample_pipeline *p, pid_t pid, const struct profi
 		return false;
 	if (!pf)
 		return true;
-	return !((pf->kind == PROFILE_FRAME_INTERP && f->kind != FRAME_JAVA_INTERP) ||
-		 ((pf->kind == PROFILE_FRAME_JIT || pf->kind == PROFILE_FRAME_NATIVE_WRAPPER) && f->kind != FRAME_JAVA));
+	return !(
+		(pf->kind == PROFILE_FRAME_INTERP && f->kind != FRAME_JAVA_INTERP) ||
+		((pf->kind == PROFILE_FRAME_JIT || pf->kind == PROFILE_FRAME_NATIVE_WRAPPER) && f->kind != FRAME_JAVA));
 }
 
 static bool same_frame(const struct frame *a, const struct frame *b)
@@ -223,9 +224,10 @@ static void frame_named(struct sample_pipeline *p, const struct profile_sample *
 	if (kept) { /* verify: the kept frame and its text are what it is named and folded now */
 		fold_reset(&p->scratch);
 		fold_add_frame(&p->scratch, &f);
-		if ((!same_frame(&kept->f, &f) || (kept->fold && (kept->fold_len != p->scratch.len ||
-								    memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
-								    kept->fold_lines != p->scratch.nlines))) &&
+		if ((!same_frame(&kept->f, &f) ||
+		     (kept->fold &&
+		      (kept->fold_len != p->scratch.len || memcmp(kept->fold, p->scratch.p, kept->fold_len) != 0 ||
+		       kept->fold_lines != p->scratch.nlines))) &&
 		    !named_after_exit(kernel, pid) && p->mismatches++ < 3)
 			msg_say("frame memo mismatch: kept %.200s, now %.200s\n", kept->f.name, f.name);
 	} else if (p->memo && (kernel || gen) && frame_final(p, kernel ? 0 : pid, pf, &f) &&
@@ -387,7 +389,8 @@ static void agentless_check(struct sample_pipeline *p, const struct profile_samp
 		same = false;
 		if (p->check_stats.different < 5)
 			msg_say("agentless check: pid %u: the agent names thread %d %.300s, the JVM's "
-				"memory %.300s\n", s->pid, (int)s->tid, agent, memory);
+				"memory %.300s\n",
+				s->pid, (int)s->tid, agent, memory);
 	}
 	for (size_t i = 0; i < nu && same; i++) {
 		const struct profile_frame *pf = &s->user.frames[i];
@@ -402,8 +405,8 @@ static void agentless_check(struct sample_pipeline *p, const struct profile_samp
 		same = p->check_agent.len == p->check_memory.len &&
 		       memcmp(p->check_agent.p, p->check_memory.p, p->check_agent.len) == 0;
 		if (!same && p->check_stats.different < 5)
-			msg_say("agentless check: pid %u: the agent names %.300s, the JVM's memory %.300s\n",
-				s->pid, p->check_agent.p ? p->check_agent.p : "", p->check_memory.p ? p->check_memory.p : "");
+			msg_say("agentless check: pid %u: the agent names %.300s, the JVM's memory %.300s\n", s->pid,
+				p->check_agent.p ? p->check_agent.p : "", p->check_memory.p ? p->check_memory.p : "");
 	}
 	p->check_stats.samples++;
 	p->check_stats.different += !same;
@@ -495,7 +498,8 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 		agentless_check(p, s, nk, nu);
 	if (hit) { /* verify: what was kept is what naming and folding it again gives */
 		if (hit->len != p->fold.len - roots || memcmp(hit->text, p->fold.p + roots, hit->len) != 0 ||
-		    hit->flags != fs.flags || hit->stack_errors != fs.stack_errors || (hit->plain != NULL) != stripped ||
+		    hit->flags != fs.flags || hit->stack_errors != fs.stack_errors ||
+		    (hit->plain != NULL) != stripped ||
 		    (stripped && (hit->plain_len != p->plain.len - roots ||
 				  memcmp(hit->plain, p->plain.p + roots, hit->plain_len) != 0))) {
 			if (s->pid && !proc_info_alive((pid_t)s->pid))
@@ -504,10 +508,11 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 				msg_say("stack cache mismatch: kept %.300s, now %.300s\n", hit->text,
 					p->fold.p + roots);
 		}
-	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ && !(stripped && p->plain.oom) && fully_named(p, s, f, nk, nu) &&
-	    symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns) == gen) {
-		struct stack_cache_value v = { p->fold.p + roots, p->fold.len - roots, NULL, 0, fs.flags,
-					       fs.stack_errors };
+	} else if (gen && !p->fold.oom /* kept while the stack's names stay what they are */ &&
+		   !(stripped && p->plain.oom) && fully_named(p, s, f, nk, nu) &&
+		   symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns) == gen) {
+		struct stack_cache_value v = { p->fold.p + roots, p->fold.len - roots, NULL, 0,
+					       fs.flags,	  fs.stack_errors };
 		if (stripped) {
 			/* the roots have no lines: the same length in both */
 			v.plain = p->plain.p + roots;

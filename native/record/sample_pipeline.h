@@ -16,36 +16,36 @@
  * every 100 ms, we read every 100 ms) waits up to SAMPLE_LATE_NS for the name. */
 #define SAMPLE_LATE_NS 300000000ULL
 
-#define FOLDED_TRUNCATED 1u     /* marked [truncated]: its outermost frames are lost */
+#define FOLDED_TRUNCATED     1u /* marked [truncated]: its outermost frames are lost */
 #define FOLDED_UNWIND_FAILED 2u /* a HotSpot walk that could not go on */
 
 /* One named and folded sample, valid during the sink's call. */
 struct folded_sample {
 	const struct profile_sample *s; /* as taken: pid, tid, cpu, time, kind */
 	const char *thread;
-	const char *stack;         /* the folded text, without source lines */
+	const char *stack; /* the folded text, without source lines */
 	size_t len;
-	size_t roots_len;          /* of it (and of lines): the root frames ([Pod], [Con], process, thread) */
-	bool oom;                  /* no memory for it: stack is unusable */
-	const char *lines;         /* with opts.lines: the folded text with source lines, else NULL */
+	size_t roots_len;  /* of it (and of lines): the root frames ([Pod], [Con], process, thread) */
+	bool oom;	   /* no memory for it: stack is unusable */
+	const char *lines; /* with opts.lines: the folded text with source lines, else NULL */
 	size_t lines_len;
 	bool lines_oom;
-	uint64_t weight;           /* time modes: ns the sample stands for; 0 in CPU mode */
+	uint64_t weight;	    /* time modes: ns the sample stands for; 0 in CPU mode */
 	const struct frame *frames; /* kernel frames leaf first, then user frames leaf first (.stacks) */
 	size_t nframes;
-	unsigned flags;            /* FOLDED_* */
-	unsigned stack_errors;     /* kernel or user stack not read: each marked */
+	unsigned flags;	       /* FOLDED_* */
+	unsigned stack_errors; /* kernel or user stack not read: each marked */
 };
 
 typedef void (*sample_sink_fn)(void *ctx, const struct folded_sample *fs);
 
 struct sample_pipeline_opts {
 	struct symbolizer *sy; /* borrowed */
-	bool lines;            /* folded text with source lines too */
-	bool no_inline;        /* compiled frames without their inlined callees */
+	bool lines;	       /* folded text with source lines too */
+	bool no_inline;	       /* compiled frames without their inlined callees */
 	bool weigh_time;       /* off-CPU or wall: samples weigh time */
 	uint64_t period_ns;    /* with weigh_time: what an on-CPU sample weighs */
-	bool cache;            /* a raw stack seen before takes its folded text from then (the sink
+	bool cache;	       /* a raw stack seen before takes its folded text from then (the sink
 				* then gets no frames: frames NULL, nframes 0) */
 	sample_sink_fn sink;
 	void *ctx;

@@ -28,7 +28,7 @@ struct sampler {
 	struct ring_buffer *rb;
 	int *fds;
 	struct bpf_link **links;
-	struct bpf_link *fork_link; /* follow_children */
+	struct bpf_link *fork_link;		  /* follow_children */
 	struct bpf_link *switch_link, *exit_link; /* offcpu */
 	int ncpus, nopen;
 	sampler_fn fn;
@@ -44,10 +44,10 @@ struct sampler {
 	uint32_t budget_left;
 	uint64_t budget_end_ns;
 	bool skip;
-	uint64_t discarded; /* records skipped unread: lost */
-	int stats_fd;       /* -v: the kernel's BPF run-time statistics, on while open */
-	uint32_t user_frames; /* the HotSpot walker's depth of off-CPU samples */
-	uint32_t cpu_frames;  /* ... of CPU samples (legacy: with its tail calls) */
+	uint64_t discarded;    /* records skipped unread: lost */
+	int stats_fd;	       /* -v: the kernel's BPF run-time statistics, on while open */
+	uint32_t user_frames;  /* the HotSpot walker's depth of off-CPU samples */
+	uint32_t cpu_frames;   /* ... of CPU samples (legacy: with its tail calls) */
 	struct sampler_opts o; /* as opened (pids: NULL), for sampler_start */
 };
 
@@ -192,9 +192,10 @@ static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 	if (s->switch_link)
 		s->exit_link = bpf_program__attach(s->p_exit);
 	if (!s->switch_link || !s->exit_link) {
-		snprintf(err, errlen, "failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
-			 "a kernel with BTF tracepoints (5.5 or later)", s->switch_link ? "sys_exit" : "sched_switch",
-			 strerror(errno));
+		snprintf(err, errlen,
+			 "failed to attach to the %s tracepoint for off-CPU recording: %s; it needs "
+			 "a kernel with BTF tracepoints (5.5 or later)",
+			 s->switch_link ? "sys_exit" : "sched_switch", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -206,7 +207,8 @@ static void say_verified(struct sampler *s, uint64_t t0, char (*vlog)[2048], int
 {
 	struct bpf_program *prog;
 	int k = 0;
-	bpf_object__for_each_program(prog, s->skel->obj) {
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
 		if (!bpf_program__autoload(prog) || k >= nlog)
 			continue;
 		const char *log = vlog[k++], *p = strstr(log, "processed "), *t = strstr(log, "verification time ");
@@ -226,15 +228,16 @@ static void say_verified(struct sampler *s, uint64_t t0, char (*vlog)[2048], int
 static void say_run_time(struct sampler *s)
 {
 	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, s->skel->obj) {
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 		memset(&info, 0, sizeof(info));
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.run_cnt)
 			continue;
-		msg_say("BPF program %s: %llu runs, %.2f ms in all, %.2f us a run\n",
-			bpf_program__name(prog), (unsigned long long)info.run_cnt, (double)info.run_time_ns / 1e6,
+		msg_say("BPF program %s: %llu runs, %.2f ms in all, %.2f us a run\n", bpf_program__name(prog),
+			(unsigned long long)info.run_cnt, (double)info.run_time_ns / 1e6,
 			(double)info.run_time_ns / (double)info.run_cnt / 1000.0);
 	}
 }
@@ -245,7 +248,8 @@ static void perf_error(int e, const char *event, char *err, size_t errlen)
 	if (e == EACCES || e == EPERM)
 		snprintf(err, errlen,
 			 "not permitted to open %s perf events (kernel.perf_event_paranoid=%d); run as root, "
-			 "or grant CAP_PERFMON, or set sysctl kernel.perf_event_paranoid=-1", event, paranoid);
+			 "or grant CAP_PERFMON, or set sysctl kernel.perf_event_paranoid=-1",
+			 event, paranoid);
 	else
 		snprintf(err, errlen, "failed to open a %s perf event: %s", event, strerror(e));
 }
@@ -273,8 +277,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	/* in a sidecar's pid namespace: pids as this /proc has them, and only its tasks */
 	uint64_t ns_dev, ns_ino;
 	if (proc_info_self_pidns(&ns_dev, &ns_ino) < 0) {
-		snprintf(err, errlen, "failed to read its pid namespace (/proc/self/ns/pid): %s",
-			 strerror(errno));
+		snprintf(err, errlen, "failed to read its pid namespace (/proc/self/ns/pid): %s", strerror(errno));
 		goto out;
 	}
 	s->skel->rodata->pidns_dev = ns_dev;
@@ -296,8 +299,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	s->p_exit = o->legacy ? s->skel->progs.offcpu_sys_exit_legacy : s->skel->progs.offcpu_sys_exit;
 	s->p_fork = o->legacy ? s->skel->progs.follow_fork_legacy : s->skel->progs.follow_fork;
 	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, s->skel->obj)
-		bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
 	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && !o->no_cpu);
 	bpf_program__set_autoload(s->p_switch, o->offcpu);
@@ -314,7 +316,8 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	/* each program's verification (instructions, time) for -v and bench/kernels.sh */
 	char vlog[8][2048];
 	int nlog = 0;
-	bpf_object__for_each_program(prog, s->skel->obj) {
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
 		if (o->verbose && bpf_program__autoload(prog) && nlog < 8) {
 			vlog[nlog][0] = '\0';
 			bpf_program__set_log_buf(prog, vlog[nlog], sizeof(vlog[nlog]));
@@ -339,11 +342,14 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 			goto out;
 		}
 		if (e == EPERM || e == EACCES)
-			snprintf(err, errlen, "not permitted to load eBPF programs; run as root (or grant "
+			snprintf(err, errlen,
+				 "not permitted to load eBPF programs; run as root (or grant "
 				 "CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
 		else
-			snprintf(err, errlen, "failed to load the BPF program: %s (run with -v for the "
-				 "verifier's log)", strerror(e));
+			snprintf(err, errlen,
+				 "failed to load the BPF program: %s (run with -v for the "
+				 "verifier's log)",
+				 strerror(e));
 		goto out;
 	}
 	if (bpf_program__autoload(s->skel->progs.profile_walk_more)) { /* the legacy walker's tail call */
@@ -370,7 +376,8 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 	int ncpus;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
+		snprintf(err, errlen,
+			 "the kernel has no BTF (/sys/kernel/btf/vmlinux); jflame needs a kernel "
 			 "built with CONFIG_DEBUG_INFO_BTF=y (Debian's are)");
 		return NULL;
 	}
@@ -424,8 +431,10 @@ struct sampler *sampler_open(const struct sampler_opts *o, sampler_fn fn, void *
 		*f /= 2;
 	}
 	if (lr == -E2BIG)
-		snprintf(err, errlen, "failed to load the BPF program: the kernel's verifier refuses %s even with an "
-			 "8-frame walker (run with -v for its log)", failed_prog[0] ? failed_prog : "it");
+		snprintf(err, errlen,
+			 "failed to load the BPF program: the kernel's verifier refuses %s even with an "
+			 "8-frame walker (run with -v for its log)",
+			 failed_prog[0] ? failed_prog : "it");
 	if (lr != 0)
 		goto fail;
 	s->user_frames = o->legacy ? d.off : PROFILE_MAX_USER_FRAMES;
@@ -493,8 +502,7 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 		s->fds[cpu] = fd;
 		s->links[cpu] = bpf_program__attach_perf_event(s->p_sample, fd);
 		if (!s->links[cpu]) {
-			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu,
-				 strerror(errno));
+			snprintf(err, errlen, "failed to attach the BPF program to CPU %d: %s", cpu, strerror(errno));
 			return -1;
 		}
 		s->nopen++;
@@ -601,7 +609,8 @@ void sampler_read_stats(struct sampler *s, struct sampler_stats *st)
 	if (!vals)
 		return;
 	for (__u32 k = 0; k < PROFILE_STAT_MAX; k++) {
-		if (bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k), vals, (size_t)ncpu * sizeof(*vals), 0) != 0)
+		if (bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k), vals, (size_t)ncpu * sizeof(*vals), 0) !=
+		    0)
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			sum[k] += vals[c];

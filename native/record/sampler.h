@@ -12,25 +12,25 @@
 #include "profile.h"
 
 struct sampler_opts {
-	int freq;            /* samples per second per CPU */
-	const pid_t *pids;   /* sample only these processes (tgids); NULL = all */
+	int freq;	   /* samples per second per CPU */
+	const pid_t *pids; /* sample only these processes (tgids); NULL = all */
 	size_t npids;
-	bool follow_children; /* with pids: processes they fork are sampled too */
-	bool include_idle;   /* also sample the idle task */
-	const char *event;   /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
-	bool no_cpu;         /* no perf events: off-CPU samples only */
-	bool offcpu;         /* also a sample per block of a selected thread (sched_switch) */
+	bool follow_children;  /* with pids: processes they fork are sampled too */
+	bool include_idle;     /* also sample the idle task */
+	const char *event;     /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
+	bool no_cpu;	       /* no perf events: off-CPU samples only */
+	bool offcpu;	       /* also a sample per block of a selected thread (sched_switch) */
 	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
-	bool verbose;        /* libbpf's messages, and each program's verification, on stderr */
-	bool legacy;         /* load the _legacy programs (kernel_features.h: before 5.18) */
+	bool verbose;	       /* libbpf's messages, and each program's verification, on stderr */
+	bool legacy;	       /* load the _legacy programs (kernel_features.h: before 5.18) */
 };
 
 struct sampler_stats {
-	uint64_t samples;      /* taken for selected tasks */
-	uint64_t dropped;      /* lost: ring buffer full, or left unread at the end (sampler_discard) */
+	uint64_t samples; /* taken for selected tasks */
+	uint64_t dropped; /* lost: ring buffer full, or left unread at the end (sampler_discard) */
 	uint64_t kstack_failed, ustack_failed;
 	uint64_t short_blocks, short_ns; /* off-CPU blocks under min_block_ns, and their time */
-	uint64_t blocks_lost;            /* off-CPU blocks lost: too many threads off the CPU at once */
+	uint64_t blocks_lost;		 /* off-CPU blocks lost: too many threads off the CPU at once */
 };
 
 /* s holds `size` bytes: the header, the kernel stack and as many user frames
@@ -39,8 +39,8 @@ typedef void (*sampler_fn)(void *ctx, const struct profile_sample *s, size_t siz
 
 struct sampler;
 
-#define SAMPLER_RING_MIN (2u << 20)
-#define SAMPLER_RING_MAX (16u << 20)
+#define SAMPLER_RING_MIN	  (2u << 20)
+#define SAMPLER_RING_MAX	  (16u << 20)
 #define SAMPLER_RING_SAMPLE_BYTES 8192 /* a JVM sample of ~300 frames and its kernel stack */
 /* The BPF ring's size for freq samples per second on each of ncpus CPUs: a
  * second of samples of SAMPLER_RING_SAMPLE_BYTES, rounded up to a power of two,
@@ -78,7 +78,7 @@ int sampler_wait(struct sampler *s, int timeout_ms);
  * the ring; a ring that user space cannot keep up with fills, and the kernel
  * drops and counts what does not fit. */
 #define SAMPLER_DRAIN_RECORDS 4096
-#define SAMPLER_DRAIN_NS 50000000ULL
+#define SAMPLER_DRAIN_NS      50000000ULL
 /* Hands the samples in the ring to fn, at most max_records of them and for
  * about max_ns (the sample at hand is finished): *more says the budget ran
  * out with samples left. Samples handled, or a negative errno. */

@@ -18,8 +18,8 @@ struct entry {
 };
 
 struct stack_cache {
-	struct entry **slot; /* nslots, a power of two; load at most 1/2 */
-	uint64_t *hash;      /* per slot: its entry's hash (a probe reads no entry that differs) */
+	struct entry **slot;  /* nslots, a power of two; load at most 1/2 */
+	uint64_t *hash;	      /* per slot: its entry's hash (a probe reads no entry that differs) */
 	unsigned char *arena; /* max_bytes, entries one after another from its start */
 	size_t nslots, count, bytes, max_bytes;
 	uint64_t hits, misses, flushes;

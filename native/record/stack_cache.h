@@ -17,7 +17,7 @@ struct stack_cache_value {
 	size_t len;
 	const char *plain;
 	size_t plain_len;
-	unsigned flags;        /* FOLDED_* of sample_pipeline.h */
+	unsigned flags; /* FOLDED_* of sample_pipeline.h */
 	unsigned stack_errors;
 };
 
@@ -57,10 +57,10 @@ void stack_cache_stats(const struct stack_cache *c, struct stack_cache_stats *ou
  * slot per hash; a newer frame takes the slot). Frames hold interned names. */
 struct frame_key {
 	uint64_t pc, method, gen; /* gen: the process's names generation (kernel frames: any constant) */
-	uint32_t pid, cookie;     /* pid 0: a kernel frame */
+	uint32_t pid, cookie;	  /* pid 0: a kernel frame */
 	uint16_t bci;
-	uint8_t kind;             /* profile_frame kind + 1 for HotSpot frames, 0 for a pc */
-	uint8_t caller;           /* a return address (looked up at pc - 1) */
+	uint8_t kind;	/* profile_frame kind + 1 for HotSpot frames, 0 for a pc */
+	uint8_t caller; /* a return address (looked up at pc - 1) */
 };
 
 /* A kept frame and its folded text (fold_add_frame's, without a leading ';';

@@ -148,7 +148,8 @@ static const char *add_member_line(struct fold_buf *b, const char *where)
 	for (colon = where + n; colon > where && colon[-1] != ':'; colon--)
 		;
 	if (colon > where) {
-		size_t fn = (size_t)(colon - 1 - where) < sizeof(file) - 1 ? (size_t)(colon - 1 - where) : sizeof(file) - 1;
+		size_t fn = (size_t)(colon - 1 - where) < sizeof(file) - 1 ? (size_t)(colon - 1 - where) :
+									     sizeof(file) - 1;
 		memcpy(file, where, fn);
 		file[fn] = '\0';
 		add_line(b, file, atoi(colon));

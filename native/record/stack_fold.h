@@ -19,8 +19,8 @@ struct fold_buf {
 	size_t len, cap;
 	int oom;
 	bool no_inline; /* a compiled frame's inline chain folds to its outermost method */
-	bool lines;     /* frames with a source line end in STACK_LINE_MARK "File.java:LINE" */
-	size_t nlines;  /* frames given a line since fold_reset */
+	bool lines;	/* frames with a source line end in STACK_LINE_MARK "File.java:LINE" */
+	size_t nlines;	/* frames given a line since fold_reset */
 };
 
 /* Appends one frame (with its ';' separator unless first) to b. */

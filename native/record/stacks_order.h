@@ -24,13 +24,13 @@ struct stacks_order_entry {
 
 /* All zero is an empty window of STACKS_ORDER_NS. */
 struct stacks_order {
-	uint64_t window_ns;  /* 0: STACKS_ORDER_NS */
+	uint64_t window_ns;		 /* 0: STACKS_ORDER_NS */
 	struct stacks_order_entry *heap; /* a min-heap on (ts_ns, seq) */
 	size_t n, cap;
 	uint64_t seq, newest_ns, written_ns; /* written_ns: the time of the last sample written */
-	uint64_t stragglers; /* samples that came after a later one was written: written as they came */
-	uint64_t lost;       /* samples whose text could not be kept (out of memory) */
-	FILE *text;          /* the sample being composed (an open_memstream) */
+	uint64_t stragglers;		     /* samples that came after a later one was written: written as they came */
+	uint64_t lost;			     /* samples whose text could not be kept (out of memory) */
+	FILE *text;			     /* the sample being composed (an open_memstream) */
 	char *buf;
 	size_t buflen;
 	bool composing;

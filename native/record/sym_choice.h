@@ -7,10 +7,10 @@
 #include <string.h>
 
 struct sym_choice {
-	unsigned rank;    /* lower wins: the table's binding order (global, local, weak …) */
-	unsigned weak;    /* 1 for a weak symbol where rank does not say it already */
+	unsigned rank; /* lower wins: the table's binding order (global, local, weak …) */
+	unsigned weak; /* 1 for a weak symbol where rank does not say it already */
 	const char *name;
-	uint32_t order;   /* input order where the table has one (0 where not) */
+	uint32_t order; /* input order where the table has one (0 where not) */
 };
 
 static inline int sym_choice_underscores(const char *s)

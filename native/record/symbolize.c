@@ -24,16 +24,16 @@
 #include "proc_maps.h"
 #include "text_escape.h"
 
-#define MAPS_RELOAD_NS 100000000ULL  /* re-read /proc/PID/maps at most every 100 ms ... */
-#define MAPS_RELOAD_MAX_NS 1600000000ULL /* ... twice as long after each re-read that found nothing new */
-#define MAPS_LOW 0x10000ULL /* vm.mmap_min_addr's default: nothing is mapped below */
-#define AGENT_CHECK_NS 1000000000ULL /* look for a JVM agent's files every second */
-#define AGENT_CHECK_JVM_NS 100000000ULL /* in a process with libjvm.so: every 100 ms ... */
-#define AGENT_SETTLE_NS 10000000000ULL /* ... for its first 10 s, then every second */
-#define EXEC_CHECK_NS 1000000000ULL  /* notice an exec (a new /proc/PID/exe) within a second */
-#define IDLE_REFRESH_NS 10000000000ULL /* a process without samples is looked at again after 10 s */
-#define SAMPLED_REFRESH_NS 150000000ULL /* ... and at its first sample when not looked at for this long */
-#define NO_SYMS ((struct elf_syms *)1)   /* a mapping whose file has no symbols we can read */
+#define MAPS_RELOAD_NS	   100000000ULL		  /* re-read /proc/PID/maps at most every 100 ms ... */
+#define MAPS_RELOAD_MAX_NS 1600000000ULL	  /* ... twice as long after each re-read that found nothing new */
+#define MAPS_LOW	   0x10000ULL		  /* vm.mmap_min_addr's default: nothing is mapped below */
+#define AGENT_CHECK_NS	   1000000000ULL	  /* look for a JVM agent's files every second */
+#define AGENT_CHECK_JVM_NS 100000000ULL		  /* in a process with libjvm.so: every 100 ms ... */
+#define AGENT_SETTLE_NS	   10000000000ULL	  /* ... for its first 10 s, then every second */
+#define EXEC_CHECK_NS	   1000000000ULL	  /* notice an exec (a new /proc/PID/exe) within a second */
+#define IDLE_REFRESH_NS	   10000000000ULL	  /* a process without samples is looked at again after 10 s */
+#define SAMPLED_REFRESH_NS 150000000ULL		  /* ... and at its first sample when not looked at for this long */
+#define NO_SYMS		   ((struct elf_syms *)1) /* a mapping whose file has no symbols we can read */
 
 struct tid_map {
 	pid_t tid, nstid;
@@ -47,7 +47,7 @@ struct thread_name {
 	const char *comm, *name;
 	uint64_t retry_ns;
 };
-#define THREAD_NAMES_MAX 65536 /* kept per process at most (then started over) */
+#define THREAD_NAMES_MAX     65536 /* kept per process at most (then started over) */
 #define THREAD_NAME_RETRY_NS 1000000000ULL
 
 struct proc {
@@ -56,11 +56,11 @@ struct proc {
 	const char *root_frame; /* "[pid] comm" */
 	char root[32];
 	struct proc_maps maps;
-	struct elf_syms **map_syms; /* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
-	const char **map_paths;     /* per mapping: its path interned (frames outlive a maps reload), or NULL yet */
+	struct elf_syms **map_syms;	/* per mapping: its symbols, NO_SYMS, or NULL not looked up yet */
+	const char **map_paths;		/* per mapping: its path interned (frames outlive a maps reload), or NULL yet */
 	uint64_t maps_ns, maps_wait_ns; /* last read; how long until the next may be */
-	uint64_t maps_top;              /* the end of the highest user-space mapping */
-	uint64_t seen_ns;               /* first seen (an exec starts it again) */
+	uint64_t maps_top;		/* the end of the highest user-space mapping */
+	uint64_t seen_ns;		/* first seen (an exec starts it again) */
 	bool maps_gone, is_jvm;
 	bool anon_frames; /* a frame outside every file: a perf map may name it */
 	struct jit_syms *jit;
@@ -76,17 +76,17 @@ struct proc {
 	struct thread_name *tnames; /* open addressing by tid */
 	size_t ntnames, tncap;
 	struct hotspot_vm *hs; /* the JVM's layout and names, read from its memory */
-	int hs_state;          /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
-	int hs_tries;          /* a starting JVM's tables may not be there yet */
-	bool hs_stale;         /* the walker's layout is of a program this process no longer runs */
+	int hs_state;	       /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
+	int hs_tries;	       /* a starting JVM's tables may not be there yet */
+	bool hs_stale;	       /* the walker's layout is of a program this process no longer runs */
 	const char *app;       /* its application name (interned), NULL not looked up yet */
 	uint64_t hs_checked_ns;
 	int debug_non_safepoints; /* -XX:+DebugNonSafepoints: 1 on, 0 off, -1 unknown */
-	uint64_t gen, gen_ns; /* names generation (see symbolizer_names_gen) and when it began */
-	uint64_t jit_changes; /* jit_syms_changes when last looked at */
-	uint64_t refreshed_ns; /* when last looked at by refresh_proc (0: never, a new one) */
-	bool sampled;          /* a sample since then */
-	bool kthread;          /* a kernel thread: no /proc/PID/exe, no mappings */
+	uint64_t gen, gen_ns;	  /* names generation (see symbolizer_names_gen) and when it began */
+	uint64_t jit_changes;	  /* jit_syms_changes when last looked at */
+	uint64_t refreshed_ns;	  /* when last looked at by refresh_proc (0: never, a new one) */
+	bool sampled;		  /* a sample since then */
+	bool kthread;		  /* a kernel thread: no /proc/PID/exe, no mappings */
 };
 
 struct symbolizer {
@@ -100,8 +100,8 @@ struct symbolizer {
 	struct elf_syms *vdso;
 	uint64_t vdso_size;
 	bool vdso_tried;
-	uint64_t gens; /* generations given out, over every process */
-	uint64_t samples; /* symbolizer_sample calls: each sample's number */
+	uint64_t gens;	      /* generations given out, over every process */
+	uint64_t samples;     /* symbolizer_sample calls: each sample's number */
 	uint64_t jvm_seen_ns; /* when a process was last found to be a JVM (mono ns) */
 	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
 	kernel_names_fn kname;
@@ -109,7 +109,7 @@ struct symbolizer {
 	struct ksym_slot {
 		uint64_t addr;
 		const char *name; /* NULL: no symbol */
-	} *ksyms;
+	} * ksyms;
 	size_t ksym_cap, ksym_count;
 	/* compiled frames' inline chains from the JVMs' debug info */
 	bool lines;
@@ -233,7 +233,8 @@ static void load_maps(struct symbolizer *sy, struct proc *p)
 		       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
 	}
 	p->maps_wait_ns = same && p->map_syms ? (p->maps_wait_ns * 2 < MAPS_RELOAD_MAX_NS ? p->maps_wait_ns * 2 :
-							   MAPS_RELOAD_MAX_NS) : MAPS_RELOAD_NS;
+											    MAPS_RELOAD_MAX_NS) :
+						MAPS_RELOAD_NS;
 	if (same && p->map_syms) {
 		/* nothing moved: the symbols found so far stay (files without are
 		 * looked at again, as after any reload; what was unknown is not kept
@@ -275,8 +276,8 @@ static void check_agent(struct symbolizer *sy, struct proc *p)
 	 * looked at until the status is there, and says whether it keeps frame
 	 * pointers (an agent loaded at start knows that once the VM is up) */
 	if ((p->jit && ((p->status_seen && p->pfp >= 0) || !p->is_jvm)) ||
-	    now - p->agent_checked_ns < (p->is_jvm && now - p->seen_ns < AGENT_SETTLE_NS ? AGENT_CHECK_JVM_NS :
-										       AGENT_CHECK_NS))
+	    now - p->agent_checked_ns <
+		    (p->is_jvm && now - p->seen_ns < AGENT_SETTLE_NS ? AGENT_CHECK_JVM_NS : AGENT_CHECK_NS))
 		return;
 	p->agent_checked_ns = now;
 	agent_file_path(events, sizeof(events), p->pid, p->nspid, "jflame-", ".events");
@@ -943,7 +944,7 @@ struct frame symbolize_user(struct symbolizer *sy, pid_t pid, uint64_t addr, uin
 /* ---- the HotSpot walker ---------------------------------------------------------- */
 
 #define HS_RETRY_NS 100000000ULL /* a starting JVM's code cache is looked at again after 100 ms */
-#define HS_TRIES 50              /* ... for at most 5 s */
+#define HS_TRIES    50		 /* ... for at most 5 s */
 
 static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
 {
@@ -955,8 +956,7 @@ static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p)
 		p->hs_state = 1;
 		p->debug_non_safepoints = hotspot_vm_flag_bool(p->hs, "DebugNonSafepoints");
 		names_changed(sy, p);
-	}
-	else if (++p->hs_tries >= HS_TRIES)
+	} else if (++p->hs_tries >= HS_TRIES)
 		p->hs_state = -1;
 	return p->hs;
 }
@@ -1037,8 +1037,8 @@ static void memory_frame(struct symbolizer *sy, struct proc *p, struct hotspot_v
 			f->name = name, f->kind = FRAME_VMCODE;
 	} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_vm_inline_supported(vm)) {
 		const char *lines = NULL;
-		enum hotspot_inline rc = hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines, &name,
-							   &lines);
+		enum hotspot_inline rc =
+			hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines, &name, &lines);
 		if (name)
 			f->name = name, f->kind = FRAME_JAVA, f->inline_lines = lines;
 		inline_count(sy, p, rc);

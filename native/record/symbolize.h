@@ -14,12 +14,12 @@
 #include "str_intern.h"
 
 enum frame_kind {
-	FRAME_KERNEL,  /* kernel text */
-	FRAME_JAVA,    /* JIT-compiled Java: name is the agent's, maybe an A->B inline chain */
+	FRAME_KERNEL,	   /* kernel text */
+	FRAME_JAVA,	   /* JIT-compiled Java: name is the agent's, maybe an A->B inline chain */
 	FRAME_JAVA_INTERP, /* interpreted Java: "Lpkg/Class;::method", read from the JVM's memory */
-	FRAME_VMCODE,  /* code the JVM generated: Interpreter, stubs, adapters */
-	FRAME_NATIVE,  /* a symbol in an ELF file */
-	FRAME_UNKNOWN, /* nothing names it: name is "[unknown]" or "[libfoo.so]" */
+	FRAME_VMCODE,	   /* code the JVM generated: Interpreter, stubs, adapters */
+	FRAME_NATIVE,	   /* a symbol in an ELF file */
+	FRAME_UNKNOWN,	   /* nothing names it: name is "[unknown]" or "[libfoo.so]" */
 };
 
 struct frame {
@@ -27,7 +27,7 @@ struct frame {
 	const char *name; /* interned; as perf would print it */
 	const char *dso;  /* interned; "[kernel.kallsyms]", "/tmp/perf-1.map", the file path, "[unknown]" */
 	enum frame_kind kind;
-	int line;         /* source line (interpreted Java), 0 when not known */
+	int line;	  /* source line (interpreted Java), 0 when not known */
 	const char *file; /* its source file (interpreted Java, even with no line), NULL when not known */
 	/* FRAME_JAVA named from the JVM's debug info, with lines wanted: each
 	 * inline chain member's "File.java:LINE" (line 0: not known), one per
@@ -114,10 +114,10 @@ struct frame symbolize_hotspot_memory(struct symbolizer *sy, pid_t pid, const st
 
 /* Compiled frames named from the JVMs' own debug info (no agent). */
 struct symbolizer_inline {
-	uint64_t decoded;  /* named with their inline chain (or none at their pc) */
-	uint64_t bad;      /* debug info that did not decode: the method alone */
-	uint64_t unsupported; /* a JVM whose debug info this jflame cannot read: the method alone */
-	pid_t safepoint_only_pid;  /* a JVM without -XX:+DebugNonSafepoints (0 none): its
+	uint64_t decoded;	  /* named with their inline chain (or none at their pc) */
+	uint64_t bad;		  /* debug info that did not decode: the method alone */
+	uint64_t unsupported;	  /* a JVM whose debug info this jflame cannot read: the method alone */
+	pid_t safepoint_only_pid; /* a JVM without -XX:+DebugNonSafepoints (0 none): its
 				      chains are placed at the nearest safepoint */
 	pid_t unsupported_pid;
 };

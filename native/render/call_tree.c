@@ -22,11 +22,11 @@ struct u64map {
 
 struct call_tree {
 	struct str_intern *si;
-	struct u64map name_ids;  /* shown name (interned pointer) -> names index */
-	struct u64map full_ids;  /* frame as written (interned pointer) -> fulls index */
+	struct u64map name_ids;	 /* shown name (interned pointer) -> names index */
+	struct u64map full_ids;	 /* frame as written (interned pointer) -> fulls index */
 	struct u64map frame_ids; /* name index << 8 | colour -> frame */
-	struct u64map kids;      /* parent << 32 | fulls index -> node */
-	struct u64map stacks;    /* folded stack (interned pointer) -> node */
+	struct u64map kids;	 /* parent << 32 | fulls index -> node */
+	struct u64map stacks;	 /* folded stack (interned pointer) -> node */
 	const char **names, **fulls, **path;
 	size_t nnames, cap_names, nfulls, cap_fulls, cap_path;
 	uint32_t *frame_name;
@@ -208,7 +208,8 @@ static uint32_t node_add(struct call_tree *t, uint32_t parent, uint32_t full, si
 	uint32_t frame = u64map_get(&t->frame_ids, fkey);
 	if (frame == EMPTY) {
 		size_t cap = t->cap_frames;
-		if (t->nframes >= EMPTY - 1 || reserve(&t->frame_name, &cap, t->nframes + 1, sizeof(*t->frame_name)) != 0)
+		if (t->nframes >= EMPTY - 1 ||
+		    reserve(&t->frame_name, &cap, t->nframes + 1, sizeof(*t->frame_name)) != 0)
 			return EMPTY;
 		cap = t->cap_frames;
 		if (reserve(&t->frame_colour, &cap, t->nframes + 1, sizeof(*t->frame_colour)) != 0)

@@ -13,9 +13,9 @@
 #include "palette.h"
 #include "svg_out.h"
 
-#define XPAD 10.0
-#define FRAMEPAD 1.0
-#define FONTWIDTH 0.59 /* average glyph width relative to the font size */
+#define XPAD	    10.0
+#define FRAMEPAD    1.0
+#define FONTWIDTH   0.59 /* average glyph width relative to the font size */
 #define SEARCHCOLOR "rgb(230,0,230)"
 
 /* ---- drawing ------------------------------------------------------------- */
@@ -226,7 +226,8 @@ static int draw_legend(struct draw *d, const struct legend_item *items, size_t n
 	int rows = 0;
 
 	for (size_t i = 0; i < n; i++)
-		widths[i] = fs + 4 + (double)utf8_chars(items[i].label, strlen(items[i].label)) * fs * FONTWIDTH + 2 * fs;
+		widths[i] =
+			fs + 4 + (double)utf8_chars(items[i].label, strlen(items[i].label)) * fs * FONTWIDTH + 2 * fs;
 	while (first < n) {
 		size_t last = first + 1;
 		double w = widths[first], x;
@@ -526,7 +527,8 @@ static struct fg_stack *stacks_view(const struct stack_table *tab, bool steps, s
 			const struct stack_step *s = &tab->steps[i];
 			v[i] = (struct fg_stack){ tab->stacks.strs[s->stack], s->count, s->before };
 		} else {
-			v[i] = (struct fg_stack){ tab->stacks.strs[i], tab->counts[i], tab->befores ? tab->befores[i] : 0 };
+			v[i] = (struct fg_stack){ tab->stacks.strs[i], tab->counts[i],
+						  tab->befores ? tab->befores[i] : 0 };
 		}
 	}
 	return v;
@@ -584,7 +586,8 @@ int flamegraph_write(FILE *out, const struct stack_table *tab, const struct fg_o
 			     &(struct frame_tree_options){ op->reverse, op->differential, op->flamechart },
 			     d.minwidth_time);
 	if (r) {
-		set_err(err, errlen, r == -2 ? "flame graph: the sample counts overflow" : "flame graph: out of memory");
+		set_err(err, errlen,
+			r == -2 ? "flame graph: the sample counts overflow" : "flame graph: out of memory");
 		goto out;
 	}
 	d.total_before = t.before ? t.before[0] : 0;
@@ -606,7 +609,8 @@ int flamegraph_write(FILE *out, const struct stack_table *tab, const struct fg_o
 	ypad3 = 0;
 	if (op->subtitle)
 		ypad3 = d.fontsize * 2 +
-			(double)(subtitle_count(op->subtitle, op->subtitle_warning, d.width - 2 * XPAD, d.fontsize) - 1) *
+			(double)(subtitle_count(op->subtitle, op->subtitle_warning, d.width - 2 * XPAD, d.fontsize) -
+				 1) *
 				d.fontsize * SUBTITLE_LEADING;
 	legend_y = ypad1 + ypad3;
 	if (nitems)

@@ -11,40 +11,40 @@
 #include "stack_table.h"
 
 struct fg_options {
-	const char *title;    /* NULL: "Flame Graph" ("Icicle Graph" when inverted,
+	const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" when inverted,
 				 "Flame Chart" when flamechart) */
-	const char *subtitle; /* a second line under the title; NULL for none */
+	const char *subtitle;  /* a second line under the title; NULL for none */
 	bool subtitle_warning; /* the subtitle states a warning: drawn bold, in the warning
 				  colour (the caller knows; the text is not searched) */
-	const char *notes;    /* text for the SVG's <desc id="notes"> element; NULL for none */
-	const char *colors;   /* palette: "java" (default), "hot", "mem", "io", "js", "red", "green",
+	const char *notes;     /* text for the SVG's <desc id="notes"> element; NULL for none */
+	const char *colors;    /* palette: "java" (default), "hot", "mem", "io", "js", "red", "green",
 				 "blue", "aqua", "yellow", "purple", "orange"; unknown names
 				 draw as "hot" */
 	const char *countname; /* "samples" when NULL */
 	uint64_t count_scale;  /* > 1: titles show counts divided by this, with two
 				  decimals ("1,234.56 ms" from microseconds with 1000) */
-	bool bytes;            /* counts are bytes: titles read "NAME (1,572,864 bytes =
+	bool bytes;	       /* counts are bytes: titles read "NAME (1,572,864 bytes =
 				  1.5 MiB, 12.34%)" (countname and count_scale unused) */
 	const char *nametype;  /* "Function:" when NULL */
 	const char *fonttype;  /* "Verdana" when NULL */
 	double fontsize;       /* 12 when 0 */
-	int width;             /* 1200 when 0 */
+	int width;	       /* 1200 when 0 */
 	int frameheight;       /* 16 when 0 */
 	double minwidth;       /* omit frames narrower than this many pixels (0.1 when 0);
 				  their samples still count in their parents */
 	bool minwidth_percent; /* minwidth is a percentage of the total instead */
-	bool hash;             /* vary colours by a hash of the name (same name, same
+	bool hash;	       /* vary colours by a hash of the name (same name, same
 				  colour, across graphs); else by a fixed-seed
 				  pseudo-random sequence: same input, same bytes out */
-	bool inverted;         /* icicle graph: roots at the top */
-	bool reverse;          /* reverse each stack before merging */
+	bool inverted;	       /* icicle graph: roots at the top */
+	bool reverse;	       /* reverse each stack before merging */
 	bool flamechart;       /* keep input order (time): the table's steps when it has
 				  them (else its stacks, in the order first seen); merge a
 				  frame only with the same frame of the stack just before,
 				  don't sort by name */
 	bool differential;     /* red grew / blue shrank, from the table's befores (see below) */
-	bool negate;           /* differential: swap what counts as grew and shrank */
-	bool legend;           /* draw a legend row under the title: the java palette's
+	bool negate;	       /* differential: swap what counts as grew and shrank */
+	bool legend;	       /* draw a legend row under the title: the java palette's
 				  hues, or grew/shrank for differential graphs; nothing
 				  for other palettes */
 };

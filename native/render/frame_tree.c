@@ -24,8 +24,8 @@ struct slice {
 struct frame_seq {
 	const uint32_t *ids;
 	uint32_t len;
-	size_t stack;   /* index into the caller's stacks */
-	size_t off;     /* of ids in tree.ids */
+	size_t stack; /* index into the caller's stacks */
+	size_t off;   /* of ids in tree.ids */
 };
 
 /* Grows the array whose pointer is at pp to hold need elements. The pointer is
@@ -102,8 +102,7 @@ static uint32_t name_intern(struct frame_tree *t, const char *p, uint32_t len)
 		return NONE;
 	if (t->nnames == t->names_cap) {
 		size_t cap = t->names_cap;
-		if (grow_array(&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) ||
-		    cap > UINT32_MAX)
+		if (grow_array(&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) || cap > UINT32_MAX)
 			return NONE;
 		t->names_cap = (uint32_t)cap;
 	}
@@ -423,8 +422,8 @@ void frame_tree_free(struct frame_tree *t)
 	free(t->before);
 }
 
-int frame_tree_build(struct frame_tree *t, const struct fg_stack *stacks, size_t n,
-		     const struct frame_tree_options *op, double min_total)
+int frame_tree_build(struct frame_tree *t, const struct fg_stack *stacks, size_t n, const struct frame_tree_options *op,
+		     double min_total)
 {
 	bool sorted = true;
 	if (name_slots_grow(t) || tree_tokenize(t, stacks, n, op->reverse, op->differential))

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-
 /* One stack of the tree's input (the flame graph writers' view of a stack
  * table): frames root first joined by ';', its count, and for differential
  * graphs the count before (count is then the count after). Empty frames
@@ -28,7 +27,7 @@ struct fg_stack {
 struct frame_name {
 	uint32_t off, len; /* in the tree's pool, NUL-terminated there */
 	uint64_t hash;
-	int8_t hue;        /* palette_name_hue, -1 until needed (the writer's cache) */
+	int8_t hue; /* palette_name_hue, -1 until needed (the writer's cache) */
 };
 
 /* nodes[0] is the root ("all": depth 0, name UINT32_MAX) */
@@ -59,7 +58,7 @@ struct frame_tree {
 };
 
 struct frame_tree_options {
-	bool reverse;      /* reverse each stack before merging */
+	bool reverse;	   /* reverse each stack before merging */
 	bool differential; /* keep count_before per node in before[]; stacks with
 			      only a count before count too */
 	bool flamechart;   /* keep input order: don't sort */
@@ -68,8 +67,8 @@ struct frame_tree_options {
 /* Builds the tree (zeroed before) of the frames at least min_total samples
  * wide: 0, -1 out of memory, -2 the counts overflow. Free it with
  * frame_tree_free() whatever the result. */
-int frame_tree_build(struct frame_tree *t, const struct fg_stack *stacks, size_t n,
-		     const struct frame_tree_options *op, double min_total);
+int frame_tree_build(struct frame_tree *t, const struct fg_stack *stacks, size_t n, const struct frame_tree_options *op,
+		     double min_total);
 void frame_tree_free(struct frame_tree *t);
 
 #endif

@@ -103,8 +103,10 @@ int heatmap_check(const struct heatmap *h, const struct heatmap_options *o, char
 		return -1;
 	}
 	if (cols > HEATMAP_MAX_SECONDS) {
-		snprintf(err, errlen, "the samples span %lld s; the heat map shows at most %d s (cut the input "
-			 "first, e.g. with perf script --time)", (long long)cols, HEATMAP_MAX_SECONDS);
+		snprintf(err, errlen,
+			 "the samples span %lld s; the heat map shows at most %d s (cut the input "
+			 "first, e.g. with perf script --time)",
+			 (long long)cols, HEATMAP_MAX_SECONDS);
 		return -1;
 	}
 	return 0;
@@ -178,9 +180,10 @@ out:
 
 static bool leaf_is_idle(const struct ps_str *sym)
 {
-	static const char *const idle[] = { "cpuidle",   "cpu_idle",    "do_idle",           "default_idle",
-					    "intel_idle", "poll_idle",  "safe_halt",         "acpi_idle",
-					    "mwait_idle", "cpu_startup_entry", "cpu_bringup_and_idle" };
+	static const char *const idle[] = {
+		"cpuidle",   "cpu_idle",  "do_idle",	"default_idle",	     "intel_idle",	    "poll_idle",
+		"safe_halt", "acpi_idle", "mwait_idle", "cpu_startup_entry", "cpu_bringup_and_idle"
+	};
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
 		if (memmem(sym->p, sym->n, idle[i], strlen(idle[i])))
 			return true;
@@ -228,7 +231,7 @@ static size_t java_tidy(char *s, size_t len)
 			memmove(s + w, f, 11);
 			w += 11;
 		} else if (n > 8 && f[0] == 'L' && (frame_mark_kind(f, n) == 'j' || frame_mark_kind(f, n) == 'i') &&
-		    (cut = memmem(f, n, ":::", 3)) && memchr(f, '/', (size_t)(cut - f))) {
+			   (cut = memmem(f, n, ":::", 3)) && memchr(f, '/', (size_t)(cut - f))) {
 			size_t a = (size_t)(cut - f);
 			memmove(s + w, f + 1, a - 1);
 			w += a - 1;

@@ -15,14 +15,14 @@
 
 /* Times are kept in ticks of 100 ns (exact for perf's microsecond times). */
 #define HEATMAP_TICKS_PER_SEC 10000000LL
-#define HEATMAP_MAX_ROWS 1000
-#define HEATMAP_DEFAULT_ROWS 50
+#define HEATMAP_MAX_ROWS      1000
+#define HEATMAP_DEFAULT_ROWS  50
 /* The page draws one column per second: a longer span is refused. */
 #define HEATMAP_MAX_SECONDS 100000
 
 struct heatmap_sample {
-	int64_t tick;   /* time in ticks */
-	uint32_t node;  /* its stack: a call_tree node */
+	int64_t tick;  /* time in ticks */
+	uint32_t node; /* its stack: a call_tree node */
 	uint32_t weight;
 };
 
@@ -31,15 +31,15 @@ struct heatmap {
 	struct heatmap_sample *samples;
 	size_t n, cap;
 	int64_t min_tick, max_tick;
-	uint64_t total;     /* sum of the weights */
-	uint64_t bad_time;  /* times that are not finite, negative or beyond 1e11 s: left out */
+	uint64_t total;	   /* sum of the weights */
+	uint64_t bad_time; /* times that are not finite, negative or beyond 1e11 s: left out */
 };
 
 struct heatmap_options {
 	const char *title;    /* NULL: "CPU heat map" */
 	const char *subtitle; /* NULL: none */
-	int rows;             /* per second, 1..HEATMAP_MAX_ROWS; 0: HEATMAP_DEFAULT_ROWS */
-	uint64_t idle;        /* idle samples left out, for the page to say so */
+	int rows;	      /* per second, 1..HEATMAP_MAX_ROWS; 0: HEATMAP_DEFAULT_ROWS */
+	uint64_t idle;	      /* idle samples left out, for the page to say so */
 };
 
 int heatmap_init(struct heatmap *h);

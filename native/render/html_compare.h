@@ -9,8 +9,8 @@
 #include "stack_table.h"
 
 struct compare_options {
-	const char *title;       /* NULL: "Compare: BEFORE vs AFTER" */
-	const char *subtitle;    /* NULL: none */
+	const char *title;	 /* NULL: "Compare: BEFORE vs AFTER" */
+	const char *subtitle;	 /* NULL: none */
 	const char *before_name; /* what the sides are called ("before.folded") */
 	const char *after_name;
 };

@@ -15,8 +15,7 @@ static int page_data(FILE *out, void *ctx, char *err, size_t errlen)
 	return heatmap_write_json(out, c->h, c->o, err, errlen);
 }
 
-int heatmap_write_html(FILE *out, const struct heatmap *h, const struct heatmap_options *o, char *err,
-		       size_t errlen)
+int heatmap_write_html(FILE *out, const struct heatmap *h, const struct heatmap_options *o, char *err, size_t errlen)
 {
 	struct page_ctx c = { h, o };
 	struct html_page p = { o->title ? o->title : "CPU heat map", o->subtitle, page_data, &c };

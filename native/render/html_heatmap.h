@@ -11,7 +11,6 @@
 /* Writes the page (for `jflame heatmap` and `jflame record -o x.html`): no
  * network, no external scripts. 0, or -1 with one line in err (no samples, a
  * span over HEATMAP_MAX_SECONDS, out of memory, a write error). */
-int heatmap_write_html(FILE *out, const struct heatmap *h, const struct heatmap_options *o, char *err,
-		       size_t errlen);
+int heatmap_write_html(FILE *out, const struct heatmap *h, const struct heatmap_options *o, char *err, size_t errlen);
 
 #endif

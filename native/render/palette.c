@@ -57,7 +57,7 @@ static bool has_any_prefix(const char *s, const char *const *list)
 
 enum fg_hue palette_kind_hue(const char *s, size_t len)
 {
-	static const enum fg_hue hues[] = { FG_HUE_JIT,    FG_HUE_INLINED, FG_HUE_INTERP, /* FRAME_MARK_KINDS */
+	static const enum fg_hue hues[] = { FG_HUE_JIT,	   FG_HUE_INLINED, FG_HUE_INTERP, /* FRAME_MARK_KINDS */
 					    FG_HUE_KERNEL, FG_HUE_ALLOC,   FG_HUE_LOCK };
 	char k = frame_mark_kind(s, len);
 	return k ? hues[strchr(FRAME_MARK_KINDS, k) - FRAME_MARK_KINDS] : FG_HUE_COUNT;
@@ -82,31 +82,72 @@ static bool is_process(const char *s)
 }
 
 static const char *const gc_threads[] = {
-	"GC Thread", "G1 ", "Shenandoah", "Parallel GC", "ZDirector", "ZDriver", "ZStat", "ZUnmapper",
-	"ZUncommit", "ZWorker", "ZRuntime", "ZMark", "CMS ", NULL,
+	"GC Thread", "G1 ",	  "Shenandoah", "Parallel GC", "ZDirector", "ZDriver", "ZStat",
+	"ZUnmapper", "ZUncommit", "ZWorker",	"ZRuntime",    "ZMark",	    "CMS ",    NULL,
 };
 static const char *const compiler_threads[] = {
 	"C1 Compiler", "C2 Compiler", "JVMCI", "Sweeper thread", NULL,
 };
 /* C++ names that look like GC work but are the compilers emitting barriers */
 static const char *const compiler_first[] = {
-	"BarrierSetC1", "BarrierSetC2", "BarrierSetAssembler", NULL,
+	"BarrierSetC1",
+	"BarrierSetC2",
+	"BarrierSetAssembler",
+	NULL,
 };
 static const char *const gc_cxx[] = {
-	"Parallel", "Scavenge", "Shenandoah", "MarkSweep", "ConcurrentMark", "MarkBitMap", "MarkStack",
-	"MarkAndPush", "GC", "WorkerThread", "WorkGang", "GangWorker", "Evacuat", "BarrierSet",
-	"CollectedHeap", "CardTable", "ReferenceProcessor", "WeakProcessor", "OopStorage", "StringDedup",
-	"TenuredGeneration", "DefNewGeneration", "SerialHeap", NULL,
+	"Parallel",	     "Scavenge",	   "Shenandoah",    "MarkSweep",  "ConcurrentMark",
+	"MarkBitMap",	     "MarkStack",	   "MarkAndPush",   "GC",	  "WorkerThread",
+	"WorkGang",	     "GangWorker",	   "Evacuat",	    "BarrierSet", "CollectedHeap",
+	"CardTable",	     "ReferenceProcessor", "WeakProcessor", "OopStorage", "StringDedup",
+	"TenuredGeneration", "DefNewGeneration",   "SerialHeap",    NULL,
 };
 static const char *const compiler_cxx[] = {
-	"Compiler::", "Compile::", "Compilation", "CompileBroker", "CompileTask", "CompileQueue",
-	"ThresholdPolicy", "Matcher", "GraphKit", "LibraryCallKit", "ConnectionGraph", "IdealLoopTree",
-	"SuperWord", "Node::", "Type::", "TypeInt::", "TypeLong::", "TypeTuple::", "TypeFunc::",
-	"TypePtr::", "TypeOopPtr::", "TypeInstPtr::", "TypeAryPtr::", "TypeKlassPtr::", "RegMask",
-	"IndexSet", "JVMState", "InlineTree", "BCEscapeAnalyzer", "CallGenerator", "LinearScan",
-	"GraphBuilder", "ValueStack", "Canonicalizer", "RangeCheckElimination", "BlockBegin",
-	"Instruction::", "GlobalValueNumbering", "FrameMap", "BlockListBuilder", "IRScope",
-	"Assembler::", "CodeBuffer", "CodeInstaller", NULL,
+	"Compiler::",
+	"Compile::",
+	"Compilation",
+	"CompileBroker",
+	"CompileTask",
+	"CompileQueue",
+	"ThresholdPolicy",
+	"Matcher",
+	"GraphKit",
+	"LibraryCallKit",
+	"ConnectionGraph",
+	"IdealLoopTree",
+	"SuperWord",
+	"Node::",
+	"Type::",
+	"TypeInt::",
+	"TypeLong::",
+	"TypeTuple::",
+	"TypeFunc::",
+	"TypePtr::",
+	"TypeOopPtr::",
+	"TypeInstPtr::",
+	"TypeAryPtr::",
+	"TypeKlassPtr::",
+	"RegMask",
+	"IndexSet",
+	"JVMState",
+	"InlineTree",
+	"BCEscapeAnalyzer",
+	"CallGenerator",
+	"LinearScan",
+	"GraphBuilder",
+	"ValueStack",
+	"Canonicalizer",
+	"RangeCheckElimination",
+	"BlockBegin",
+	"Instruction::",
+	"GlobalValueNumbering",
+	"FrameMap",
+	"BlockListBuilder",
+	"IRScope",
+	"Assembler::",
+	"CodeBuffer",
+	"CodeInstaller",
+	NULL,
 };
 static const char *const compiler_words[] = { "Phase", "Parse", "LIR", "IR::", "C1_", "Block::", NULL };
 static const char *const jvm_c[] = {
@@ -119,23 +160,73 @@ static const char *const jvm_c[] = {
  * C1 ("new_instance Runtime1 stub") and C2 ("_new_array_Java"), and the
  * intrinsics' stubs that take CPU time (array copies and fills, CRCs, crypto,
  * digests, big integers, libm). */
-static const char *const jvm_stubs[] = { /* sorted by strcmp() for bsearch() */
-	"DeoptimizationBlob", "ExceptionBlob", "I2C/C2I adapters", "MethodHandles adapters", "SafepointBlob",
-	"UncommonTrapBlob", "aescrypt_decryptBlock", "aescrypt_encryptBlock", "arrayof_jbyte_fill",
-	"arrayof_jint_fill", "arrayof_jshort_fill", "bigIntegerLeftShiftWorker",
-	"bigIntegerRightShiftWorker", "call_stub", "catch_exception", "checkcast_arraycopy",
-	"checkcast_arraycopy_uninit", "cipherBlockChaining_decryptAESCrypt",
-	"cipherBlockChaining_encryptAESCrypt", "counterMode_AESCrypt", "electronicCodeBook_decryptAESCrypt",
-	"electronicCodeBook_encryptAESCrypt", "forward exception", "forward_exception",
-	"galoisCounterMode_AESCrypt", "generic_arraycopy", "ghash_processBlocks", "ic_miss_stub",
-	"itable stub", "jbyte_fill", "jint_fill", "jshort_fill", "libmCos", "libmExp", "libmLog",
-	"libmLog10", "libmPow", "libmSin", "libmTan", "md5_implCompress", "md5_implCompressMB",
-	"montgomery_multiply", "montgomery_square", "mulAdd", "multiplyToLen", "native signature handlers",
-	"resolve_opt_virtual_call", "resolve_static_call", "resolve_virtual_call", "sha1_implCompress",
-	"sha1_implCompressMB", "sha256_implCompress", "sha256_implCompressMB", "sha512_implCompress",
-	"sha512_implCompressMB", "squareToLen", "unsafe_arraycopy", "updateBytesAdler32", "updateBytesCRC32",
-	"updateBytesCRC32C", "vectorizedMismatch", "vtable chunks", "vtable stub",
-	"wrong_method_abstract_stub", "wrong_method_stub",
+static const char *const jvm_stubs[] = {
+	/* sorted by strcmp() for bsearch() */
+	"DeoptimizationBlob",
+	"ExceptionBlob",
+	"I2C/C2I adapters",
+	"MethodHandles adapters",
+	"SafepointBlob",
+	"UncommonTrapBlob",
+	"aescrypt_decryptBlock",
+	"aescrypt_encryptBlock",
+	"arrayof_jbyte_fill",
+	"arrayof_jint_fill",
+	"arrayof_jshort_fill",
+	"bigIntegerLeftShiftWorker",
+	"bigIntegerRightShiftWorker",
+	"call_stub",
+	"catch_exception",
+	"checkcast_arraycopy",
+	"checkcast_arraycopy_uninit",
+	"cipherBlockChaining_decryptAESCrypt",
+	"cipherBlockChaining_encryptAESCrypt",
+	"counterMode_AESCrypt",
+	"electronicCodeBook_decryptAESCrypt",
+	"electronicCodeBook_encryptAESCrypt",
+	"forward exception",
+	"forward_exception",
+	"galoisCounterMode_AESCrypt",
+	"generic_arraycopy",
+	"ghash_processBlocks",
+	"ic_miss_stub",
+	"itable stub",
+	"jbyte_fill",
+	"jint_fill",
+	"jshort_fill",
+	"libmCos",
+	"libmExp",
+	"libmLog",
+	"libmLog10",
+	"libmPow",
+	"libmSin",
+	"libmTan",
+	"md5_implCompress",
+	"md5_implCompressMB",
+	"montgomery_multiply",
+	"montgomery_square",
+	"mulAdd",
+	"multiplyToLen",
+	"native signature handlers",
+	"resolve_opt_virtual_call",
+	"resolve_static_call",
+	"resolve_virtual_call",
+	"sha1_implCompress",
+	"sha1_implCompressMB",
+	"sha256_implCompress",
+	"sha256_implCompressMB",
+	"sha512_implCompress",
+	"sha512_implCompressMB",
+	"squareToLen",
+	"unsafe_arraycopy",
+	"updateBytesAdler32",
+	"updateBytesCRC32",
+	"updateBytesCRC32C",
+	"vectorizedMismatch",
+	"vtable chunks",
+	"vtable stub",
+	"wrong_method_abstract_stub",
+	"wrong_method_stub",
 };
 
 const char *const *palette_jvm_stubs(size_t *n)
@@ -276,16 +367,11 @@ static const char *const hue_labels[FG_HUE_COUNT] = {
 
 /* each channel is base + (int)(span * v), as flamegraph.pl's palettes */
 static const uint8_t hue_ranges[FG_HUE_COUNT][6] = {
-	[FG_HUE_JIT] = { 50, 60, 200, 55, 50, 60 },
-	[FG_HUE_INLINED] = { 50, 60, 165, 55, 165, 55 },
-	[FG_HUE_INTERP] = { 160, 45, 215, 35, 160, 45 },
-	[FG_HUE_JVM] = { 175, 55, 175, 55, 50, 20 },
-	[FG_HUE_GC] = { 160, 40, 120, 40, 215, 40 },
-	[FG_HUE_COMPILER] = { 195, 40, 150, 35, 95, 35 },
-	[FG_HUE_KERNEL] = { 190, 65, 90, 65, 0, 0 },
-	[FG_HUE_NATIVE] = { 200, 55, 50, 80, 50, 80 },
-	[FG_HUE_META] = { 80, 60, 80, 60, 205, 50 },
-	[FG_HUE_ALLOC] = { 175, 40, 50, 40, 110, 40 },
+	[FG_HUE_JIT] = { 50, 60, 200, 55, 50, 60 },	 [FG_HUE_INLINED] = { 50, 60, 165, 55, 165, 55 },
+	[FG_HUE_INTERP] = { 160, 45, 215, 35, 160, 45 }, [FG_HUE_JVM] = { 175, 55, 175, 55, 50, 20 },
+	[FG_HUE_GC] = { 160, 40, 120, 40, 215, 40 },	 [FG_HUE_COMPILER] = { 195, 40, 150, 35, 95, 35 },
+	[FG_HUE_KERNEL] = { 190, 65, 90, 65, 0, 0 },	 [FG_HUE_NATIVE] = { 200, 55, 50, 80, 50, 80 },
+	[FG_HUE_META] = { 80, 60, 80, 60, 205, 50 },	 [FG_HUE_ALLOC] = { 175, 40, 50, 40, 110, 40 },
 	[FG_HUE_LOCK] = { 120, 40, 85, 30, 45, 25 },
 };
 
@@ -308,8 +394,8 @@ void palette_hue_color(enum fg_hue hue, double v, uint8_t rgb[3])
 /* ---- the other palettes (flamegraph.pl's colour functions) --------------- */
 
 static const char *const palette_names[] = {
-	[PAL_JAVA] = "java", [PAL_HOT] = "hot",       [PAL_MEM] = "mem",       [PAL_IO] = "io",
-	[PAL_JS] = "js",     [PAL_RED] = "red",       [PAL_GREEN] = "green",   [PAL_BLUE] = "blue",
+	[PAL_JAVA] = "java", [PAL_HOT] = "hot",	      [PAL_MEM] = "mem",       [PAL_IO] = "io",
+	[PAL_JS] = "js",     [PAL_RED] = "red",	      [PAL_GREEN] = "green",   [PAL_BLUE] = "blue",
 	[PAL_AQUA] = "aqua", [PAL_YELLOW] = "yellow", [PAL_PURPLE] = "purple", [PAL_ORANGE] = "orange",
 };
 

@@ -52,17 +52,17 @@
  * 8. everything else is NATIVE.
  * The graph's root, "all", draws in the META hue. */
 enum fg_hue {
-	FG_HUE_JIT,       /* green: JIT-compiled Java, "_[j]" */
-	FG_HUE_INLINED,   /* aqua: inlined Java, "_[i]" */
-	FG_HUE_INTERP,    /* pale green: interpreted Java, "_[0]" */
-	FG_HUE_JVM,       /* yellow: JVM C++ (libjvm), C++ names with "::" */
-	FG_HUE_GC,        /* lavender: GC work in the JVM */
-	FG_HUE_COMPILER,  /* tan: JIT-compiler work in the JVM */
-	FG_HUE_KERNEL,    /* orange: "_[k]" */
-	FG_HUE_NATIVE,    /* red: other native code */
-	FG_HUE_META,      /* blue: [Pod], [Con], [pid] process, thread; and marks like [truncated] */
-	FG_HUE_ALLOC,     /* raspberry: the allocated class, "_[a]" */
-	FG_HUE_LOCK,      /* brown: the class of a contended monitor, "_[l]" */
+	FG_HUE_JIT,	 /* green: JIT-compiled Java, "_[j]" */
+	FG_HUE_INLINED,	 /* aqua: inlined Java, "_[i]" */
+	FG_HUE_INTERP,	 /* pale green: interpreted Java, "_[0]" */
+	FG_HUE_JVM,	 /* yellow: JVM C++ (libjvm), C++ names with "::" */
+	FG_HUE_GC,	 /* lavender: GC work in the JVM */
+	FG_HUE_COMPILER, /* tan: JIT-compiler work in the JVM */
+	FG_HUE_KERNEL,	 /* orange: "_[k]" */
+	FG_HUE_NATIVE,	 /* red: other native code */
+	FG_HUE_META,	 /* blue: [Pod], [Con], [pid] process, thread; and marks like [truncated] */
+	FG_HUE_ALLOC,	 /* raspberry: the allocated class, "_[a]" */
+	FG_HUE_LOCK,	 /* brown: the class of a contended monitor, "_[l]" */
 	FG_HUE_COUNT
 };
 /* The hues before this one are always in the legend; ALLOC and LOCK only in
@@ -93,8 +93,20 @@ enum fg_hue palette_hue_at(const char *const *frames, size_t depth, enum fg_hue 
 const char *const *palette_jvm_stubs(size_t *n);
 
 /* flamegraph.pl's palettes by --colors name */
-enum palette { PAL_JAVA, PAL_HOT, PAL_MEM, PAL_IO, PAL_JS, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA,
-	       PAL_YELLOW, PAL_PURPLE, PAL_ORANGE };
+enum palette {
+	PAL_JAVA,
+	PAL_HOT,
+	PAL_MEM,
+	PAL_IO,
+	PAL_JS,
+	PAL_RED,
+	PAL_GREEN,
+	PAL_BLUE,
+	PAL_AQUA,
+	PAL_YELLOW,
+	PAL_PURPLE,
+	PAL_ORANGE
+};
 
 /* The palette of a name: PAL_JAVA for NULL or "", PAL_HOT for unknown names. */
 enum palette palette_of(const char *name);

@@ -64,7 +64,9 @@ static int write_svg(FILE *out, const struct stack_table *t, const struct profil
 {
 	const struct stack_meta *m = &t->meta;
 	struct fg_options g = {
-		.title = o->title ? o->title : m->name[0] ? m->name : NULL,
+		.title = o->title   ? o->title :
+			 m->name[0] ? m->name :
+				      NULL,
 		.countname = strcmp(m->count_unit, "count") == 0 ? m->count_type : m->count_unit,
 		.colors = "java",
 		.legend = true,
@@ -74,11 +76,23 @@ static int write_svg(FILE *out, const struct stack_table *t, const struct profil
 }
 
 const struct profile_writer profile_writers[] = {
-	{ PFMT_FOLDED, "folded", "collapsed", ".folded", { ".folded", ".collapsed", ".txt" }, { ".folded", ".collapsed" },
-	  PW_RECORD | PW_CONVERT | PW_COLLAPSE, write_folded },
+	{ PFMT_FOLDED,
+	  "folded",
+	  "collapsed",
+	  ".folded",
+	  { ".folded", ".collapsed", ".txt" },
+	  { ".folded", ".collapsed" },
+	  PW_RECORD | PW_CONVERT | PW_COLLAPSE,
+	  write_folded },
 	{ PFMT_STACKS, "stacks", "perf", ".stacks", { ".stacks", ".perf", ".script" }, { ".stacks" }, PW_RECORD, NULL },
 	{ PFMT_PPROF, "pprof", "pb", ".pb.gz", { ".pb", ".pprof" }, { ".pb.gz" }, PW_RECORD | PW_CONVERT, write_pprof },
-	{ PFMT_SPEEDSCOPE, "speedscope", "json", ".json", { ".json" }, { ".json" }, PW_RECORD | PW_CONVERT,
+	{ PFMT_SPEEDSCOPE,
+	  "speedscope",
+	  "json",
+	  ".json",
+	  { ".json" },
+	  { ".json" },
+	  PW_RECORD | PW_CONVERT,
 	  write_speedscope },
 	{ PFMT_JFR, "jfr", NULL, ".jfr", { ".jfr" }, { ".jfr" }, PW_RECORD | PW_CONVERT, write_jfr },
 	{ PFMT_SVG, "svg", NULL, ".svg", { ".svg" }, { ".svg" }, PW_RECORD | PW_CONVERT | PW_SVG, write_svg },
@@ -130,7 +144,8 @@ const struct profile_writer *profile_writer_for_record(const char *path)
 	if (strcmp(path, "-") == 0)
 		return profile_writer_of(PFMT_SVG);
 	for (size_t i = 0; i < profile_writers_n; i++)
-		for (const char *const *e = profile_writers[i].record_exts; e < profile_writers[i].record_exts + 3 && *e; e++)
+		for (const char *const *e = profile_writers[i].record_exts;
+		     e < profile_writers[i].record_exts + 3 && *e; e++)
 			if (ends_with(path, n, *e, false))
 				return &profile_writers[i];
 	return NULL;
@@ -148,7 +163,10 @@ void profile_writer_list(char *buf, size_t len, unsigned cmd, bool ext)
 		if (!(w->cmds & cmd))
 			continue;
 		k++;
-		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", k == 1 ? "" : k == count ? " or " : ", ",
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s",
+					k == 1	   ? "" :
+					k == count ? " or " :
+						     ", ",
 					ext ? w->ext : w->name);
 	}
 }

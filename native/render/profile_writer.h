@@ -21,8 +21,8 @@ enum {
 
 /* How one output is written, beyond the table it is written from. */
 struct profile_write_opts {
-	bool raw;                       /* pprof: a plain protobuf (.pb), not gzipped */
-	const char *title;              /* SVG: the title (NULL: the table's meta.name, else
+	bool raw;			/* pprof: a plain protobuf (.pb), not gzipped */
+	const char *title;		/* SVG: the title (NULL: the table's meta.name, else
 					   the flame graph's default) */
 	const struct fg_options *graph; /* SVG: the graph as the caller set it up (record:
 					   title, subtitle and subtitle_warning, units); NULL:
@@ -31,20 +31,20 @@ struct profile_write_opts {
 };
 
 /* Writes t to out. 0, or -1 with one line in err (without "jflame: "). */
-typedef int (*profile_write_fn)(FILE *out, const struct stack_table *t, const struct profile_write_opts *o,
-				char *err, size_t errlen);
+typedef int (*profile_write_fn)(FILE *out, const struct stack_table *t, const struct profile_write_opts *o, char *err,
+				size_t errlen);
 
 struct profile_writer {
 	enum profile_format format;
-	const char *name;           /* what -t takes and messages list */
-	const char *alias;          /* another name -t takes; NULL for none */
-	const char *ext;            /* the extension messages suggest */
-	const char *exts[4];        /* the extensions convert tells it by: case ignored,
+	const char *name;	    /* what -t takes and messages list */
+	const char *alias;	    /* another name -t takes; NULL for none */
+	const char *ext;	    /* the extension messages suggest */
+	const char *exts[4];	    /* the extensions convert tells it by: case ignored,
 				       each also with .gz after it (.pb: pprof not gzipped) */
 	const char *record_exts[3]; /* the extensions record tells it by: case kept, no
 				       .gz added */
-	unsigned cmds;              /* PW_*: the commands that write it */
-	profile_write_fn write;     /* NULL: not written from a stack table (record writes
+	unsigned cmds;		    /* PW_*: the commands that write it */
+	profile_write_fn write;	    /* NULL: not written from a stack table (record writes
 				       .stacks as samples come and .html from its heat map) */
 };
 

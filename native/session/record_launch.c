@@ -56,7 +56,8 @@ int record_launch_start(struct record *r, char *err, size_t errlen)
 			const char *old = getenv("JAVA_TOOL_OPTIONS");
 			char *tool = NULL;
 			if (asprintf(&tool, "%s%s%s %s %s %s", old ? old : "", old ? " " : "", agentpath, flags[0],
-				     flags[1], flags[2]) < 0 || setenv("JAVA_TOOL_OPTIONS", tool, 1) != 0)
+				     flags[1], flags[2]) < 0 ||
+			    setenv("JAVA_TOOL_OPTIONS", tool, 1) != 0)
 				_exit(127);
 		}
 		for (int i = 1; i < r->o.ncommand; i++)
@@ -121,8 +122,7 @@ int record_launch_end(struct record *r, int rc)
 			close(r->go_fd);
 			r->go_fd = -1;
 		} else if (!r->child_exited && rc == 0) {
-			msg_say("recording done; waiting for %s (pid %d) to exit\n", r->o.command[0],
-				(int)r->child);
+			msg_say("recording done; waiting for %s (pid %d) to exit\n", r->o.command[0], (int)r->child);
 		}
 		if (r->launch_status_fd >= 0)
 			close(r->launch_status_fd);

@@ -103,23 +103,26 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 				 count_view ? " (widths: samples)" : "", rec->lost, rec->truncated,
 				 rec->note[0] ? "; agent: " : "", rec->note);
 		else
-			snprintf(subtitle, sizeof(subtitle),
-				 "%scontended monitor and lock waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
-				 " samples%s, %" PRIu64 " dropped, %" PRIu64 " truncated; shorter waits not drawn: %" PRIu64
-				 "%s%s",
-				 rec->note[0] ? "WARNING " : "", (double)rec->min_block_ns / 1e6, rec->event, rec->seconds,
-				 (double)rec->total_weight / 1e6, rec->samples, count_view ? " (widths: samples)" : "",
-				 rec->lost, rec->truncated, rec->short_blocks, rec->note[0] ? "; agent: " : "", rec->note);
+			snprintf(
+				subtitle, sizeof(subtitle),
+				"%scontended monitor and lock waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
+				" samples%s, %" PRIu64 " dropped, %" PRIu64
+				" truncated; shorter waits not drawn: %" PRIu64 "%s%s",
+				rec->note[0] ? "WARNING " : "", (double)rec->min_block_ns / 1e6, rec->event,
+				rec->seconds, (double)rec->total_weight / 1e6, rec->samples,
+				count_view ? " (widths: samples)" : "", rec->lost, rec->truncated, rec->short_blocks,
+				rec->note[0] ? "; agent: " : "", rec->note);
 	} else if (!recording_timed(rec))
 		snprintf(subtitle, sizeof(subtitle),
 			 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			 " unwind failed, %" PRIu64 " failed stack reads; %s",
-			 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
-			 rec->stack_errors, rec->frame_pointers);
+			 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
+			 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
 	else
 		snprintf(subtitle, sizeof(subtitle),
 			 "%s, %.1f s (%s%s): %.1f ms in %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
-			 " truncated, %" PRIu64 " unwind failed; blocks under %.3f ms not drawn: %" PRIu64 " (%.1f ms); %s",
+			 " truncated, %" PRIu64 " unwind failed; blocks under %.3f ms not drawn: %" PRIu64
+			 " (%.1f ms); %s",
 			 strcmp(rec->weight_type, "wall") == 0 ? "wall-clock time" : "off-CPU time", rec->seconds,
 			 rec->event, strcmp(rec->weight_type, "wall") == 0 ? "" : ", weighted by time blocked",
 			 (double)rec->total_weight / 1e6, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
@@ -172,7 +175,8 @@ static int write_heatmap(struct window *w, FILE *f, char *err, size_t errlen)
 	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", rec->target, rec->seconds, rec->freq,
 		 rec->frame_pointers);
 	struct heatmap_options ho = { .title = "CPU heat map", .subtitle = subtitle };
-	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0 || heatmap_write_html(f, &w->heatmap, &ho, err, errlen) != 0)
+	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0 ||
+	    heatmap_write_html(f, &w->heatmap, &ho, err, errlen) != 0)
 		return -1;
 	return 0;
 }
@@ -304,8 +308,7 @@ static int outputs_expand(struct record_opts *o)
 		const char *name = o->user_outputs[i];
 		enum profile_format f = o->user_formats[i];
 		bool timeline = f == PFMT_STACKS || f == PFMT_HTML;
-		const char *what = f == PFMT_STACKS ? "the .stacks output (timestamped samples)" :
-				   "the .html heat map";
+		const char *what = f == PFMT_STACKS ? "the .stacks output (timestamped samples)" : "the .html heat map";
 		char buf[4096];
 		int w = out_name_event_word(name, event_words, 5);
 		enum rec_event named = EV_N;
@@ -329,7 +332,11 @@ static int outputs_expand(struct record_opts *o)
 			}
 			if (!any) {
 				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
-					"with -e %s\n", what, name, o->alloc && o->lock ? "alloc,lock" : o->alloc ? "alloc" : "lock");
+					"with -e %s\n",
+					what, name,
+					o->alloc && o->lock ? "alloc,lock" :
+					o->alloc	    ? "alloc" :
+							      "lock");
 				return -1;
 			}
 			continue;
@@ -338,7 +345,8 @@ static int outputs_expand(struct record_opts *o)
 			enum rec_event ev = o->bpf_on ? EV_BPF : o->alloc ? EV_ALLOC : EV_LOCK;
 			if (timeline && ev != EV_BPF) {
 				msg_say("%s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
-					".folded, .pb.gz, .json or .jfr\n", what, ev_word(o, ev), ev_word(o, ev));
+					".folded, .pb.gz, .json or .jfr\n",
+					what, ev_word(o, ev), ev_word(o, ev));
 				return -1;
 			}
 			if (add_spec(o, name, f, ev) != 0)
@@ -347,12 +355,14 @@ static int outputs_expand(struct record_opts *o)
 		}
 		if (w == -2) {
 			msg_say("output '%s' names more than one event; name it for one (cpu.svg, "
-				"alloc.svg) or use %%e\n", name);
+				"alloc.svg) or use %%e\n",
+				name);
 			return -1;
 		}
 		if (named != EV_N && (named > EV_LOCK || !ev_on(o, named))) {
 			msg_say("output '%s' is named for %s, which is not recorded; add it to -e or "
-				"rename the output\n", name, event_words[w]);
+				"rename the output\n",
+				name, event_words[w]);
 			return -1;
 		}
 		if (named != EV_N) {
@@ -368,7 +378,8 @@ static int outputs_expand(struct record_opts *o)
 		if (timeline) { /* the sampler's event only, under its own name */
 			if (!o->bpf_on) {
 				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
-					"with -e alloc,lock\n", what, name);
+					"with -e alloc,lock\n",
+					what, name);
 				return -1;
 			}
 			if (add_spec(o, name, f, EV_BPF) != 0)
@@ -424,7 +435,8 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 		for (size_t j = 0; j < i; j++) {
 			if (same_file(o->outputs[i], o->outputs[j])) {
 				msg_say("output %s is named twice once the events are in the names; give each "
-					"output once\n", o->outputs[i]);
+					"output once\n",
+					o->outputs[i]);
 				return -1;
 			}
 		}
@@ -432,9 +444,11 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 			msg_say("%s\n", err);
 			return -1;
 		}
-		if ((o->keep || o->keep_bytes) && out_name_varies(o->outputs[i]) && !out_name_fixed_dir(o->outputs[i])) {
+		if ((o->keep || o->keep_bytes) && out_name_varies(o->outputs[i]) &&
+		    !out_name_fixed_dir(o->outputs[i])) {
 			msg_say("--keep rotates files in one directory; '%s' has fields in its directory "
-				"part: put %%t or %%n in the file name only\n", o->outputs[i]);
+				"part: put %%t or %%n in the file name only\n",
+				o->outputs[i]);
 			return -1;
 		}
 		nstacks += o->formats[i] == PFMT_STACKS;
@@ -467,8 +481,10 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 	sampler_read_stats(r->sampler, &st);
 	rec->seconds = seconds;
 	rec->freq = r->o.freq;
-	snprintf(rec->event, sizeof(rec->event), "%s", r->o.mode == MODE_OFFCPU ? "sched_switch" :
-		 r->o.mode == MODE_WALL ? "cpu-clock+sched_switch" : sampler_event(r->sampler));
+	snprintf(rec->event, sizeof(rec->event), "%s",
+		 r->o.mode == MODE_OFFCPU ? "sched_switch" :
+		 r->o.mode == MODE_WALL	  ? "cpu-clock+sched_switch" :
+					    sampler_event(r->sampler));
 	if (r->o.mode != MODE_CPU) {
 		snprintf(rec->weight_type, sizeof(rec->weight_type), "%s", r->o.mode == MODE_WALL ? "wall" : "off_cpu");
 		rec->min_block_ns = r->o.min_block_ns;
@@ -537,16 +553,23 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 	}
 	rec->fp_warning = off || unknown;
 	if (off)
-		snprintf(fp, fplen, "WARNING frame pointers: off in pid %d%s: Java frames below compiled code are lost; "
-			 "restart it with -XX:+PreserveFramePointer", (int)off_pid, off > 1 ? " and others" : "");
+		snprintf(fp, fplen,
+			 "WARNING frame pointers: off in pid %d%s: Java frames below compiled code are lost; "
+			 "restart it with -XX:+PreserveFramePointer",
+			 (int)off_pid, off > 1 ? " and others" : "");
 	else if (unknown)
-		snprintf(fp, fplen, "WARNING frame pointers: unknown in pid %d%s (no jflame agent): Java frames "
-			 "are not named; start it with -agentpath:libjflame-agent.so", (int)unknown_pid,
-			 unknown > 1 ? " and others" : "");
+		snprintf(fp, fplen,
+			 "WARNING frame pointers: unknown in pid %d%s (no jflame agent): Java frames "
+			 "are not named; start it with -agentpath:libjflame-agent.so",
+			 (int)unknown_pid, unknown > 1 ? " and others" : "");
 	else if (walked)
-		snprintf(fp, fplen, "Java stacks: HotSpot walker%s", walked_on || on ? (walked_off ? "; frame pointers: "
-			 "on in some JVMs (not needed)" : "; frame pointers: on") : walked_off ? "; frame pointers: off "
-			 "(not needed)" : "");
+		snprintf(fp, fplen, "Java stacks: HotSpot walker%s",
+			 walked_on || on ? (walked_off ? "; frame pointers: "
+							 "on in some JVMs (not needed)" :
+							 "; frame pointers: on") :
+			 walked_off	 ? "; frame pointers: off "
+					   "(not needed)" :
+					   "");
 	else if (on)
 		snprintf(fp, fplen, "frame pointers: on");
 	else
@@ -555,18 +578,24 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 	const struct symbolizer_inline *inl = symbolizer_inline_stats(r->sy);
 	size_t used = strlen(fp);
 	if (inl->unsupported_pid && !r->o.no_inline)
-		snprintf(fp + used, fplen - used, "; inlined frames not shown in pid %d (debug info of a layout this "
-			 "jflame does not read)", (int)inl->unsupported_pid);
+		snprintf(fp + used, fplen - used,
+			 "; inlined frames not shown in pid %d (debug info of a layout this "
+			 "jflame does not read)",
+			 (int)inl->unsupported_pid);
 	else if (inl->safepoint_only_pid && !r->o.no_inline)
-		snprintf(fp + used, fplen - used, "; inlining placed at safepoints only in pid %d (no "
-			 "-XX:+DebugNonSafepoints)", (int)inl->safepoint_only_pid);
+		snprintf(fp + used, fplen - used,
+			 "; inlining placed at safepoints only in pid %d (no "
+			 "-XX:+DebugNonSafepoints)",
+			 (int)inl->safepoint_only_pid);
 	used = strlen(fp);
 	if (walked && r->kf.note[0]) /* the walker's depth on an older kernel */
 		snprintf(fp + used, fplen - used, "; %s", r->kf.note);
 	used = strlen(fp);
 	if (inl->bad)
-		snprintf(fp + used, fplen - used, "; %" PRIu64 " compiled frames without inlining (debug info did not "
-			 "decode)", inl->bad);
+		snprintf(fp + used, fplen - used,
+			 "; %" PRIu64 " compiled frames without inlining (debug info did not "
+			 "decode)",
+			 inl->bad);
 	/* the agents' recordings: drops in the rings (shared by alloc and lock)
 	 * count in the window open when they are noticed */
 	const struct agent_samples_stats *ast = agent_samples_stats(r->agents);
@@ -577,7 +606,8 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 		j->seconds = seconds;
 		snprintf(j->target, sizeof(j->target), "%s", rec->target);
 		snprintf(j->weight_type, sizeof(j->weight_type), "%s", k == J_ALLOC ? "alloc" : "lock");
-		snprintf(j->event, sizeof(j->event), "%s", k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter, Unsafe.park");
+		snprintf(j->event, sizeof(j->event), "%s",
+			 k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter, Unsafe.park");
 		j->interval = r->o.alloc_interval;
 		if (k == J_LOCK) {
 			j->min_block_ns = r->o.lock_min_ns;
@@ -614,13 +644,15 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		if (r->pusher)
 			record_outputs_push(r, w);
 		msg_say("window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
-			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n", w->seq, when,
-			rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
+			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n",
+			w->seq, when, rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "",
+			r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
 			rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
 		if (rc != 0)
 			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 		if (r->window_done) {
-			struct record_window_done wd = { w->seq, w->start_real_ns, when, wrote[0] == ' ' ? wrote + 1 : wrote,
+			struct record_window_done wd = { w->seq, w->start_real_ns, when,
+							 wrote[0] == ' ' ? wrote + 1 : wrote,
 							 r->o.npids ? r->o.pids[0] : getpid() };
 			r->window_done(r->window_done_ctx, rec, &wd);
 		}
@@ -639,16 +671,16 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		else
 			snprintf(total, sizeof(total), "%.1f ms", (double)j->total_weight / 1e6);
 		msg_say("window %" PRIu64 " from %s, %.1f s: %s: %" PRIu64 " samples, %s (%" PRIu64
-			" dropped); wrote%s\n", w->seq, when, j->seconds, ev_word(&r->o, (enum rec_event)ev), j->samples,
-			total, j->lost, wrote[0] ? wrote : " nothing");
+			" dropped); wrote%s\n",
+			w->seq, when, j->seconds, ev_word(&r->o, (enum rec_event)ev), j->samples, total, j->lost,
+			wrote[0] ? wrote : " nothing");
 		if (jrc != 0) {
 			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 			rc = -1;
 		}
 	}
 	if (w->oom)
-		msg_warn("window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n",
-			w->seq, w->oom);
+		msg_warn("window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n", w->seq, w->oom);
 	r->closed++;
 	if (r->o.bpf_on) {
 		r->total_samples += rec->samples;
@@ -671,11 +703,9 @@ struct series {
 	struct stack_table t;
 };
 
-
 /* The series a folded stack belongs to, and where its frames start once the
  * roots that become labels ([Pod], [Con], and a JVM's [pid]) are cut off. */
-static struct series *series_of(struct record *r, struct series **all, size_t *n, const char *stack,
-				const char **rest)
+static struct series *series_of(struct record *r, struct series **all, size_t *n, const char *stack, const char **rest)
 {
 	const char *pod = NULL, *con = NULL, *p = stack;
 	size_t podn = 0, conn = 0;

@@ -50,7 +50,8 @@ static size_t walkers_start(struct record *r)
 		int e = sampler_walk_hotspot(r->sampler, pids[i], &hp);
 		if (e != 0)
 			msg_warn("pid %d is walked by frame pointers: the BPF map of JVMs "
-				"failed: %s\n", (int)pids[i], strerror(-e));
+				 "failed: %s\n",
+				 (int)pids[i], strerror(-e));
 	}
 	return pending;
 }
@@ -265,9 +266,9 @@ static void finish_push(struct record *r)
 		return;
 	push_stop(r->pusher, 10000, &st);
 	r->pusher = NULL;
-	msg_say("pushed %" PRIu64 " of %" PRIu64 " profiles to %s (%" PRIu64 " failed, %" PRIu64
-		" dropped, %" PRIu64 " retries)\n", st.sent, r->pushed_profiles, "Pyroscope", st.failed, st.dropped,
-		st.retries);
+	msg_say("pushed %" PRIu64 " of %" PRIu64 " profiles to %s (%" PRIu64 " failed, %" PRIu64 " dropped, %" PRIu64
+		" retries)\n",
+		st.sent, r->pushed_profiles, "Pyroscope", st.failed, st.dropped, st.retries);
 }
 
 /* ---- the session --------------------------------------------------------------- */
@@ -283,7 +284,8 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 			snprintf(r->agent, sizeof(r->agent), "%s", r->o.agent);
 		else if (attach_find_agent(r->agent, sizeof(r->agent), err, errlen) != 0)
 			return -1;
-		r->attach = (struct attach_opts){ .agent = r->agent, .options = r->o.agent_options,
+		r->attach = (struct attach_opts){ .agent = r->agent,
+						  .options = r->o.agent_options,
 						  .timeout_ms = r->o.attach_timeout_ms };
 	}
 	r->si = str_intern_new();
@@ -335,8 +337,12 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 	if (record_window_open_err(r, &r->win[0], record_mono_ns(), 1, err, errlen) != 0)
 		return -1;
 	if (r->o.push) {
-		struct push_opts po = { .url = r->o.push, .token = r->o.push_token, .basic_auth = r->o.push_basic_auth,
-					.tenant = r->o.push_tenant, .ca = r->o.push_ca, .verbose = r->o.verbose,
+		struct push_opts po = { .url = r->o.push,
+					.token = r->o.push_token,
+					.basic_auth = r->o.push_basic_auth,
+					.tenant = r->o.push_tenant,
+					.ca = r->o.push_ca,
+					.verbose = r->o.verbose,
 					.timeout_ms = r->o.push_timeout_ms };
 		if (!(r->pusher = push_start(&po, err, errlen)))
 			return -1;
@@ -416,8 +422,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	r->stop_ns = r->o.duration > 0 ? r->start_ns + (uint64_t)(r->o.duration * 1e9) : UINT64_MAX;
 	/* the agents' events alone, of given JVMs: -d counts from when the agents
 	 * have them on (an attach takes seconds in a slow JVM), as async-profiler's */
-	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command &&
-			  !r->o.window_ns && r->o.npids > 0;
+	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command && !r->o.window_ns &&
+			  r->o.npids > 0;
 	agent_samples_poll(r->agents, record_mono_ns(), false);
 	return 0;
 }
@@ -503,7 +509,8 @@ static void end_drain(struct record *r)
 	uint64_t left = sampler_discard(r->sampler);
 	if (left)
 		msg_warn("%" PRIu64 " samples were left unread when the recording ended (naming them took longer "
-			 "than %.1f s): counted as dropped\n", left, (double)END_DRAIN_NS / 1e9);
+			 "than %.1f s): counted as dropped\n",
+			 left, (double)END_DRAIN_NS / 1e9);
 }
 
 int record_session_end(struct record *r, char *err, size_t errlen)
@@ -530,7 +537,8 @@ int record_session_end(struct record *r, char *err, size_t errlen)
 		symbolizer_refresh(r->sy);
 	}
 	sample_pipeline_release_late(r->pipe, 0);
-	agent_samples_poll(r->agents, record_mono_ns(), true); /* the rest of every ring; the agents are asked for no more */
+	agent_samples_poll(r->agents, record_mono_ns(),
+			   true); /* the rest of every ring; the agents are asked for no more */
 	if (r->tty_progress)
 		fprintf(stderr, "\r\033[K");
 	if (!r->o.window_ns) {
@@ -538,7 +546,8 @@ int record_session_end(struct record *r, char *err, size_t errlen)
 		return 0;
 	}
 	/* the last window, cut short, and the next if samples reached it */
-	uint64_t stop = r->start_ns + (uint64_t)((r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs) * 1e9);
+	uint64_t stop =
+		r->start_ns + (uint64_t)((r->o.duration > 0 && secs > r->o.duration ? r->o.duration : secs) * 1e9);
 	int rc = 0;
 	for (int k = 0; k < 2; k++) {
 		struct window *w = &r->win[(r->cur + k) % 2];
@@ -555,17 +564,19 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 	struct sample_pipeline_cache_stats cs;
 	if (sample_pipeline_cache_stats(r->pipe, &cs)) {
 		if (r->o.verbose)
-			msg_say("stack cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " flushes\n",
-				cs.hits, cs.misses, cs.flushes);
+			msg_say("stack cache: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " flushes\n", cs.hits,
+				cs.misses, cs.flushes);
 		r->cache_mismatches = cs.mismatches;
 	}
 	if (r->o.verbose && r->offcpu_outside)
 		msg_say("%" PRIu64 " off-CPU blocks wholly outside the recording's time (begun before it, or sent "
-			"after -d's time was up) were left out\n", r->offcpu_outside);
+			"after -d's time was up) were left out\n",
+			r->offcpu_outside);
 	const struct sample_pipeline_check *chk = sample_pipeline_check_stats(r->pipe);
 	if (chk) /* JFLAME_AGENTLESS_CHECK=1: the tests' comparison of agentless names with the agent's */
 		msg_say("agentless check: %" PRIu64 " of %" PRIu64 " samples of JVMs with the agent "
-			"named alike from their memory (%.1f%%)\n", chk->samples - chk->different, chk->samples,
+			"named alike from their memory (%.1f%%)\n",
+			chk->samples - chk->different, chk->samples,
 			chk->samples ? 100.0 * (double)(chk->samples - chk->different) / (double)chk->samples : 0.0);
 	if (r->o.window_ns) {
 		msg_say("%" PRIu64 " window%s, %" PRIu64 " samples (%" PRIu64 " lost)\n", r->closed,
@@ -586,13 +597,13 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 	if (r->o.bpf_on && w->rec.total == 0) {
 		empty = true;
 		if (r->o.mode == MODE_CPU)
-			msg_say("no samples in %.1f s: the target%s used no CPU; nothing written%s\n",
-				w->rec.seconds, r->o.all ? "s" : "", r->o.alloc || r->o.lock ? " for cpu" : "");
+			msg_say("no samples in %.1f s: the target%s used no CPU; nothing written%s\n", w->rec.seconds,
+				r->o.all ? "s" : "", r->o.alloc || r->o.lock ? " for cpu" : "");
 		else
 			msg_say("no samples in %.1f s: no thread of the target%s blocked for %.3f ms or "
-				"more (%" PRIu64 " shorter blocks); nothing written%s; lower --min-block\n", w->rec.seconds,
-				r->o.all ? "s" : "", (double)r->o.min_block_ns / 1e6, w->rec.short_blocks,
-				r->o.alloc || r->o.lock ? " for it" : "");
+				"more (%" PRIu64 " shorter blocks); nothing written%s; lower --min-block\n",
+				w->rec.seconds, r->o.all ? "s" : "", (double)r->o.min_block_ns / 1e6,
+				w->rec.short_blocks, r->o.alloc || r->o.lock ? " for it" : "");
 	} else if (r->o.bpf_on) {
 		if (record_outputs_write(r, w, EV_BPF, wrote, sizeof(wrote), err, errlen) != 0) {
 			msg_say("%s\n", err);
@@ -604,12 +615,14 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 		}
 		msg_say("%s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n",
-			r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "", w->rec.samples, w->rec.lost, w->rec.truncated,
-			w->rec.unwind_failed, w->rec.stack_errors, w->rec.seconds, wrote[0] ? wrote : " nothing");
+			r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "",
+			w->rec.samples, w->rec.lost, w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors,
+			w->rec.seconds, wrote[0] ? wrote : " nothing");
 		if (recording_timed(&w->rec))
 			msg_say("%s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
-				"not recorded\n", recording_title(&w->rec), (double)w->rec.total_weight / 1e6,
-				w->rec.short_blocks, (double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
+				"not recorded\n",
+				recording_title(&w->rec), (double)w->rec.total_weight / 1e6, w->rec.short_blocks,
+				(double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
 		if (w->rec.fp_warning && r->fp_warnings == 0)
 			msg_say("%s\n", w->rec.frame_pointers + 8);
 	}
@@ -624,12 +637,14 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 			if (ev == EV_ALLOC)
 				msg_say("no allocation samples in %.1f s (%" PRIu64 " dropped): the target JVMs "
 					"allocated less than %s, or have no jflame agent (see above); nothing written for "
-					"alloc\n", j->seconds, j->lost, every);
+					"alloc\n",
+					j->seconds, j->lost, every);
 			else
 				msg_say("no lock samples in %.1f s (%" PRIu64 " dropped): no thread waited %.3f "
-					"ms or more for a contended monitor or lock (%" PRIu64 " shorter waits); nothing written for "
-					"lock; lower --lock-min\n", j->seconds, j->lost, (double)r->o.lock_min_ns / 1e6,
-					j->short_blocks);
+					"ms or more for a contended monitor or lock (%" PRIu64
+					" shorter waits); nothing written for "
+					"lock; lower --lock-min\n",
+					j->seconds, j->lost, (double)r->o.lock_min_ns / 1e6, j->short_blocks);
 			continue;
 		}
 		if (record_outputs_write(r, w, (enum rec_event)ev, wrote, sizeof(wrote), err, errlen) != 0) {
@@ -641,14 +656,16 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 		else
 			snprintf(total, sizeof(total), "%.1f ms blocked", (double)j->total_weight / 1e6);
 		msg_say("%s: %" PRIu64 " samples, %s (%" PRIu64 " dropped, %" PRIu64 " truncated%s) in "
-			"%.1f s; wrote%s\n", ev_word(&r->o, (enum rec_event)ev), j->samples, total, j->lost, j->truncated,
+			"%.1f s; wrote%s\n",
+			ev_word(&r->o, (enum rec_event)ev), j->samples, total, j->lost, j->truncated,
 			ev == EV_LOCK ? "" : "", j->seconds, wrote[0] ? wrote : " nothing");
 		if (ev == EV_LOCK && j->short_blocks)
-			msg_say("lock: %" PRIu64 " waits under %.3f ms counted, not recorded\n",
-				j->short_blocks, (double)r->o.lock_min_ns / 1e6);
+			msg_say("lock: %" PRIu64 " waits under %.3f ms counted, not recorded\n", j->short_blocks,
+				(double)r->o.lock_min_ns / 1e6);
 		if (j->lost)
 			msg_warn("%s: %" PRIu64 " samples dropped by the agents (jflame read their "
-				"rings too slowly)\n", ev_word(&r->o, (enum rec_event)ev), j->lost);
+				 "rings too slowly)\n",
+				 ev_word(&r->o, (enum rec_event)ev), j->lost);
 	}
 	return empty || failed ? 1 : 0;
 }

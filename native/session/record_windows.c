@@ -16,8 +16,8 @@
 #include "msg.h"
 
 /* perf script's text: "comm pid/tid [cpu] secs: period event:", frames leaf first. */
-static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s,
-				uint64_t offcpu_ns, const char *thread, const struct frame *f, size_t n)
+static void write_stacks_sample(struct record *r, struct window *w, const struct profile_sample *s, uint64_t offcpu_ns,
+				const char *thread, const struct frame *f, size_t n)
 {
 	FILE *out = stacks_order_begin(&w->stacks_order, w->stacks.f);
 	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
@@ -119,8 +119,9 @@ static bool stack_fits(struct record *r, struct window *w, const struct folded_s
 	if (!pb->said) {
 		pb->said = true;
 		msg_warn("pid %u: more than %llu MiB of distinct stacks in window %" PRIu64 " (%llu MiB of all "
-			 "processes'): its new stacks are kept as %s under its thread\n", fs->s->pid,
-			 WINDOW_PID_STACK_BYTES >> 20, w->seq, WINDOW_STACK_BYTES >> 20, WINDOW_CAPPED_FRAME);
+			 "processes'): its new stacks are kept as %s under its thread\n",
+			 fs->s->pid, WINDOW_PID_STACK_BYTES >> 20, w->seq, WINDOW_STACK_BYTES >> 20,
+			 WINDOW_CAPPED_FRAME);
 	}
 	w->capped++;
 	return false;
@@ -193,8 +194,8 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 	if (fs->flags & FOLDED_TRUNCATED)
 		w->truncated++;
 	w->stack_errors += fs->stack_errors;
-	if (r->want_lines && (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1,
-								   fs->weight) != 0))
+	if (r->want_lines &&
+	    (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1, fs->weight) != 0))
 		w->oom++;
 	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
 		w->oom++;
@@ -204,8 +205,8 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 	if (w->stacks_open)
 		write_stacks_sample(r, w, s, offcpu_ns, fs->thread, fs->frames, fs->nframes);
 	/* the heat map leaves the idle task out, as FlameScope does */
-	if (r->want_heatmap && s->pid != 0 && !fs->oom && heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack,
-									 fs->len, 1) != 0)
+	if (r->want_heatmap && s->pid != 0 && !fs->oom &&
+	    heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack, fs->len, 1) != 0)
 		w->oom++;
 	free(cut);
 }
@@ -256,7 +257,8 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
 	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
 	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
-	    (r->o.alloc && recording_init(&w->jrec[J_ALLOC]) != 0) || (r->o.lock && recording_init(&w->jrec[J_LOCK]) != 0) ||
+	    (r->o.alloc && recording_init(&w->jrec[J_ALLOC]) != 0) ||
+	    (r->o.lock && recording_init(&w->jrec[J_LOCK]) != 0) ||
 	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
 		record_window_free(r, w);
 		snprintf(err, errlen, "out of memory");

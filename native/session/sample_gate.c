@@ -83,7 +83,8 @@ static void warn_frame_pointers(struct record *r, pid_t pid)
 		return;
 	r->fp_warnings++;
 	msg_say("pid %d runs without -XX:+PreserveFramePointer: stacks through JIT-compiled code lose "
-		"their callers (the graph is marked); restart it with -XX:+PreserveFramePointer\n", (int)pid);
+		"their callers (the graph is marked); restart it with -XX:+PreserveFramePointer\n",
+		(int)pid);
 }
 
 static void report_attach(struct record *r, pid_t pid, enum attach_outcome outcome, const struct attach_info *info,
@@ -92,15 +93,16 @@ static void report_attach(struct record *r, pid_t pid, enum attach_outcome outco
 	if (outcome == ATTACH_FAILED) {
 		if (!r->o.no_walker && symbolizer_can_walk(r->sy, pid))
 			msg_warn("no agent in pid %d, so compiled Java frames are named from the "
-				"JVM's memory, inlined callees from its debug info: %s\n", (int)pid, msg);
+				 "JVM's memory, inlined callees from its debug info: %s\n",
+				 (int)pid, msg);
 		else
 			msg_warn("Java frames of pid %d stay unnamed: %s\n", (int)pid, msg);
 		return;
 	}
 	symbolizer_recheck_agent(r->sy, pid);
 	if (outcome == ATTACH_LOADED)
-		msg_say("loaded the agent into pid %d (%s) in %.2f s\n", (int)pid,
-			symbolizer_process_name(r->sy, pid), info->seconds);
+		msg_say("loaded the agent into pid %d (%s) in %.2f s\n", (int)pid, symbolizer_process_name(r->sy, pid),
+			info->seconds);
 	warn_frame_pointers(r, pid);
 }
 

@@ -21,8 +21,8 @@
 #include "regress_report.h"
 #include "stack_table.h"
 
-#define LINES_MAX 5   /* regression lines a window */
-#define HOOKS_MAX 16  /* commands running at once; more are skipped (said) */
+#define LINES_MAX    5	/* regression lines a window */
+#define HOOKS_MAX    16 /* commands running at once; more are skipped (said) */
 #define HOOK_WAIT_MS 5000
 
 struct window_regress {
@@ -46,8 +46,10 @@ static int read_profile(struct window_regress *w, char *err, size_t errlen)
 			goto out;
 		}
 	if (t.total_count == 0) {
-		snprintf(err, errlen, "--baseline %s has no samples; give a profile with samples (record's "
-			 ".folded or .pb.gz)", w->o.file);
+		snprintf(err, errlen,
+			 "--baseline %s has no samples; give a profile with samples (record's "
+			 ".folded or .pb.gz)",
+			 w->o.file);
 		goto out;
 	}
 	rc = 0;
@@ -116,9 +118,11 @@ static int write_diff(struct window_regress *w, const char *path, const struct w
 	if (out_file_open(&of, path, err, errlen) != 0)
 		goto out;
 	opened = true;
-	snprintf(subtitle, sizeof(subtitle), "window %llu from %s (%llu samples) against the baseline (%llu samples). "
-		 "Widths: the window; red grew, blue shrank", (unsigned long long)win->seq, win->when,
-		 (unsigned long long)d.total_after, (unsigned long long)d.total_before);
+	snprintf(subtitle, sizeof(subtitle),
+		 "window %llu from %s (%llu samples) against the baseline (%llu samples). "
+		 "Widths: the window; red grew, blue shrank",
+		 (unsigned long long)win->seq, win->when, (unsigned long long)d.total_after,
+		 (unsigned long long)d.total_before);
 	enum diff_graph_kind k = DIFF_GRAPH_SVG;
 	diff_graph_kind_of(path, &k); /* record checked the name */
 	struct compare_options co = { "Regression: baseline vs window", subtitle, "baseline", "window" };
@@ -154,14 +158,14 @@ static void run_hook(struct window_regress *w, const struct regress_row *top, si
 	reap(w, false);
 	if (w->nhooks >= HOOKS_MAX) {
 		msg_warn("window %llu: --on-regression not run: %d commands still running\n",
-			(unsigned long long)win->seq, HOOKS_MAX);
+			 (unsigned long long)win->seq, HOOKS_MAX);
 		return;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		msg_warn("window %llu: --on-regression not run: fork: %s\n",
-			(unsigned long long)win->seq, strerror(errno));
+		msg_warn("window %llu: --on-regression not run: fork: %s\n", (unsigned long long)win->seq,
+			 strerror(errno));
 		return;
 	}
 	if (pid == 0) {
@@ -205,8 +209,7 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 	FILE *out = w->o.out ? w->o.out : stderr;
 	int c = baseline_window(w->b, rec, &r);
 	if (c < 0) {
-		msg_warn("window %llu: out of memory comparing it with the baseline\n",
-			(unsigned long long)win->seq);
+		msg_warn("window %llu: out of memory comparing it with the baseline\n", (unsigned long long)win->seq);
 		return -1;
 	}
 	reap(w, false);
@@ -226,26 +229,28 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 			top = x;
 		if (said++ < LINES_MAX)
 			msg_to(out, "regression in window %llu (%s): %s %.1f%% \u2192 %.1f%% (%+.1f pts)\n",
-				(unsigned long long)win->seq, win->when, x->frame, x->before * 100, x->after * 100,
-				x->change * 100);
+			       (unsigned long long)win->seq, win->when, x->frame, x->before * 100, x->after * 100,
+			       x->change * 100);
 	}
 	if (grew > LINES_MAX)
-		msg_to(out, "regression in window %llu (%s): and %zu more frames grew\n",
-			(unsigned long long)win->seq, win->when, grew - LINES_MAX);
+		msg_to(out, "regression in window %llu (%s): and %zu more frames grew\n", (unsigned long long)win->seq,
+		       win->when, grew - LINES_MAX);
 	if (w->o.diff_out) {
 		char host[256] = "";
 		gethostname(host, sizeof(host) - 1);
-		struct out_name_vars v = { .time_ns = win->start_real_ns, .pid = win->pid, .host = host, .seq = win->seq };
+		struct out_name_vars v = {
+			.time_ns = win->start_real_ns, .pid = win->pid, .host = host, .seq = win->seq
+		};
 		if (out_name_expand(w->o.diff_out, &v, diff, sizeof(diff)) != 0) {
 			msg_warn("window %llu: --diff-out '%s' is too long once expanded\n",
-				(unsigned long long)win->seq, w->o.diff_out);
+				 (unsigned long long)win->seq, w->o.diff_out);
 			diff[0] = '\0';
 		} else if (write_diff(w, diff, win, err, sizeof(err)) != 0) {
 			msg_warn("window %llu: %s\n", (unsigned long long)win->seq, err);
 			diff[0] = '\0';
 		} else {
 			msg_to(out, "regression in window %llu (%s): differential graph %s\n",
-				(unsigned long long)win->seq, win->when, diff);
+			       (unsigned long long)win->seq, win->when, diff);
 		}
 	}
 	if (w->o.on_regression)

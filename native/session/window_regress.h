@@ -13,10 +13,10 @@
 
 struct window_regress_opts {
 	struct baseline_opts b;
-	const char *file;          /* BASELINE_PROFILE: the saved profile */
-	const char *diff_out;      /* --diff-out: a template (%t %n ...), .svg .html or .folded; NULL none */
+	const char *file;	   /* BASELINE_PROFILE: the saved profile */
+	const char *diff_out;	   /* --diff-out: a template (%t %n ...), .svg .html or .folded; NULL none */
 	const char *on_regression; /* --on-regression: a shell command; NULL none */
-	FILE *out;                 /* where the regression lines go (NULL: stderr) */
+	FILE *out;		   /* where the regression lines go (NULL: stderr) */
 };
 
 struct window_regress;
@@ -32,7 +32,7 @@ struct window_regress_window {
 	int64_t start_real_ns;
 	const char *when;  /* its start as %t writes it */
 	const char *wrote; /* its outputs' paths, space-separated (may be "") */
-	pid_t pid;         /* %p */
+	pid_t pid;	   /* %p */
 };
 
 /* Compares rec (a closed window) with the baseline, takes it in, and for a
@@ -40,7 +40,8 @@ struct window_regress_window {
  * writes the differential graph and starts the command. The number of
  * frames that grew (0 also before there is a baseline), -1 when out of
  * memory (said in a warning; the recording goes on). */
-int window_regress_check(struct window_regress *w, const struct recording *rec, const struct window_regress_window *win);
+int window_regress_check(struct window_regress *w, const struct recording *rec,
+			 const struct window_regress_window *win);
 
 /* Windows compared with the baseline so far, and those with a regression. */
 void window_regress_counts(const struct window_regress *w, uint64_t *judged, uint64_t *regressed);

@@ -48,7 +48,10 @@ int cli_parse_duration(const char *s, double lo, double hi, double *out)
 
 int cli_parse_nanos(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	static const struct { const char *name; double ns; } units[] = {
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {
 		{ "", 1e3 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
 	char *end;

@@ -6,14 +6,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#define FRAME_MARK_JIT "_[j]"
+#define FRAME_MARK_JIT	   "_[j]"
 #define FRAME_MARK_INLINED "_[i]"
-#define FRAME_MARK_INTERP "_[0]"
-#define FRAME_MARK_KERNEL "_[k]"
-#define FRAME_MARK_ALLOC "_[a]"
-#define FRAME_MARK_LOCK "_[l]"
-#define FRAME_MARK_LEN 4 /* every mark's length */
-#define FRAME_MARK_KINDS "ji0kal" /* the letters, in the order above */
+#define FRAME_MARK_INTERP  "_[0]"
+#define FRAME_MARK_KERNEL  "_[k]"
+#define FRAME_MARK_ALLOC   "_[a]"
+#define FRAME_MARK_LOCK	   "_[l]"
+#define FRAME_MARK_LEN	   4	    /* every mark's length */
+#define FRAME_MARK_KINDS   "ji0kal" /* the letters, in the order above */
 
 /* The letter of the mark s[0..len) ends with ('j', 'i', '0', 'k', 'a', 'l'),
  * or 0 when it ends with none (a name may be nothing but a mark). */

@@ -59,10 +59,13 @@ int input_file_read(const char *path, size_t max, char **buf, size_t *len, char 
 			char probe;
 			if (gzread(in, &probe, 1) > 0) {
 				if (gzdirect(in))
-					snprintf(err, errlen, "%s is larger than %zu MiB; cut it into parts", name, max >> 20);
+					snprintf(err, errlen, "%s is larger than %zu MiB; cut it into parts", name,
+						 max >> 20);
 				else
-					snprintf(err, errlen, "%s unpacks to more than %zu MiB, the limit for gzip input; "
-						 "give it unpacked (gunzip -k), or cut it into parts", name, max >> 20);
+					snprintf(err, errlen,
+						 "%s unpacks to more than %zu MiB, the limit for gzip input; "
+						 "give it unpacked (gunzip -k), or cut it into parts",
+						 name, max >> 20);
 				goto out;
 			}
 		} else if (grow(&b, &cap, n, max) != 0) {

@@ -96,8 +96,9 @@ static void create_error(const char *path, int e, char *err, size_t errlen)
 	if (slash == path)
 		dn = 1; /* "/x" is in "/" */
 	if (e == ENOENT)
-		snprintf(err, errlen, "failed to write %s: directory %.*s does not exist; create it first (mkdir -p %.*s)",
-			 path, dn, dir, dn, dir);
+		snprintf(err, errlen,
+			 "failed to write %s: directory %.*s does not exist; create it first (mkdir -p %.*s)", path, dn,
+			 dir, dn, dir);
 	else if (e == ENOTDIR)
 		snprintf(err, errlen, "failed to write %s: %.*s is not a directory", path, dn, dir);
 	else

@@ -24,8 +24,11 @@ int out_name_check(const char *tmpl, char *err, size_t errlen)
 			continue;
 		}
 		if (p[1])
-			snprintf(err, errlen, "'%%%c' in output name '%s' is not a field; use %%t (window start, "
-				 "UTC), %%p (pid), %%h (host), %%n (window number), %%e (event) or %%%% (a percent sign)", p[1], tmpl);
+			snprintf(
+				err, errlen,
+				"'%%%c' in output name '%s' is not a field; use %%t (window start, "
+				"UTC), %%p (pid), %%h (host), %%n (window number), %%e (event) or %%%% (a percent sign)",
+				p[1], tmpl);
 		else
 			snprintf(err, errlen, "output name '%s' ends in a lone '%%'; write %%%% for a percent sign",
 				 tmpl);

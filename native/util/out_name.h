@@ -11,10 +11,10 @@
 
 /* What a template's fields stand for. */
 struct out_name_vars {
-	int64_t time_ns;  /* %t: wall clock (ns since the epoch) as YYYYmmddTHHMMSSZ, UTC */
-	pid_t pid;        /* %p */
-	const char *host; /* %h ('/' becomes '_') */
-	uint64_t seq;     /* %n: 1 for the first window */
+	int64_t time_ns;   /* %t: wall clock (ns since the epoch) as YYYYmmddTHHMMSSZ, UTC */
+	pid_t pid;	   /* %p */
+	const char *host;  /* %h ('/' becomes '_') */
+	uint64_t seq;	   /* %n: 1 for the first window */
 	const char *event; /* %e: the recorded event's word (cpu, alloc, ...); NULL: "cpu" */
 };
 

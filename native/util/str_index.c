@@ -12,7 +12,7 @@
  * stays small), doubling to 4 MB. A block is mapped with its pages in (one call,
  * not a fault per page: a recording holds tens of megabytes of stacks). */
 #define CHUNK_FIRST (64u << 10)
-#define CHUNK_MAX (4u << 20)
+#define CHUNK_MAX   (4u << 20)
 
 struct str_index_chunk {
 	struct str_index_chunk *next;

@@ -19,7 +19,7 @@ struct str_index_slot {
 };
 
 struct str_index {
-	char **strs;     /* strs[i] is string i (a NUL-terminated copy) */
+	char **strs; /* strs[i] is string i (a NUL-terminated copy) */
 	size_t *lens;
 	size_t n, cap;
 	struct str_index_slot *slots; /* open addressing */

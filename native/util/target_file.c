@@ -70,7 +70,8 @@ static int owner_of(pid_t pid, struct owner *o)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "Uid:", 4) == 0 && sscanf(line + 4, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) == 4) {
+		if (strncmp(line, "Uid:", 4) == 0 &&
+		    sscanf(line + 4, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) == 4) {
 			o->n = 0;
 			o->root_ok = false;
 			for (int i = 0; i < 4; i++) {
@@ -182,14 +183,18 @@ out:
 
 static const char *kind_name(mode_t m)
 {
-	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
-	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" :
-							  "not a regular file";
+	return S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISDIR(m)  ? "a directory" :
+	       S_ISLNK(m)  ? "a symbolic link" :
+			     "not a regular file";
 }
 
 /* Whether st (the file at path, of the given kind) may be used; why when not. */
-static bool acceptable(const struct stat *st, int fd, enum path_kind kind, pid_t pid, unsigned flags,
-		       uint64_t max_size, char *why, size_t whylen)
+static bool acceptable(const struct stat *st, int fd, enum path_kind kind, pid_t pid, unsigned flags, uint64_t max_size,
+		       char *why, size_t whylen)
 {
 	struct statfs sfs;
 	struct owner o = { .uid = { geteuid() }, .n = 1, .root_ok = true };
@@ -217,8 +222,10 @@ static bool acceptable(const struct stat *st, int fd, enum path_kind kind, pid_t
 	}
 	if (flags & TARGET_FILE_READABLE) {
 		if (!owned_by(&o, st->st_uid) && !(st->st_mode & S_IROTH) && !(st->st_uid == 0 && o.root_ok)) {
-			snprintf(why, whylen, "owned by uid %u and not readable by every user, so not a file the process's "
-				 "user (uid %u) may read", (unsigned)st->st_uid, (unsigned)o.uid[0]);
+			snprintf(why, whylen,
+				 "owned by uid %u and not readable by every user, so not a file the process's "
+				 "user (uid %u) may read",
+				 (unsigned)st->st_uid, (unsigned)o.uid[0]);
 			return false;
 		}
 		return true;
@@ -239,8 +246,7 @@ static bool acceptable(const struct stat *st, int fd, enum path_kind kind, pid_t
 	return true;
 }
 
-int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct stat *st, char *why,
-		     size_t whylen)
+int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct stat *st, char *why, size_t whylen)
 {
 	char reason[256] = "", self[64];
 	struct stat st0, st1;
@@ -260,8 +266,8 @@ int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct
 	if (pfd < 0) {
 		if (errno != ELOOP && errno != EXDEV)
 			return -1;
-		snprintf(reason, sizeof(reason), "%s", errno == ELOOP ? "a symbolic link is on its path" :
-						       "its path leaves the process's root");
+		snprintf(reason, sizeof(reason), "%s",
+			 errno == ELOOP ? "a symbolic link is on its path" : "its path leaves the process's root");
 		goto refused;
 	}
 	if (fstat(pfd, &st0) != 0) {
@@ -275,9 +281,10 @@ int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct
 	/* opened for reading only now that it is known to be a regular file (or
 	 * directory): a FIFO or device is never opened, so nothing can block */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, (flags & TARGET_FILE_DIR ? O_RDONLY | O_DIRECTORY :
-				      flags & TARGET_FILE_WRITE ? O_RDWR : O_RDONLY) |
-			       O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = open(self, (flags & TARGET_FILE_DIR   ? O_RDONLY | O_DIRECTORY :
+			 flags & TARGET_FILE_WRITE ? O_RDWR :
+						     O_RDONLY) |
+				O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
 		close(pfd);

@@ -32,21 +32,19 @@
  *    user may read: owned by it, or readable by every user.
  */
 #define TARGET_FILE_READABLE 0x1u
-#define TARGET_FILE_WRITE 0x2u  /* opened read-write (the sample ring); OWNED only */
-#define TARGET_FILE_DIR 0x4u    /* a directory, returned as an O_PATH|O_DIRECTORY fd */
-#define TARGET_FILE_QUIET 0x8u  /* no warning line when refused */
+#define TARGET_FILE_WRITE    0x2u /* opened read-write (the sample ring); OWNED only */
+#define TARGET_FILE_DIR	     0x4u /* a directory, returned as an O_PATH|O_DIRECTORY fd */
+#define TARGET_FILE_QUIET    0x8u /* no warning line when refused */
 
 /* Opens path as flags say. Returns an fd (O_CLOEXEC, blocking) with *st filled
  * (st may be NULL); -1 with errno when it is simply not there or unreadable
  * (no message); -2 when it is there but refused: why (may be NULL) says why,
  * and unless TARGET_FILE_QUIET one line `jflame: ignored PATH: WHY` goes to
  * stderr, once per path. */
-int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct stat *st, char *why,
-		     size_t whylen);
+int target_file_open(const char *path, unsigned flags, uint64_t max_size, struct stat *st, char *why, size_t whylen);
 /* The same as a FILE * ("re", or "r+e" with TARGET_FILE_WRITE); NULL when not
  * opened (*refused set when it was refused, if refused is not NULL). */
-FILE *target_file_fopen(const char *path, unsigned flags, uint64_t max_size, struct stat *st,
-			bool *refused);
+FILE *target_file_fopen(const char *path, unsigned flags, uint64_t max_size, struct stat *st, bool *refused);
 /* Whether an open file still passes the size cap and is the same regular
  * file (for files read as they grow). 0 or -2 with why. */
 int target_file_recheck(int fd, uint64_t max_size, char *why, size_t whylen);

@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct stack_table t;
 	char err[256];
 	stack_table_init(&t);
-	if (folded_parse(&f, &t, (const char *)data, size, "fuzz", size & 1 ? FOLDED_KEEP_ORDER : 0, err, sizeof(err)) == 0) {
+	if (folded_parse(&f, &t, (const char *)data, size, "fuzz", size & 1 ? FOLDED_KEEP_ORDER : 0, err,
+			 sizeof(err)) == 0) {
 		for (size_t i = 0; i < t.stacks.n; i++)
 			(void)strlen(t.stacks.strs[i]);
 		for (size_t i = 0; i < t.nsteps; i++)

@@ -17,7 +17,7 @@
  *   h[1..15]: a given layout's offsets (layout mode)
  *   h[16..17] Method* - BASE, h[18..21] cookie, h[22..23] bci,
  *   h[24..25] nmethod - BASE, h[26..29] compile id, h[30..31] blob - BASE */
-#define BASE 0x10000ULL
+#define BASE   0x10000ULL
 #define HEADER 32
 
 struct image {
@@ -76,10 +76,10 @@ static void check_walker(struct hotspot_vm *vm)
 	int rc = hotspot_vm_walker_info(vm, &hp);
 	if (rc < -1 || rc > 1)
 		abort();
-	if (rc == 1 && (hp.nheaps == 0 || hp.nheaps > PROFILE_HOTSPOT_HEAPS || hp.blob_header > 512 ||
-			hp.blob_header < 64 || hp.segment_shift < 4 || hp.segment_shift > 16 ||
-			hp.code_high <= hp.code_low || hp.interp_high <= hp.interp_low ||
-			hp.interp_low < hp.code_low || hp.interp_high > hp.code_high))
+	if (rc == 1 &&
+	    (hp.nheaps == 0 || hp.nheaps > PROFILE_HOTSPOT_HEAPS || hp.blob_header > 512 || hp.blob_header < 64 ||
+	     hp.segment_shift < 4 || hp.segment_shift > 16 || hp.code_high <= hp.code_low ||
+	     hp.interp_high <= hp.interp_low || hp.interp_low < hp.code_low || hp.interp_high > hp.code_high))
 		abort();
 	for (__u32 i = 0; rc == 1 && i < hp.nheaps; i++)
 		if (hp.heap_high[i] <= hp.heap_low[i] || hp.heap_low[i] < hp.code_low || hp.heap_high[i] > hp.code_high)
@@ -158,8 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tables) { /* inline chains, the flag table, thread names: over garbage too */
 		const char *chain = NULL, *lines = NULL;
 		char tname[1100];
-		enum hotspot_inline rc = hotspot_vm_inline(vm, nmethod, compile_id, nmethod + le16(h + 22), 4, true,
-							   &chain, &lines);
+		enum hotspot_inline rc =
+			hotspot_vm_inline(vm, nmethod, compile_id, nmethod + le16(h + 22), 4, true, &chain, &lines);
 		if ((int)rc < HOTSPOT_INLINE_NONE || rc > HOTSPOT_INLINE_GONE || (rc == HOTSPOT_INLINE_GONE && chain) ||
 		    (rc == HOTSPOT_INLINE_CHAIN && (!chain || !lines)))
 			abort();

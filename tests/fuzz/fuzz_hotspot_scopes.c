@@ -20,9 +20,9 @@
  *   h[18] sizeof(PcDesc), h[19] _pc_offset, h[20] _scope_decode_offset,
  *   h[21] stream x (bit 2)
  * tests/unit/test_hotspot_scopes.c --write-seeds DIR writes such seeds. */
-#define BASE 0x10000ULL
-#define HEADER 32
-#define NOUT (HOTSPOT_SCOPES_MAX + 8)
+#define BASE	    0x10000ULL
+#define HEADER	    32
+#define NOUT	    (HOTSPOT_SCOPES_MAX + 8)
 #define REF_UNKNOWN 100 /* the linear decoder cannot tell (memory it cannot read whole, unsorted PcDescs) */
 
 struct image {
@@ -67,17 +67,45 @@ static uint16_t le16(const uint8_t *p)
 }
 
 static const struct hotspot_scope_layout jdk17 = {
-	.stream_x = 0, .code_begin = 0x20, .code_offset = 0, .compile_id = 0x130, .method = 0x70,
-	.scopes_pcs = 0x10c, .scopes_data = -1, .dependencies = 0x110, .metadata = 0x104,
-	.scopes_data_begin = 0x78, .immutable = -1, .immutable_size = -1, .mutable_data = -1,
-	.relocation_size = -1, .mutable_size = -1, .pcdesc_size = 16, .pc_offset = 0, .scope_offset = 4,
+	.stream_x = 0,
+	.code_begin = 0x20,
+	.code_offset = 0,
+	.compile_id = 0x130,
+	.method = 0x70,
+	.scopes_pcs = 0x10c,
+	.scopes_data = -1,
+	.dependencies = 0x110,
+	.metadata = 0x104,
+	.scopes_data_begin = 0x78,
+	.immutable = -1,
+	.immutable_size = -1,
+	.mutable_data = -1,
+	.relocation_size = -1,
+	.mutable_size = -1,
+	.pcdesc_size = 16,
+	.pc_offset = 0,
+	.scope_offset = 4,
 };
 
 static const struct hotspot_scope_layout jdk25 = {
-	.stream_x = 1, .code_begin = 0x24, .code_offset = 1, .compile_id = 0xd4, .method = 0x50,
-	.scopes_pcs = 0xc4, .scopes_data = 0xc8, .dependencies = -1, .metadata = -1,
-	.scopes_data_begin = -1, .immutable = 0x60, .immutable_size = 0xa0, .mutable_data = 0x10,
-	.relocation_size = 0x1c, .mutable_size = 0x30, .pcdesc_size = 16, .pc_offset = 0, .scope_offset = 4,
+	.stream_x = 1,
+	.code_begin = 0x24,
+	.code_offset = 1,
+	.compile_id = 0xd4,
+	.method = 0x50,
+	.scopes_pcs = 0xc4,
+	.scopes_data = 0xc8,
+	.dependencies = -1,
+	.metadata = -1,
+	.scopes_data_begin = -1,
+	.immutable = 0x60,
+	.immutable_size = 0xa0,
+	.mutable_data = 0x10,
+	.relocation_size = 0x1c,
+	.mutable_size = 0x30,
+	.pcdesc_size = 16,
+	.pc_offset = 0,
+	.scope_offset = 4,
 };
 
 /* One UNSIGNED5 integer, read as its definition says: byte i less x is digit
@@ -139,9 +167,10 @@ static int ref_scopes(const struct hotspot_scope_layout *l, const struct image *
 	if (!hotspot_scopes_supported(l) || max < 1)
 		return HOTSPOT_SCOPES_UNSUPPORTED;
 	/* the header is read in one piece, up to 8 bytes past its last field */
-	const long offs[] = { l->code_begin, l->compile_id, l->method, l->scopes_pcs, l->scopes_data,
-			      l->dependencies, l->metadata, l->scopes_data_begin, l->immutable,
-			      l->immutable_size, l->mutable_data, l->relocation_size, l->mutable_size };
+	const long offs[] = { l->code_begin,  l->compile_id,	 l->method,	  l->scopes_pcs,
+			      l->scopes_data, l->dependencies,	 l->metadata,	  l->scopes_data_begin,
+			      l->immutable,   l->immutable_size, l->mutable_data, l->relocation_size,
+			      l->mutable_size };
 	long top = 0;
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		top = offs[i] + 8 > top ? offs[i] + 8 : top;
@@ -317,8 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 	}
 	/* the same memory decodes the same way again */
-	if (hotspot_scopes_at(&l, &mem, nm, compile_id, pc, again, max) != rc ||
-	    (rc > 0 && !same(out, again, rc)))
+	if (hotspot_scopes_at(&l, &mem, nm, compile_id, pc, again, max) != rc || (rc > 0 && !same(out, again, rc)))
 		abort();
 	/* and as a linear decoder of it does */
 	int want = ref_scopes(&l, &im, nm, compile_id, pc, ref, max);

@@ -21,9 +21,9 @@ static __attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt
 	abort();
 }
 
-#define MAX_PCS 512
+#define MAX_PCS	  512
 #define MAX_DEPTH 5
-#define MAX_CODE 4096
+#define MAX_CODE  4096
 
 static const char ids[4]; /* method ids: &ids[0] is the compiled method */
 static const void *const root[] = { &ids[0] };
@@ -40,8 +40,7 @@ static int range_eq(const struct inline_range *a, const struct inline_range *b)
 
 /* Per byte: which record's chain owns it (-1 root), following the header's
  * rules; then runs of bytes with equal chains become the expected ranges. */
-static size_t model(uint64_t start, uint64_t end, const struct inline_pc *pcs, size_t npcs,
-		    struct inline_range *out)
+static size_t model(uint64_t start, uint64_t end, const struct inline_pc *pcs, size_t npcs, struct inline_range *out)
 {
 	static int owner[MAX_CODE];
 	uint64_t cur = start;
@@ -92,7 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			chains[npcs][d] = &ids[(data[i + 2] >> (3 + d % 3 * 2)) % 4];
 		if (depth >= 1)
 			chains[npcs][depth - 1] = &ids[0]; /* outermost is the compiled method */
-		pcs[npcs] = (struct inline_pc){ start + off - 32, depth, (data[i + 2] & 0xf8) == 0xf8 ? NULL : chains[npcs] };
+		pcs[npcs] = (struct inline_pc){ start + off - 32, depth,
+						(data[i + 2] & 0xf8) == 0xf8 ? NULL : chains[npcs] };
 	}
 
 	size_t n = inline_ranges_build(start, end, root, pcs, npcs, out, MAX_PCS + 1);

@@ -18,7 +18,7 @@
 
 #define MAX_ADDRS 48
 #define MAX_TIMES 12
-#define MAX_TIDS 8
+#define MAX_TIDS  8
 
 /* Prints the message and aborts, which the fuzzer reports as a crash. */
 static __attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt, ...)
@@ -127,7 +127,8 @@ static void ask(struct jit_syms *js, const struct queries *q, const uint8_t *dat
 				     q->t[k], an->name);
 			free(raw);
 			if (an->off > q->addr[i])
-				fail("lookup(%#" PRIx64 ") gave offset %#" PRIx64 ", past address 0", q->addr[i], an->off);
+				fail("lookup(%#" PRIx64 ") gave offset %#" PRIx64 ", past address 0", q->addr[i],
+				     an->off);
 			const char *again = jit_syms_lookup(js, q->addr[i], q->t[k], NULL);
 			if (again != an->name)
 				fail("lookup(%#" PRIx64 ", %" PRIu64 ") changed between calls", q->addr[i], q->t[k]);
@@ -155,7 +156,8 @@ static void compare(const struct queries *q, const struct state *x, const struct
 		for (size_t k = 0; k < q->nt; k++) {
 			const struct answer *a = &x->a[i * MAX_TIMES + k], *b = &y->a[i * MAX_TIMES + k];
 			if (!same_str(a->name, b->name) || (a->name && a->off != b->off))
-				fail("%s: lookup(%#" PRIx64 ", %" PRIu64 ") gave \"%s\"+%#" PRIx64 " vs \"%s\"+%#" PRIx64,
+				fail("%s: lookup(%#" PRIx64 ", %" PRIu64 ") gave \"%s\"+%#" PRIx64
+				     " vs \"%s\"+%#" PRIx64,
 				     what, q->addr[i], q->t[k], a->name ? a->name : "NULL", a->off,
 				     b->name ? b->name : "NULL", b->off);
 		}
@@ -239,8 +241,8 @@ static void file_close(struct file *f)
 /* The table of the first len bytes read in one update, opened as events log or map. */
 static struct jit_syms *open_as(struct file *f, int as_map, struct str_intern *si)
 {
-	struct jit_syms *js = as_map ? jit_syms_open("/nonexistent/jflame-fuzz.events", f->path, si)
-				     : jit_syms_open(f->path, "/nonexistent/perf-fuzz.map", si);
+	struct jit_syms *js = as_map ? jit_syms_open("/nonexistent/jflame-fuzz.events", f->path, si) :
+				       jit_syms_open(f->path, "/nonexistent/perf-fuzz.map", si);
 	if (!js)
 		fail("jit_syms_open failed on %s", f->path);
 	if (jit_syms_has_times(js) == as_map)
@@ -248,8 +250,8 @@ static struct jit_syms *open_as(struct file *f, int as_map, struct str_intern *s
 	return js;
 }
 
-static void one_mode(const uint8_t *data, size_t size, const struct queries *q, int as_map, size_t split,
-		     size_t cut, struct state *st)
+static void one_mode(const uint8_t *data, size_t size, const struct queries *q, int as_map, size_t split, size_t cut,
+		     struct state *st)
 {
 	struct str_intern *si = str_intern_new();
 	struct file whole, parts, prefix;

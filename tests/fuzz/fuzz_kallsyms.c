@@ -77,7 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t v = 0;
 	int digits = 0;
 	for (size_t i = 0; i <= size; i++) {
-		int c = i < size ? data[i] : ' ', h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		int c = i < size ? data[i] : ' ', h = c >= '0' && c <= '9' ? c - '0' :
+						      c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+									     -1;
 		if (h >= 0) {
 			v = v << 4 | (uint64_t)h;
 			digits++;

@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_SEEDS 1024
+#define MAX_SEEDS      1024
 #define FUZZ_MAX_INPUT 4096
 
 struct seed {

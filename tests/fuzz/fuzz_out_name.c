@@ -21,8 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *name = strchr(s, '\n');
 	if (name)
 		*name++ = '\0';
-	struct out_name_vars v = { .time_ns = (int64_t)(size * 1000003ULL) * 1000000000LL, .pid = (pid_t)size,
-				   .host = "h", .seq = size, .event = "alloc" };
+	struct out_name_vars v = { .time_ns = (int64_t)(size * 1000003ULL) * 1000000000LL,
+				   .pid = (pid_t)size,
+				   .host = "h",
+				   .seq = size,
+				   .event = "alloc" };
 	static const char *const words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
 	if (out_name_check(s, err, sizeof(err)) == 0) {
 		out_name_varies(s);

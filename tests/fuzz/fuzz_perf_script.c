@@ -10,8 +10,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct collapse_opts o = { .pid = size & 1, .tid = size & 2, .kernel = true, .jit = true, .addrs = true,
-				   .has_from = true, .from = 0.001, .has_to = true, .to = 1000 };
+	struct collapse_opts o = { .pid = size & 1,
+				   .tid = size & 2,
+				   .kernel = true,
+				   .jit = true,
+				   .addrs = true,
+				   .has_from = true,
+				   .from = 0.001,
+				   .has_to = true,
+				   .to = 1000 };
 	struct recording rec;
 	struct collapse c;
 	struct ps_stats st;

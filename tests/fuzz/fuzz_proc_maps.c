@@ -42,7 +42,8 @@ static void check_find(const struct proc_maps *pm, uint64_t addr, int disjoint)
 	const struct proc_map *m = proc_maps_find(pm, addr), *want = naive_find(pm, addr);
 
 	if (m && !(m->start <= addr && addr < m->end))
-		fail("find(%#" PRIx64 ") gave %#" PRIx64 "-%#" PRIx64 ", which does not hold it", addr, m->start, m->end);
+		fail("find(%#" PRIx64 ") gave %#" PRIx64 "-%#" PRIx64 ", which does not hold it", addr, m->start,
+		     m->end);
 	if (m && (m < pm->maps || m >= pm->maps + pm->n))
 		fail("find(%#" PRIx64 ") gave a pointer outside the array", addr);
 	if (!want && m)
@@ -120,9 +121,11 @@ static void check_load(const struct proc_maps *pm, const uint8_t *data, size_t s
 		/* the sort is not stable: compare as sets where starts repeat */
 		if (a->start != b->start)
 			fail("map %zu: load %#" PRIx64 ", parse %#" PRIx64, i, a->start, b->start);
-		if ((i == 0 || lm.maps[i - 1].start != a->start) && (i + 1 == lm.n || lm.maps[i + 1].start != a->start) &&
-		    (a->end != b->end || a->offset != b->offset || a->inode != b->inode || a->dev_major != b->dev_major ||
-		     a->dev_minor != b->dev_minor || strcmp(a->perms, b->perms) != 0 || strcmp(a->path, b->path) != 0))
+		if ((i == 0 || lm.maps[i - 1].start != a->start) &&
+		    (i + 1 == lm.n || lm.maps[i + 1].start != a->start) &&
+		    (a->end != b->end || a->offset != b->offset || a->inode != b->inode ||
+		     a->dev_major != b->dev_major || a->dev_minor != b->dev_minor || strcmp(a->perms, b->perms) != 0 ||
+		     strcmp(a->path, b->path) != 0))
 			fail("map %zu differs between load and parse", i);
 	}
 	proc_maps_free(&lm);

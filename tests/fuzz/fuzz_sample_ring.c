@@ -48,9 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint64_t head = w.h->head, off = head & (w.h->data_size - 1);
 	size_t n = size < 8 ? 0 : size - 8, room = (size_t)(w.h->data_size - off);
-	for (size_t i = 0; i < n; i += room > n - i ? n - i : room) {
+	for (size_t i = 0; i<n; i += room> n - i ? n - i : room) {
 		size_t k = n - i < (size_t)(w.h->data_size - ((off + i) & (w.h->data_size - 1))) ?
-				   n - i : (size_t)(w.h->data_size - ((off + i) & (w.h->data_size - 1)));
+				   n - i :
+				   (size_t)(w.h->data_size - ((off + i) & (w.h->data_size - 1)));
 		memcpy(w.data + ((off + i) & (w.h->data_size - 1)), data + 8 + i, k);
 		room = k;
 	}

@@ -23,7 +23,10 @@ static __attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt
 
 static int hex(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+				      -1;
 }
 
 /* Reverses the escaping; -1 on a malformed escape. */
@@ -94,11 +97,20 @@ static void check_render(const char *s, size_t len_sel)
 {
 	struct agent_thread threads[3] = { { 1, (char *)s }, { 2, NULL }, { 3, (char *)s } };
 	struct agent_status st = {
-		.version = "0.1.0", .mode = "agentpath", .state = "running", .options = "", .jvm = NULL,
-		.map_path = "/tmp/perf-1.map", .events_path = "/tmp/jflame-1.events",
-		.samples_path = "/tmp/jflame-1.samples", .pid = 1,
+		.version = "0.1.0",
+		.mode = "agentpath",
+		.state = "running",
+		.options = "",
+		.jvm = NULL,
+		.map_path = "/tmp/perf-1.map",
+		.events_path = "/tmp/jflame-1.events",
+		.samples_path = "/tmp/jflame-1.samples",
+		.pid = 1,
 		.preserve_frame_pointer = (int)(len_sel % 3) - 1,
-		.debug_non_safepoints = (int)(len_sel / 3 % 3) - 1, .threads = threads, .nthreads = 3, .error = s,
+		.debug_non_safepoints = (int)(len_sel / 3 % 3) - 1,
+		.threads = threads,
+		.nthreads = 3,
+		.error = s,
 	};
 	size_t need = agent_status_render(&st, NULL, 0);
 	char *full = malloc(need + 1);

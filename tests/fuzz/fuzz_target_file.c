@@ -12,7 +12,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const prefixes[] = { "/proc/self/root/", "/proc/self/map_files/", "/tmp/", "/proc/1/root/tmp/" };
+	static const char *const prefixes[] = { "/proc/self/root/", "/proc/self/map_files/", "/tmp/",
+						"/proc/1/root/tmp/" };
 	char path[600];
 	struct stat st;
 	if (size < 1)

@@ -32,7 +32,11 @@ static bool clean_utf8(const unsigned char *s, size_t n)
 	static const unsigned minimum[] = { 0, 0, 0x80, 0x800, 0x10000 };
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		size_t len = c < 0x80		? 1 :
+			     (c & 0xe0) == 0xc0 ? 2 :
+			     (c & 0xf0) == 0xe0 ? 3 :
+			     (c & 0xf8) == 0xf0 ? 4 :
+						  0;
 		if (!len || i + len > n)
 			return false;
 		unsigned cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;

@@ -35,12 +35,12 @@ enum var {
 	V_TYPE_SIZE
 };
 
-#define NOBODY 65534
-#define SEG_SHIFT 6		 /* CodeHeap::_log2_segment_size */
-#define BLOB_BYTES 256		 /* each stub blob: 4 segments */
-#define HEAPBLOCK 16		 /* sizeof(HeapBlock) */
-#define NAME_BYTES 256		 /* each blob's name buffer */
-#define PC_IN_BLOB 160		 /* a stub's return address, inside its code */
+#define NOBODY	    65534
+#define SEG_SHIFT   6		 /* CodeHeap::_log2_segment_size */
+#define BLOB_BYTES  256		 /* each stub blob: 4 segments */
+#define HEAPBLOCK   16		 /* sizeof(HeapBlock) */
+#define NAME_BYTES  256		 /* each blob's name buffer */
+#define PC_IN_BLOB  160		 /* a stub's return address, inside its code */
 #define STACK_BELOW (256 * 1024) /* room under a chain for the spin and signal handlers */
 #define NAME_PREFIX "StubRoutines ("
 
@@ -195,7 +195,7 @@ static const struct vm_type_entry good_types[] = {
 };
 
 #define NGOOD_STRUCTS (sizeof(good_structs) / sizeof(good_structs[0]))
-#define NGOOD_TYPES (sizeof(good_types) / sizeof(good_types[0]))
+#define NGOOD_TYPES   (sizeof(good_types) / sizeof(good_types[0]))
 
 static struct code_blob *blob_at(long i)
 {

@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 	uint32_t seen_active = 0;
 	for (;;) {
 		uint64_t t = now_ns();
-		if (sample_ring_ask(&r, want, interval, min_ns, t) != 0 || sample_ring_read(&r, print_sample, NULL) < 0) {
+		if (sample_ring_ask(&r, want, interval, min_ns, t) != 0 ||
+		    sample_ring_read(&r, print_sample, NULL) < 0) {
 			fprintf(stderr, "failed to read %s\n", argv[1]);
 			return 1;
 		}

@@ -9,66 +9,64 @@
 
 static int check_count, check_failed;
 
-#define CHECK_FAIL_(...)                                                                     \
-	do {                                                                                 \
-		check_failed++;                                                              \
-		fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);                      \
-		fprintf(stderr, __VA_ARGS__);                                                \
-		fputc('\n', stderr);                                                         \
+#define CHECK_FAIL_(...)                                                \
+	do {                                                            \
+		check_failed++;                                         \
+		fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                           \
+		fputc('\n', stderr);                                    \
 	} while (0)
 
-#define CHECK(cond)                                                                          \
-	do {                                                                                 \
-		check_count++;                                                               \
-		if (!(cond))                                                                 \
-			CHECK_FAIL_("CHECK(%s)", #cond);                                     \
+#define CHECK(cond)                                      \
+	do {                                             \
+		check_count++;                           \
+		if (!(cond))                             \
+			CHECK_FAIL_("CHECK(%s)", #cond); \
 	} while (0)
 
 /* Like CHECK, with a printf-style note (say, which table row). */
-#define CHECK_MSG(cond, ...)                                                                 \
-	do {                                                                                 \
-		check_count++;                                                               \
-		if (!(cond)) {                                                               \
-			CHECK_FAIL_("CHECK(%s)", #cond);                                     \
-			fprintf(stderr, "\t");                                               \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fputc('\n', stderr);                                                 \
-		}                                                                            \
+#define CHECK_MSG(cond, ...)                             \
+	do {                                             \
+		check_count++;                           \
+		if (!(cond)) {                           \
+			CHECK_FAIL_("CHECK(%s)", #cond); \
+			fprintf(stderr, "\t");           \
+			fprintf(stderr, __VA_ARGS__);    \
+			fputc('\n', stderr);             \
+		}                                        \
 	} while (0)
 
-#define CHECK_EQ_INT(a, b)                                                                   \
-	do {                                                                                 \
-		long long a_ = (long long)(a), b_ = (long long)(b);                          \
-		check_count++;                                                               \
-		if (a_ != b_)                                                                \
-			CHECK_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_);               \
+#define CHECK_EQ_INT(a, b)                                                     \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		check_count++;                                                 \
+		if (a_ != b_)                                                  \
+			CHECK_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_); \
 	} while (0)
 
-#define CHECK_EQ_U64(a, b)                                                                   \
-	do {                                                                                 \
-		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                             \
-		check_count++;                                                               \
-		if (a_ != b_)                                                                \
-			CHECK_FAIL_("%s == %s: %#" PRIx64 " != %#" PRIx64, #a, #b, a_, b_);  \
+#define CHECK_EQ_U64(a, b)                                                                  \
+	do {                                                                                \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                            \
+		check_count++;                                                              \
+		if (a_ != b_)                                                               \
+			CHECK_FAIL_("%s == %s: %#" PRIx64 " != %#" PRIx64, #a, #b, a_, b_); \
 	} while (0)
 
-#define CHECK_EQ_STR(a, b)                                                                   \
-	do {                                                                                 \
-		const char *a_ = (a), *b_ = (b);                                             \
-		check_count++;                                                               \
-		if (!a_ || !b_ ? a_ != b_ : strcmp(a_, b_) != 0)                             \
-			CHECK_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)", \
-				    b_ ? b_ : "(null)");                                     \
+#define CHECK_EQ_STR(a, b)                                                                                         \
+	do {                                                                                                       \
+		const char *a_ = (a), *b_ = (b);                                                                   \
+		check_count++;                                                                                     \
+		if (!a_ || !b_ ? a_ != b_ : strcmp(a_, b_) != 0)                                                   \
+			CHECK_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
 	} while (0)
 
 /* hay contains needle. */
-#define CHECK_HAS_STR(hay, needle)                                                           \
-	do {                                                                                 \
-		const char *h_ = (hay), *n_ = (needle);                                      \
-		check_count++;                                                               \
-		if (!h_ || !strstr(h_, n_))                                                  \
-			CHECK_FAIL_("%s contains %s: \"%s\" lacks \"%s\"", #hay, #needle,     \
-				    h_ ? h_ : "(null)", n_);                                 \
+#define CHECK_HAS_STR(hay, needle)                                                                                 \
+	do {                                                                                                       \
+		const char *h_ = (hay), *n_ = (needle);                                                            \
+		check_count++;                                                                                     \
+		if (!h_ || !strstr(h_, n_))                                                                        \
+			CHECK_FAIL_("%s contains %s: \"%s\" lacks \"%s\"", #hay, #needle, h_ ? h_ : "(null)", n_); \
 	} while (0)
 
 /* 1 when all n bytes at p are c: guard bytes around a buffer left untouched. */

@@ -13,7 +13,7 @@
 #include "text_escape.h"
 
 #define MAX_METHODS 16
-#define MAX_BLOCKS 10000000 /* blocks of one heap walked at most */
+#define MAX_BLOCKS  10000000 /* blocks of one heap walked at most */
 
 static pid_t pid;
 
@@ -60,8 +60,8 @@ struct wanted {
 
 /* Every used block of heap [low, high): an nmethod's code begin, compile id
  * and name; Method*s of the wanted names remembered. */
-static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, const struct block_layout *b,
-		      uint64_t low, uint64_t high, struct wanted *want, int nwant, long *found, long *named)
+static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, const struct block_layout *b, uint64_t low,
+		      uint64_t high, struct wanted *want, int nwant, long *found, long *named)
 {
 	const struct hotspot_layout *l = hotspot_vm_layout(vm);
 	uint64_t p = low;
@@ -81,7 +81,8 @@ static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, cons
 			continue;
 		if (hp->blob_code_offsets) /* JDK 23+: an int offset from the blob */
 			code_begin = peek(blob + hp->blob_code_begin, &code_offset, 4) == 0 ?
-					     blob + (uint64_t)code_offset : 0;
+					     blob + (uint64_t)code_offset :
+					     0;
 		else
 			peek(blob + hp->blob_code_begin, &code_begin, 8);
 		const char *java = hotspot_nmethod_name(vm, blob, (uint32_t)compile_id, now_ns());
@@ -107,8 +108,7 @@ static void method_lines(struct hotspot_vm *vm, const struct wanted *w)
 		return;
 	}
 	const char *source = hotspot_method_source(vm, w->method, 0, now_ns());
-	printf("method %s %" PRIx64 " code_size %u source %s\n", w->name, w->method, code_size,
-	       source ? source : "-");
+	printf("method %s %" PRIx64 " code_size %u source %s\n", w->name, w->method, code_size, source ? source : "-");
 	for (int bci = 0; bci < code_size; bci++)
 		printf("line %s %d %d\n", w->name, bci, hotspot_method_line(vm, w->method, 0, bci));
 }

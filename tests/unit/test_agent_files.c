@@ -57,7 +57,8 @@ int main(void)
 	 * raw: shown escaped, never raw */
 	snprintf(text, sizeof(text),
 		 "pid=%d\nprocess_start=%llu\nstate=running\\x1b[2J\nmode=\\x07\n"
-		 "options=\x1b]0;pwned\x07;x\nagent_version=\xc2\x9b" "1m\xff\n"
+		 "options=\x1b]0;pwned\x07;x\nagent_version=\xc2\x9b"
+		 "1m\xff\n"
 		 "error=\\x1b[31mred\\x1b[0m \\\\x41 \xe4\xb8\xbb\n",
 		 (int)pid, (unsigned long long)start);
 	write_status(path, text);
@@ -65,7 +66,8 @@ int main(void)
 	CHECK_EQ_STR(st.state, "running\\x1b[2J");
 	CHECK_EQ_STR(st.mode, "\\x07");
 	CHECK_EQ_STR(st.options, "\\x1b]0;pwned\\x07;x");
-	CHECK_EQ_STR(st.version, "\\xc2\\x9b" "1m\\xff");
+	CHECK_EQ_STR(st.version, "\\xc2\\x9b"
+				 "1m\\xff");
 	CHECK_EQ_STR(st.error, "\\x1b[31mred\\x1b[0m \\\\x41 \xe4\xb8\xbb");
 	CHECK(!agent_status_live(&st));
 

@@ -158,7 +158,7 @@ static void test_round_trip(void)
 		agent_options_format(&o, buf, sizeof(buf));
 		CHECK_MSG(agent_options_parse(buf, &back, err, sizeof(err)) == 0, "bits %u: '%s': %s", bits, buf, err);
 		CHECK_MSG(o.unfold == back.unfold && o.msig == back.msig && o.dottedclass == back.dottedclass &&
-			  o.sourcepos == back.sourcepos && o.quiet == back.quiet && o.help == back.help,
+				  o.sourcepos == back.sourcepos && o.quiet == back.quiet && o.help == back.help,
 			  "bits %u: '%s' parsed back differently", bits, buf);
 	}
 }
@@ -166,8 +166,9 @@ static void test_round_trip(void)
 /* Formatting into a short buffer gives a NUL-terminated prefix, nothing past len. */
 static void test_format_truncation(void)
 {
-	struct agent_options o = { .unfold = false, .msig = true, .dottedclass = true, .sourcepos = true,
-				   .quiet = true, .help = true };
+	struct agent_options o = {
+		.unfold = false, .msig = true, .dottedclass = true, .sourcepos = true, .quiet = true, .help = true
+	};
 	const char *full = "nounfold,msig,dottedclass,sourcepos,quiet,help";
 	char buf[64];
 

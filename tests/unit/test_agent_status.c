@@ -73,8 +73,8 @@ static void test_escape_truncation(void)
 			size_t n = status_escape_append(len ? buf : NULL, len, 0, escapes[i].in);
 			CHECK_MSG(n == full, "case %zu len %zu: returned %zu, want %zu", i, len, n, full);
 			CHECK_MSG(check_filled(mem, 8, '#'), "case %zu len %zu: wrote before buf", i, len);
-			CHECK_MSG(check_filled(buf + len, sizeof(mem) - 8 - len, '#'), "case %zu len %zu: wrote past len",
-				  i, len);
+			CHECK_MSG(check_filled(buf + len, sizeof(mem) - 8 - len, '#'),
+				  "case %zu len %zu: wrote past len", i, len);
 			if (len == 0)
 				continue;
 			size_t want = full < len - 1 ? full : len - 1;

@@ -162,8 +162,8 @@ static void test_unterminated(void)
 	int n1, n;
 
 	n1 = snprintf(text, sizeof(text), "0::/system.slice/docker-%s.scope\n", id_a);
-	n = n1 + snprintf(text + n1, sizeof(text) - (size_t)n1, "1:cpu:/kubepods/pod7c0b4f52-3c9e-4d6a-9b1e-2f5a8d0c6e13/%s\n",
-			  id_b);
+	n = n1 + snprintf(text + n1, sizeof(text) - (size_t)n1,
+			  "1:cpu:/kubepods/pod7c0b4f52-3c9e-4d6a-9b1e-2f5a8d0c6e13/%s\n", id_b);
 	CHECK_EQ_INT(parse_exact(text, (size_t)n, &id, "both"), 1);
 	CHECK_EQ_STR(id.container, id_b);
 	CHECK_EQ_STR(id.pod, "7c0b4f52-3c9e-4d6a-9b1e-2f5a8d0c6e13");
@@ -296,8 +296,8 @@ static void test_read_self(void)
 	}
 	CHECK_EQ_INT(cgroup_id_read(0, &parsed), r);
 	CHECK_EQ_STR(parsed.container, id.container);
-	printf("test_cgroup_id: /proc/self/cgroup: %d pod='%s' container='%s' runtime='%s'\n", r, id.pod,
-	       id.container, id.runtime);
+	printf("test_cgroup_id: /proc/self/cgroup: %d pod='%s' container='%s' runtime='%s'\n", r, id.pod, id.container,
+	       id.runtime);
 
 	memset(&id, 'x', sizeof(id));
 	CHECK_EQ_INT(cgroup_id_read(-1, &id), 0);

@@ -189,7 +189,7 @@ static void test_total_overflow(void)
 	while (!c.oom && calls++ < 10000)
 		perf_script_parse_buffer(text, len * reps, collapse_sample, &c, &st);
 	CHECK(c.oom);
-	CHECK_EQ_U64(calls, 9224);                /* 9223 whole buffers, then 373 samples */
+	CHECK_EQ_U64(calls, 9224);		   /* 9223 whole buffers, then 373 samples */
 	CHECK_EQ_U64(c.too_big_line, 372 * 3 + 1); /* the 373rd sample's header */
 	CHECK_EQ_U64(c.kept, 9223372);
 	CHECK_EQ_U64(rec.total, UINT64_C(9223371999990776628));

@@ -77,11 +77,8 @@ static int load_folded(struct stack_table *t, const char *rel)
 }
 
 static const char *const roundtrip_files[] = {
-	"convert/jvm.folded",
-	"collapse/java.all.folded",
-	"collapse/rules.all.folded",
-	"collapse/sys-pid.tid.folded",
-	"collapse/sys.kernel.folded",
+	"convert/jvm.folded",	       "collapse/java.all.folded",   "collapse/rules.all.folded",
+	"collapse/sys-pid.tid.folded", "collapse/sys.kernel.folded",
 };
 
 /* pprof's ids and string table, as a pprof reader sees them. */
@@ -113,8 +110,8 @@ static void check_pprof_structure(const uint8_t *buf, size_t len, const struct s
 		const char *name = p->string_table[f->name], *sys = p->string_table[f->system_name];
 		size_t nn = strlen(name), sn = strlen(sys);
 		/* the plain name, or the name plus an annotation */
-		CHECK_MSG(strcmp(name, sys) == 0 || (sn == nn + 4 && strncmp(sys, name, nn) == 0 && sys[nn] == '_' &&
-						      sys[nn + 1] == '['),
+		CHECK_MSG(strcmp(name, sys) == 0 ||
+				  (sn == nn + 4 && strncmp(sys, name, nn) == 0 && sys[nn] == '_' && sys[nn + 1] == '['),
 			  "%s: name '%s' system_name '%s'", what, name, sys);
 	}
 	uint64_t total = 0;
@@ -147,7 +144,8 @@ static void test_pprof_roundtrip(void)
 		CHECK_EQ_U64(st.samples, a.stacks.n);
 		CHECK_EQ_U64(st.bad_refs + st.no_frames + st.negative + st.too_long, 0);
 		char *x = folded_text(&a), *y = folded_text(&b);
-		CHECK_MSG(strcmp(x, y) == 0, "%s: folded -> pprof -> folded differs:\n%s---\n%s", roundtrip_files[i], x, y);
+		CHECK_MSG(strcmp(x, y) == 0, "%s: folded -> pprof -> folded differs:\n%s---\n%s", roundtrip_files[i], x,
+			  y);
 		free(x);
 		free(y);
 		free(buf);
@@ -265,11 +263,11 @@ static void test_pprof_foreign(void)
 		perftools__profiles__line__init(&line[i]);
 		linep[i] = &line[i];
 	}
-	line[0].function_id = 10;                     /* location 1: main */
-	line[1].function_id = 11;                     /* location 2: inner inlined into outer */
+	line[0].function_id = 10; /* location 1: main */
+	line[1].function_id = 11; /* location 2: inner inlined into outer */
 	line[2].function_id = 12;
-	line[3].function_id = 13;                     /* location 3: a bad name */
-	line[4].function_id = 42;                     /* location 4: no such function */
+	line[3].function_id = 13; /* location 3: a bad name */
+	line[4].function_id = 42; /* location 4: no such function */
 	Perftools__Profiles__Line **lines_of[4] = { &linep[0], &linep[1], &linep[3], &linep[4] };
 	size_t nlines[4] = { 1, 2, 1, 1 };
 	for (int i = 0; i < 4; i++) {
@@ -305,7 +303,7 @@ static void test_pprof_foreign(void)
 	CHECK_EQ_STR(x, "outer;inner 8\nouter;inner;main 5\n");
 	free(x);
 	CHECK_EQ_U64(st.samples, 7);
-	CHECK_EQ_U64(st.bad_refs, 3);  /* location 7, function 42, string 99 */
+	CHECK_EQ_U64(st.bad_refs, 3); /* location 7, function 42, string 99 */
 	CHECK_EQ_U64(st.no_frames, 1);
 	CHECK_EQ_U64(st.negative, 1);
 	CHECK_EQ_STR(t.meta.count_type, "alloc_objects");
@@ -330,10 +328,14 @@ static void test_pprof_malformed(void)
 		{ "garbage", "\xff\xfe\xfd\xfc\x01\x02\x03", 7, "protobuf-c cannot decode it" },
 		{ "wrong wire type for sample_type", "\x08\x96\x01", 3, "protobuf-c cannot decode it" },
 		{ "a length past the end", "\x0a\x50\x08\x01", 4, "protobuf-c cannot decode it" },
-		{ "another message: unknown fields only", "\xa2\x06\x03""abc\xa8\x06\x01", 9, "no sample types" },
+		{ "another message: unknown fields only",
+		  "\xa2\x06\x03"
+		  "abc\xa8\x06\x01",
+		  9, "no sample types" },
 		{ "no \"\" first in the string table", "\x0a\x04\x08\x01\x10\x02\x32\x01x\x32\x01y", 12,
 		  "string table does not start with" },
-		{ "truncated gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, "ends in the middle of its gzip data" },
+		{ "truncated gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10,
+		  "ends in the middle of its gzip data" },
 		{ "gzip of garbage", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff", 14, "not valid gzip" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -373,8 +375,8 @@ static void test_speedscope_roundtrip(void)
 		CHECK_EQ_U64(st.profiles, 1);
 		CHECK_EQ_U64(st.samples, a.stacks.n);
 		char *x = folded_text(&a), *y = folded_text(&b);
-		CHECK_MSG(strcmp(x, y) == 0, "%s: folded -> speedscope -> folded differs:\n%s---\n%s", roundtrip_files[i], x,
-			  y);
+		CHECK_MSG(strcmp(x, y) == 0, "%s: folded -> speedscope -> folded differs:\n%s---\n%s",
+			  roundtrip_files[i], x, y);
 		free(x);
 		free(y);
 		free(json);
@@ -411,10 +413,12 @@ static void test_speedscope_golden(void)
 static void test_speedscope_malformed(void)
 {
 #define FR "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}"
-#define SP(s, w) "{" FR ",\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\",\"unit\":\"none\",\"startValue\":0," \
-		 "\"endValue\":1,\"samples\":" s ",\"weights\":" w "}]}"
-#define EV(e) "{" FR ",\"profiles\":[{\"type\":\"evented\",\"name\":\"p\",\"unit\":\"none\",\"startValue\":0," \
-	      "\"endValue\":9,\"events\":" e "}]}"
+#define SP(s, w)                                                                                         \
+	"{" FR ",\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\",\"unit\":\"none\",\"startValue\":0," \
+	"\"endValue\":1,\"samples\":" s ",\"weights\":" w "}]}"
+#define EV(e)                                                                                            \
+	"{" FR ",\"profiles\":[{\"type\":\"evented\",\"name\":\"p\",\"unit\":\"none\",\"startValue\":0," \
+	"\"endValue\":9,\"events\":" e "}]}"
 	static const struct {
 		const char *json, *needle;
 	} cases[] = {
@@ -437,22 +441,26 @@ static void test_speedscope_malformed(void)
 		{ SP("[[0]]", "[-1]"), "weights[0] is not a weight" },
 		{ SP("[[0]]", "[\"1\"]"), "weights[0] is not a weight" },
 		{ SP("[0]", "[1]"), "samples[0] is not an array" },
-		{ EV("[{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":1,\"at\":1}]"), "closes frame 1 (b)" },
+		{ EV("[{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":1,\"at\":1}]"),
+		  "closes frame 1 (b)" },
 		{ EV("[{\"type\":\"C\",\"frame\":0,\"at\":0}]"), "no frame is open" },
-		{ EV("[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":4}]"), "before the event" },
+		{ EV("[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":4}]"),
+		  "before the event" },
 		{ EV("[{\"type\":\"O\",\"frame\":9,\"at\":0}]"), "frame 9, not a frame index" },
 		{ EV("[{\"type\":\"X\",\"frame\":0,\"at\":0}]"), "type \"X\"" },
 		{ EV("[{\"type\":\"O\",\"frame\":0}]"), "is not an event" },
 		{ "{" FR ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\"}]}", "lacks an \"events\" array" },
 		{ "{" FR ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"bytes\",\"samples\":[],\"weights\":[]},"
-		  "{\"type\":\"sampled\",\"unit\":\"seconds\",\"samples\":[],\"weights\":[]}]}", "counts seconds but an earlier" },
+		  "{\"type\":\"sampled\",\"unit\":\"seconds\",\"samples\":[],\"weights\":[]}]}",
+		  "counts seconds but an earlier" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct stack_table t;
 		struct speedscope_stats st;
 		char err[1024] = "";
 		stack_table_init(&t);
-		CHECK_MSG(speedscope_read(&t, cases[i].json, strlen(cases[i].json), "x.json", &st, err, sizeof(err)) == -1,
+		CHECK_MSG(speedscope_read(&t, cases[i].json, strlen(cases[i].json), "x.json", &st, err, sizeof(err)) ==
+				  -1,
 			  "case %zu accepted: %s", i, cases[i].json);
 		CHECK_MSG(strstr(err, cases[i].needle) && strncmp(err, "x.json", 6) == 0 && !strchr(err, '\n'),
 			  "case %zu: '%s' lacks '%s'", i, err, cases[i].needle);
@@ -490,7 +498,8 @@ static void test_speedscope_timeline(void)
 	char *json = speedscope_text(&t);
 	json_object *root = json_tokener_parse(json), *profiles = NULL, *frames = NULL, *shared = NULL;
 	CHECK(root && json_object_object_get_ex(root, "profiles", &profiles) &&
-	      json_object_object_get_ex(root, "shared", &shared) && json_object_object_get_ex(shared, "frames", &frames));
+	      json_object_object_get_ex(root, "shared", &shared) &&
+	      json_object_object_get_ex(shared, "frames", &frames));
 	CHECK_EQ_INT(json_object_array_length(profiles), 2);
 	json_object *p0 = json_object_array_get_idx(profiles, 0), *v;
 	CHECK(json_object_object_get_ex(p0, "name", &v));
@@ -545,13 +554,13 @@ static void test_profile_format(void)
 		enum profile_format f;
 		bool raw;
 	} names[] = {
-		{ "cpu.folded", PFMT_FOLDED, false },   { "x.collapsed.gz", PFMT_FOLDED, false },
-		{ "run.stacks", PFMT_STACKS, false },   { "perf.script.gz", PFMT_STACKS, false },
-		{ "a/b.perf", PFMT_STACKS, false },     { "cpu.pb.gz", PFMT_PPROF, false },
-		{ "cpu.pb", PFMT_PPROF, true },         { "CPU.PPROF", PFMT_PPROF, false },
-		{ "x.json", PFMT_SPEEDSCOPE, false },   { "x.svg", PFMT_SVG, false },
-		{ "x.txt", PFMT_TEXT, false },          { "profile", PFMT_UNKNOWN, false },
-		{ "x.gz", PFMT_UNKNOWN, false },        { "", PFMT_UNKNOWN, false },
+		{ "cpu.folded", PFMT_FOLDED, false }, { "x.collapsed.gz", PFMT_FOLDED, false },
+		{ "run.stacks", PFMT_STACKS, false }, { "perf.script.gz", PFMT_STACKS, false },
+		{ "a/b.perf", PFMT_STACKS, false },   { "cpu.pb.gz", PFMT_PPROF, false },
+		{ "cpu.pb", PFMT_PPROF, true },	      { "CPU.PPROF", PFMT_PPROF, false },
+		{ "x.json", PFMT_SPEEDSCOPE, false }, { "x.svg", PFMT_SVG, false },
+		{ "x.txt", PFMT_TEXT, false },	      { "profile", PFMT_UNKNOWN, false },
+		{ "x.gz", PFMT_UNKNOWN, false },      { "", PFMT_UNKNOWN, false },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		bool raw = !names[i].raw;
@@ -570,7 +579,9 @@ static void test_profile_format(void)
 		{ T("java 1/2 1.5: 10101\n\t7f00 main (/bin/x)\n"), PFMT_STACKS }, /* a header ending in a number */
 		{ T("\n  {\"shared\": {}}"), PFMT_SPEEDSCOPE },
 		{ T("\x0a\x04\x08\x01\x10\x02"), PFMT_PPROF },
-		{ T("\x7f" "ELF\x02\x01"), PFMT_UNKNOWN },
+		{ T("\x7f"
+		    "ELF\x02\x01"),
+		  PFMT_UNKNOWN },
 		{ T("just words\nmore words\n"), PFMT_UNKNOWN },
 		{ T(""), PFMT_UNKNOWN },
 	};
@@ -591,15 +602,24 @@ static void test_profile_writer(void)
 		enum profile_format convert, record; /* PFMT_UNKNOWN: no row */
 		bool raw;
 	} names[] = {
-		{ "cpu.folded", PFMT_FOLDED, PFMT_FOLDED, false },   { "x.collapsed.gz", PFMT_FOLDED, PFMT_UNKNOWN, false },
-		{ "X.FOLDED", PFMT_FOLDED, PFMT_UNKNOWN, false },     { "x.txt", PFMT_FOLDED, PFMT_UNKNOWN, false },
-		{ "run.stacks", PFMT_STACKS, PFMT_STACKS, false },   { "perf.script", PFMT_STACKS, PFMT_UNKNOWN, false },
-		{ "cpu.pb.gz", PFMT_PPROF, PFMT_PPROF, false },      { "cpu.PB.GZ", PFMT_PPROF, PFMT_UNKNOWN, false },
-		{ "cpu.pb", PFMT_PPROF, PFMT_UNKNOWN, true },        { "cpu.pprof", PFMT_PPROF, PFMT_UNKNOWN, false },
-		{ "x.json", PFMT_SPEEDSCOPE, PFMT_SPEEDSCOPE, false }, { "x.svg", PFMT_SVG, PFMT_SVG, false },
-		{ "x.html", PFMT_UNKNOWN, PFMT_HTML, false },        { "-", PFMT_UNKNOWN, PFMT_SVG, false },
-		{ "out.svg/cpu", PFMT_UNKNOWN, PFMT_UNKNOWN, false }, { "x.gz", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
-		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false }, { "cpu.jfr", PFMT_JFR, PFMT_JFR, false },
+		{ "cpu.folded", PFMT_FOLDED, PFMT_FOLDED, false },
+		{ "x.collapsed.gz", PFMT_FOLDED, PFMT_UNKNOWN, false },
+		{ "X.FOLDED", PFMT_FOLDED, PFMT_UNKNOWN, false },
+		{ "x.txt", PFMT_FOLDED, PFMT_UNKNOWN, false },
+		{ "run.stacks", PFMT_STACKS, PFMT_STACKS, false },
+		{ "perf.script", PFMT_STACKS, PFMT_UNKNOWN, false },
+		{ "cpu.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
+		{ "cpu.PB.GZ", PFMT_PPROF, PFMT_UNKNOWN, false },
+		{ "cpu.pb", PFMT_PPROF, PFMT_UNKNOWN, true },
+		{ "cpu.pprof", PFMT_PPROF, PFMT_UNKNOWN, false },
+		{ "x.json", PFMT_SPEEDSCOPE, PFMT_SPEEDSCOPE, false },
+		{ "x.svg", PFMT_SVG, PFMT_SVG, false },
+		{ "x.html", PFMT_UNKNOWN, PFMT_HTML, false },
+		{ "-", PFMT_UNKNOWN, PFMT_SVG, false },
+		{ "out.svg/cpu", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
+		{ "x.gz", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
+		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
+		{ "cpu.jfr", PFMT_JFR, PFMT_JFR, false },
 		{ "CPU.JFR", PFMT_JFR, PFMT_UNKNOWN, false },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -612,9 +632,10 @@ static void test_profile_writer(void)
 		CHECK_MSG(!r || (r->cmds & PW_RECORD), "record %s", names[i].name);
 	}
 	/* the writers' extensions are the readers' (.txt is written as folded) */
-	static const char *const stems[] = { "a.folded", "a.collapsed", "a.stacks", "a.perf", "a.script", "a.pb",
-					     "a.pprof", "a.json", "a.jfr", "a.svg", "a.txt", "a.html", "a.bin", "a", "a.pb.gz.x",
-					     "A.Folded", "dir.svg/a", ".json", "" };
+	static const char *const stems[] = { "a.folded", "a.collapsed", "a.stacks", "a.perf", "a.script",
+					     "a.pb",	 "a.pprof",	"a.json",   "a.jfr",  "a.svg",
+					     "a.txt",	 "a.html",	"a.bin",    "a",      "a.pb.gz.x",
+					     "A.Folded", "dir.svg/a",	".json",    "" };
 	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
 		for (int gz = 0; gz < 3; gz++) {
 			char name[64];
@@ -666,8 +687,14 @@ static void test_profile_writer(void)
 	free(buf);
 	/* record's graph (its title, subtitle and warning, units) drawn as flamegraph_write draws it,
 	   from a table of the same stacks in another order (the graph sorts them) */
-	struct fg_options g = { .title = "cpu: java", .subtitle = "frame pointers: off", .subtitle_warning = true,
-				.colors = "java", .legend = true, .hash = true, .countname = "ms", .count_scale = 1000 };
+	struct fg_options g = { .title = "cpu: java",
+				.subtitle = "frame pointers: off",
+				.subtitle_warning = true,
+				.colors = "java",
+				.legend = true,
+				.hash = true,
+				.countname = "ms",
+				.count_scale = 1000 };
 	struct stack_table other;
 	stack_table_init(&other);
 	CHECK(stack_table_add(&other, "m;b", 3, 2, 0) >= 0 && stack_table_add(&other, "m;a", 3, 5, 0) >= 0);
@@ -682,7 +709,8 @@ static void test_profile_writer(void)
 	CHECK_MSG(profile_writer_write(profile_writer_for_record("-"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
 	fclose(f);
 	CHECK_HAS_STR(buf, "class=\"warning\"");
-	CHECK_MSG(len == direct_len && memcmp(buf, direct, len) == 0, "the table's SVG differs from flamegraph_write's");
+	CHECK_MSG(len == direct_len && memcmp(buf, direct, len) == 0,
+		  "the table's SVG differs from flamegraph_write's");
 	free(direct);
 	free(buf);
 	f = open_memstream(&buf, &len);
@@ -705,9 +733,11 @@ static void test_frame_line(void)
 	} cases[] = {
 		{ "p/W.spin_[0]\x1fW.java:41", 12, "W.java", 41 },
 		{ "p/W.spin_[0]\x1fW.java:0", 12, "W.java", 0 },
-		{ "p/W.spin_[0]\x1f" "a:b.java:7", 12, "a:b.java", 7 }, /* the last ':' */
+		{ "p/W.spin_[0]\x1f"
+		  "a:b.java:7",
+		  12, "a:b.java", 7 }, /* the last ':' */
 		{ "p/W.spin_[0]", 12, NULL, 0 },
-		{ "p/W.spin_[0]\x1fW.java", 12, NULL, 0 },      /* no line: the name alone */
+		{ "p/W.spin_[0]\x1fW.java", 12, NULL, 0 }, /* no line: the name alone */
 		{ "p/W.spin_[0]\x1fW.java:", 12, NULL, 0 },
 		{ "p/W.spin_[0]\x1fW.java:4x", 12, NULL, 0 },
 		{ "p/W.spin_[0]\x1fW.java:99999999999", 12, NULL, 0 },
@@ -721,7 +751,8 @@ static void test_frame_line(void)
 		CHECK_MSG(n == cases[i].name_len, "case %zu: name length %zu", i, n);
 		CHECK_MSG(line == cases[i].line, "case %zu: line %lld", i, (long long)line);
 		if (cases[i].file)
-			CHECK_MSG(file && file_len == strlen(cases[i].file) && memcmp(file, cases[i].file, file_len) == 0,
+			CHECK_MSG(file && file_len == strlen(cases[i].file) &&
+					  memcmp(file, cases[i].file, file_len) == 0,
 				  "case %zu: file", i);
 		else
 			CHECK_MSG(!file && !file_len, "case %zu: a file where there is none", i);
@@ -832,11 +863,11 @@ static void test_jfr_write(void)
 	fclose(f);
 	const unsigned char *u = (const unsigned char *)buf;
 	CHECK(len > 68 && memcmp(buf, "FLR\0\0\2\0\0", 8) == 0);
-	CHECK(be64(u + 8) == len);          /* chunk size */
-	CHECK(be64(u + 24) == 68);          /* the metadata right after the header */
+	CHECK(be64(u + 8) == len);			/* chunk size */
+	CHECK(be64(u + 24) == 68);			/* the metadata right after the header */
 	CHECK(be64(u + 16) > 68 && be64(u + 16) < len); /* the checkpoint */
-	CHECK(be64(u + 32) == 5000000000 - 10000000); /* no samples: one 10 ms step back from now */
-	CHECK(be64(u + 56) == 1000000000);  /* ticks are nanoseconds */
+	CHECK(be64(u + 32) == 5000000000 - 10000000);	/* no samples: one 10 ms step back from now */
+	CHECK(be64(u + 56) == 1000000000);		/* ticks are nanoseconds */
 	free(buf);
 
 	/* times: meta's start and duration when known */

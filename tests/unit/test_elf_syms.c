@@ -207,7 +207,7 @@ static const struct {
 	{ "_ZN6jflame7Fixture5deltaEPKci", "jflame::Fixture::delta", 0 },
 	{ "_ZN6jflame6HolderIiE3getEv", "jflame::Holder<int>::get", 0 },
 	{ "_ZN6jflame7FunctorclEv", "jflame::Functor::operator()", 0 },
-	{ "fixture_ifunc", "fixture_ifunc", 0 }, /* an IFUNC sharing its address with a local */
+	{ "fixture_ifunc", "fixture_ifunc", 0 },   /* an IFUNC sharing its address with a local */
 	{ "fixture_nosize", "fixture_nosize", 0 }, /* no .size: reaches to the next symbol */
 	{ "main", "main", 0 },
 };
@@ -230,8 +230,8 @@ static void check_funcs(const char *what, struct elf_syms *es, const struct expe
 			uint64_t sym_off = 999;
 			const char *name = elf_syms_lookup(es, off + delta, &sym_off);
 			if (mode == NONE || (mode == EXPORTED && funcs[i].is_static)) {
-				CHECK_MSG(!name || strcmp(name, funcs[i].want) != 0, "%s: %s found, but no symbol has it",
-					  what, funcs[i].want);
+				CHECK_MSG(!name || strcmp(name, funcs[i].want) != 0,
+					  "%s: %s found, but no symbol has it", what, funcs[i].want);
 				continue;
 			}
 			CHECK_MSG(name && strcmp(name, funcs[i].want) == 0, "%s: offset %#" PRIx64 " gave %s, want %s",

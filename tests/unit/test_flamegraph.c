@@ -106,11 +106,11 @@ static void svg_free(struct svg *s)
 struct frame {
 	char name[1024]; /* the title's name, unescaped */
 	uint64_t count;
-	char pct[32];    /* "12.34" */
-	char delta[32];  /* differential: "+1.23", "-4.56" */
+	char pct[32];	/* "12.34" */
+	char delta[32]; /* differential: "+1.23", "-4.56" */
 	double x, y, w, h;
 	int rgb[3];
-	char text[256];  /* the label, unescaped */
+	char text[256]; /* the label, unescaped */
 };
 
 static void unescape(const char *s, size_t n, char *out, size_t outlen)
@@ -409,8 +409,9 @@ static void test_escape(void)
 	struct frame *v;
 	size_t n;
 	const char *p;
-	struct fg_options o = { .title = "a < b & \"c\"", .subtitle = "it's <here>", .notes = "x --> y & z",
-				.countname = "<events>" };
+	struct fg_options o = {
+		.title = "a < b & \"c\"", .subtitle = "it's <here>", .notes = "x --> y & z", .countname = "<events>"
+	};
 
 	if (folded_load("escape.folded", false, &f))
 		return;
@@ -494,7 +495,7 @@ static void test_java_hues(void)
 		{ "[1234] java", FG_HUE_META },
 		{ "[1234] java;main", FG_HUE_META },
 		{ "[1234] java;http-nio-8080-exec-1", FG_HUE_META },
-		{ "[1234] java;pkg/Weird.thread", FG_HUE_META }, /* position wins over the look */
+		{ "[1234] java;pkg/Weird.thread", FG_HUE_META },	/* position wins over the look */
 		{ "[1234] java;java/lang/Thread.run_[j]", FG_HUE_JIT }, /* an annotation wins over position */
 		{ "[Pod]web-1", FG_HUE_META },
 		{ "[Pod]web-1;[Con]app", FG_HUE_META },
@@ -753,10 +754,10 @@ static void test_palettes(void)
 		const char *name;
 		int lo[3], hi[3];
 	} pal[] = {
-		{ "hot", { 205, 0, 0 }, { 255, 230, 55 } },     { "mem", { 0, 190, 0 }, { 0, 240, 210 } },
-		{ "io", { 80, 80, 190 }, { 140, 140, 245 } },   { "red", { 200, 50, 50 }, { 255, 130, 130 } },
-		{ "green", { 50, 200, 50 }, { 110, 255, 110 } }, { "blue", { 80, 80, 205 }, { 140, 140, 255 } },
-		{ "aqua", { 50, 165, 165 }, { 110, 220, 220 } }, { "yellow", { 175, 175, 50 }, { 230, 230, 70 } },
+		{ "hot", { 205, 0, 0 }, { 255, 230, 55 } },	   { "mem", { 0, 190, 0 }, { 0, 240, 210 } },
+		{ "io", { 80, 80, 190 }, { 140, 140, 245 } },	   { "red", { 200, 50, 50 }, { 255, 130, 130 } },
+		{ "green", { 50, 200, 50 }, { 110, 255, 110 } },   { "blue", { 80, 80, 205 }, { 140, 140, 255 } },
+		{ "aqua", { 50, 165, 165 }, { 110, 220, 220 } },   { "yellow", { 175, 175, 50 }, { 230, 230, 70 } },
 		{ "purple", { 190, 80, 190 }, { 255, 140, 255 } }, { "orange", { 190, 90, 0 }, { 255, 155, 0 } },
 		{ "nonsense", { 205, 0, 0 }, { 255, 230, 55 } },
 	};
@@ -782,7 +783,8 @@ static void test_palettes(void)
 			}
 			for (int c = 0; c < 3; c++)
 				ok = ok && v[k].rgb[c] >= pal[i].lo[c] && v[k].rgb[c] <= pal[i].hi[c];
-			CHECK_MSG(ok, "%s: %s rgb(%d,%d,%d)", pal[i].name, v[k].name, v[k].rgb[0], v[k].rgb[1], v[k].rgb[2]);
+			CHECK_MSG(ok, "%s: %s rgb(%d,%d,%d)", pal[i].name, v[k].name, v[k].rgb[0], v[k].rgb[1],
+				  v[k].rgb[2]);
 		}
 		free(v);
 		svg_free(&s);
@@ -795,10 +797,10 @@ static void test_palettes(void)
 		size_t n;
 		svg_draw(&s, "palette_js", st, 3, &o);
 		n = frames_parse(s.p, &v);
-		CHECK(FRAME(v, n, "x::y")->rgb[2] <= 70);                 /* yellow */
-		CHECK(FRAME(v, n, "j/s/x.js")->rgb[1] >= 200);            /* green */
-		CHECK(FRAME(v, n, "c")->rgb[2] == 0);                     /* orange */
-		CHECK(FRAME(v, n, "z")->rgb[0] >= 200);                   /* red */
+		CHECK(FRAME(v, n, "x::y")->rgb[2] <= 70);      /* yellow */
+		CHECK(FRAME(v, n, "j/s/x.js")->rgb[1] >= 200); /* green */
+		CHECK(FRAME(v, n, "c")->rgb[2] == 0);	       /* orange */
+		CHECK(FRAME(v, n, "z")->rgb[0] >= 200);	       /* red */
 		free(v);
 		svg_free(&s);
 	}
@@ -891,8 +893,9 @@ static void test_layouts(void)
 
 	/* flame chart: input order, merged only with the stack just before */
 	{
-		struct fg_stack st[] = { { "main;b;x", 1, 0 }, { "main;b;y", 1, 0 }, { "main;a", 2, 0 },
-					 { "main;b", 1, 0 } };
+		struct fg_stack st[] = {
+			{ "main;b;x", 1, 0 }, { "main;b;y", 1, 0 }, { "main;a", 2, 0 }, { "main;b", 1, 0 }
+		};
 		o = (struct fg_options){ .flamechart = true };
 		svg_draw(&s, "flamechart", st, 4, &o);
 		n = frames_parse(s.p, &v);
@@ -911,8 +914,13 @@ static void test_layouts(void)
 static void test_options(void)
 {
 	struct fg_stack st[] = { { "main;a_very_long_function_name_that_cannot_fit", 3, 0 }, { "main;other", 97, 0 } };
-	struct fg_options o = { .title = "CPU", .countname = "bytes", .nametype = "Allocation:", .fonttype = "Courier",
-				.fontsize = 10, .width = 600, .frameheight = 20,
+	struct fg_options o = { .title = "CPU",
+				.countname = "bytes",
+				.nametype = "Allocation:",
+				.fonttype = "Courier",
+				.fontsize = 10,
+				.width = 600,
+				.frameheight = 20,
 				.subtitle = "target pid 42, 30 s at 99 Hz, 100 samples, frame pointers: on" };
 	struct svg s = { 0 };
 	struct frame *v;
@@ -1057,11 +1065,12 @@ static void test_subtitle_wraps(void)
 		}
 		CHECK_EQ_STR(joined, warn);
 		if (width == 1200) /* whole "; " parts where they fit */
-			CHECK_EQ_STR(lines[0], "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind "
-					       "failed, 0 failed stack reads;");
+			CHECK_EQ_STR(lines[0],
+				     "3.0 s at 99 Hz (cpu-clock): 12345 samples, 0 lost, 3 truncated, 1 unwind "
+				     "failed, 0 failed stack reads;");
 		n = frames_parse(s.p, &v);
-		CHECK_MSG(near(FRAME(v, n, "all")->y, root_y + (double)(k - 1) * 12 * 1.25, 0.001), "%d px: %g, %zu lines",
-			  width, FRAME(v, n, "all")->y, k);
+		CHECK_MSG(near(FRAME(v, n, "all")->y, root_y + (double)(k - 1) * 12 * 1.25, 0.001),
+			  "%d px: %g, %zu lines", width, FRAME(v, n, "all")->y, k);
 		free(v);
 		svg_free(&s);
 	}
@@ -1164,8 +1173,8 @@ static struct fg_stack *random_stacks(size_t n, int depth)
 		char *p = malloc(cap);
 		for (int d = 0; d < depth; d++) {
 			uint64_t k = d < depth / 5 ? 0 : rnd() % (d < depth / 2 ? 3 : 8);
-			len += (size_t)snprintf(p + len, cap - len, "%scom/example/pkg%d/Class%d_%u.method%u_[j]", d ? ";" : "",
-						d % 7, d, (unsigned)k, (unsigned)k);
+			len += (size_t)snprintf(p + len, cap - len, "%scom/example/pkg%d/Class%d_%u.method%u_[j]",
+						d ? ";" : "", d % 7, d, (unsigned)k, (unsigned)k);
 		}
 		/* the index keeps every stack distinct */
 		snprintf(p + len, cap - len, ";leaf%zu", i);
@@ -1213,7 +1222,8 @@ static void test_random(void)
 				p = &v[k];
 				break;
 			}
-		CHECK_MSG(p && c->x + c->w <= p->x + p->w + 0.001 && c->count <= p->count, "frame %zu outside parent", i);
+		CHECK_MSG(p && c->x + c->w <= p->x + p->w + 0.001 && c->count <= p->count, "frame %zu outside parent",
+			  i);
 		if (!p)
 			break;
 	}

@@ -17,13 +17,13 @@ static void test_merge_ids(void)
 		{ "[1] java", "[*] java" },
 		{ "[Pod]0f1e-22;[Con]abcdef012345;[77] java;t;f", "[Pod]*;[Con]*;[*] java;t;f" },
 		{ "[Con]abcdef012345;[77] kafka server;t", "[Con]*;[*] kafka server;t" },
-		{ "[*] java;main", "[*] java;main" },               /* already merged: unchanged */
+		{ "[*] java;main", "[*] java;main" }, /* already merged: unchanged */
 		{ "[Pod]*;[Con]*;[*] java", "[Pod]*;[Con]*;[*] java" },
-		{ "java;main;a", "java;main;a" },                   /* stackcollapse-perf roots */
-		{ "[unknown];a", "[unknown];a" },                   /* not a process frame */
-		{ "[12]java;a", "[12]java;a" },                     /* no blank after ]: not ours */
+		{ "java;main;a", "java;main;a" }, /* stackcollapse-perf roots */
+		{ "[unknown];a", "[unknown];a" }, /* not a process frame */
+		{ "[12]java;a", "[12]java;a" },	  /* no blank after ]: not ours */
 		{ "[] java;a", "[] java;a" },
-		{ "main;[1234] java", "main;[1234] java" },         /* only the root frames */
+		{ "main;[1234] java", "main;[1234] java" }, /* only the root frames */
 		{ "", "" },
 	};
 	struct str_intern *si = str_intern_new();
@@ -89,7 +89,8 @@ static void test_two_runs_line_up(void)
 	folded_diff_free(&d);
 
 	/* -n: BEFORE scaled to AFTER's total, rounded down (difffolded.pl) */
-	CHECK_EQ_INT(folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ .merge_ids = true, .normalize = true }), 0);
+	CHECK_EQ_INT(folded_diff_build(&d, &a, &b, &(struct folded_diff_opts){ .merge_ids = true, .normalize = true }),
+		     0);
 	io = find(&d, "[*] java;main;io");
 	CHECK(io && io->count_before == 21); /* int(10 * 85 / 40) */
 	sb = find(&d, "[*] java;main;StringBuilder.append");

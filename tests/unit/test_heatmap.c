@@ -367,7 +367,8 @@ static void want_of(const char *stack, char *want, size_t size)
 			f[n -= 4] = '\0';
 		char *cut = strstr(f, ":::");
 		if (jit && f[0] == 'L' && cut && memchr(f, '/', (size_t)(cut - f)))
-			w += (size_t)snprintf(want + w, size - w, "%s%.*s.%s", w ? ";" : "", (int)(cut - f - 1), f + 1, cut + 3);
+			w += (size_t)snprintf(want + w, size - w, "%s%.*s.%s", w ? ";" : "", (int)(cut - f - 1), f + 1,
+					      cut + 3);
 		else
 			w += (size_t)snprintf(want + w, size - w, "%s%s", w ? ";" : "", f);
 		if (w >= size)
@@ -413,8 +414,8 @@ static void test_same_as_collapse(void)
 			CHECK_MSG(mine > 0, "%s: %s not in the heat map", files[f], sc[i].stack);
 			if (mine && !per)
 				per = sc[i].count / mine;
-			CHECK_MSG(mine * per == sc[i].count, "%s: %s: %llu samples, collapse %llu", files[f], sc[i].stack,
-				  (unsigned long long)mine, (unsigned long long)sc[i].count);
+			CHECK_MSG(mine * per == sc[i].count, "%s: %s: %llu samples, collapse %llu", files[f],
+				  sc[i].stack, (unsigned long long)mine, (unsigned long long)sc[i].count);
 		}
 		free(sc);
 		collapse_free(&c);
@@ -428,13 +429,12 @@ static void test_same_as_collapse(void)
  * names, JIT green and kernel orange */
 static void test_java_names(void)
 {
-	static const char text[] =
-		"cache-refresh 7/9 [000] 5.5: 1 cpu-clock:\n"
-		"\tffffffff8101 clear_page_erms ([kernel.kallsyms])\n"
-		"\t7f01 Ljava/util/HashMap;::putVal (/tmp/perf-7.map)\n"
-		"\t7f02 Lapp/Cache;::rebuild->Lapp/Cache;::entry (/tmp/perf-7.map)\n"
-		"\t7f03 Interpreter (/tmp/perf-7.map)\n"
-		"\t7f04 LooksLike;::cpp (/usr/lib/libx.so)\n\n";
+	static const char text[] = "cache-refresh 7/9 [000] 5.5: 1 cpu-clock:\n"
+				   "\tffffffff8101 clear_page_erms ([kernel.kallsyms])\n"
+				   "\t7f01 Ljava/util/HashMap;::putVal (/tmp/perf-7.map)\n"
+				   "\t7f02 Lapp/Cache;::rebuild->Lapp/Cache;::entry (/tmp/perf-7.map)\n"
+				   "\t7f03 Interpreter (/tmp/perf-7.map)\n"
+				   "\t7f04 LooksLike;::cpp (/usr/lib/libx.so)\n\n";
 	struct heatmap h;
 	struct heatmap_reader r;
 	struct ps_stats st;

@@ -13,12 +13,12 @@
 #include "check.h"
 #include "hotspot_scopes.h"
 
-#define BASE 0x10000ULL
-#define IMAGE 0x8000
-#define FILL 0xa5   /* what the image holds where nothing was written */
-#define NM_OFF 0x40 /* the nmethod's offset in the image */
-#define ROOT 200    /* the metadata index of the nmethod's own method */
-#define NMETA 260   /* Metadata*s of the test nmethods */
+#define BASE	   0x10000ULL
+#define IMAGE	   0x8000
+#define FILL	   0xa5 /* what the image holds where nothing was written */
+#define NM_OFF	   0x40 /* the nmethod's offset in the image */
+#define ROOT	   200	/* the metadata index of the nmethod's own method */
+#define NMETA	   260	/* Metadata*s of the test nmethods */
 #define COMPILE_ID 1234
 
 /* The image "mapped" at BASE: reads inside its first n bytes succeed, except
@@ -55,18 +55,46 @@ static void put64(struct image *im, uint64_t off, uint64_t v)
 
 /* gHotSpotVMStructs' offsets of a JDK 17 x86_64 build (fields it lacks: -1) */
 static const struct hotspot_scope_layout jdk17 = {
-	.stream_x = 0, .code_begin = 0x20, .code_offset = 0, .compile_id = 0x130, .method = 0x70,
-	.scopes_pcs = 0x10c, .scopes_data = -1, .dependencies = 0x110, .metadata = 0x104,
-	.scopes_data_begin = 0x78, .immutable = -1, .immutable_size = -1, .mutable_data = -1,
-	.relocation_size = -1, .mutable_size = -1, .pcdesc_size = 16, .pc_offset = 0, .scope_offset = 4,
+	.stream_x = 0,
+	.code_begin = 0x20,
+	.code_offset = 0,
+	.compile_id = 0x130,
+	.method = 0x70,
+	.scopes_pcs = 0x10c,
+	.scopes_data = -1,
+	.dependencies = 0x110,
+	.metadata = 0x104,
+	.scopes_data_begin = 0x78,
+	.immutable = -1,
+	.immutable_size = -1,
+	.mutable_data = -1,
+	.relocation_size = -1,
+	.mutable_size = -1,
+	.pcdesc_size = 16,
+	.pc_offset = 0,
+	.scope_offset = 4,
 };
 
 /* JDK 25's */
 static const struct hotspot_scope_layout jdk25 = {
-	.stream_x = 1, .code_begin = 0x24, .code_offset = 1, .compile_id = 0xd4, .method = 0x50,
-	.scopes_pcs = 0xc4, .scopes_data = 0xc8, .dependencies = -1, .metadata = -1,
-	.scopes_data_begin = -1, .immutable = 0x60, .immutable_size = 0xa0, .mutable_data = 0x10,
-	.relocation_size = 0x1c, .mutable_size = 0x30, .pcdesc_size = 16, .pc_offset = 0, .scope_offset = 4,
+	.stream_x = 1,
+	.code_begin = 0x24,
+	.code_offset = 1,
+	.compile_id = 0xd4,
+	.method = 0x50,
+	.scopes_pcs = 0xc4,
+	.scopes_data = 0xc8,
+	.dependencies = -1,
+	.metadata = -1,
+	.scopes_data_begin = -1,
+	.immutable = 0x60,
+	.immutable_size = 0xa0,
+	.mutable_data = 0x10,
+	.relocation_size = 0x1c,
+	.mutable_size = 0x30,
+	.pcdesc_size = 16,
+	.pc_offset = 0,
+	.scope_offset = 4,
 };
 
 static bool immutable_layout(const struct hotspot_scope_layout *l)
@@ -114,7 +142,7 @@ struct nmb {
 	uint64_t meta[NMETA + 8];
 	size_t nmeta;
 	uint32_t root, compile_id;
-	bool no_pad; /* the scopes data not padded to 8 bytes: it ends where its last scope does */
+	bool no_pad;  /* the scopes data not padded to 8 bytes: it ends where its last scope does */
 	int32_t mark; /* build_method: the offset of chain_b's outermost scope */
 	/* where nmb_finish put them: offsets in the image */
 	uint64_t nm, code, meta_at, data_at, pcs_at, pcs_end, imm, mut, end;
@@ -242,7 +270,7 @@ static int scopes_at(const struct nmb *b, struct image *im, int64_t off, struct 
 	return hotspot_scopes_at(b->l, &mem, BASE + b->nm, b->compile_id, BASE + b->code + (uint64_t)off, out, max);
 }
 
-#define NOUT 80
+#define NOUT  80
 #define GUARD 0x5a
 
 /* rc == n and out[0..n) == want; out[n..NOUT) untouched (GUARD) when n <= max */
@@ -253,8 +281,8 @@ static void check_chain(int line, const char *what, int rc, const struct hotspot
 	for (int i = 0; rc == n && i < n; i++)
 		CHECK_MSG(out[i].method == method_of(want[i].index) && out[i].bci == want[i].bci,
 			  "line %d, %s: scope %d is %#llx@%d, want %#llx@%d", line, what, i,
-			  (unsigned long long)out[i].method, out[i].bci,
-			  (unsigned long long)method_of(want[i].index), want[i].bci);
+			  (unsigned long long)out[i].method, out[i].bci, (unsigned long long)method_of(want[i].index),
+			  want[i].bci);
 }
 
 static void reset(struct hotspot_scope *out)
@@ -266,8 +294,10 @@ static void reset(struct hotspot_scope *out)
 
 static void test_stream_int(void)
 {
-	static const uint32_t values[] = { 0, 1, 63, 64, 189, 190, 191, 192, 193, 255, 256, 1000, 4095, 4096,
-					   12414, 12415, 12479, 12480, 40001, 65536, 786431, 786432, 1u << 20, 50331647,
+	static const uint32_t values[] = { 0,	     1,		 63,	     64,	 189,	    190,
+					   191,	     192,	 193,	     255,	 256,	    1000,
+					   4095,     4096,	 12414,	     12415,	 12479,	    12480,
+					   40001,    65536,	 786431,     786432,	 1u << 20,  50331647,
 					   50331648, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
 	uint8_t p[16];
 	for (int x = 0; x <= 1; x++) {
@@ -282,7 +312,8 @@ static void test_stream_int(void)
 			for (size_t cut = 0; cut < n; cut++) {
 				pos = 0;
 				got = 0xdeadbeef;
-				CHECK_MSG(hotspot_stream_int(p, cut, &pos, x, &got) == -1 && pos == 0 && got == 0xdeadbeef,
+				CHECK_MSG(hotspot_stream_int(p, cut, &pos, x, &got) == -1 && pos == 0 &&
+						  got == 0xdeadbeef,
 					  "x %d, %u cut to %zu bytes", x, v, cut);
 			}
 		}
@@ -316,23 +347,18 @@ static void test_stream_int(void)
 		size_t n;
 		uint32_t v;
 	} known[] = {
-		{ 0, { 0 }, 1, 0 },
-		{ 0, { 191 }, 1, 191 },
-		{ 0, { 192, 0 }, 2, 192 },
-		{ 0, { 255, 0 }, 2, 255 },
-		{ 0, { 192, 1 }, 2, 256 },
-		{ 0, { 0xe8, 0x0c }, 2, 1000 }, /* 232 + 12 * 64 */
-		{ 1, { 1 }, 1, 0 },
-		{ 1, { 191 }, 1, 190 },
-		{ 1, { 192, 1 }, 2, 191 },
-		{ 1, { 0xe9, 0x0d }, 2, 1000 }, /* 232 + 12 * 64, each byte one more */
+		{ 0, { 0 }, 1, 0 },	   { 0, { 191 }, 1, 191 },
+		{ 0, { 192, 0 }, 2, 192 }, { 0, { 255, 0 }, 2, 255 },
+		{ 0, { 192, 1 }, 2, 256 }, { 0, { 0xe8, 0x0c }, 2, 1000 }, /* 232 + 12 * 64 */
+		{ 1, { 1 }, 1, 0 },	   { 1, { 191 }, 1, 190 },
+		{ 1, { 192, 1 }, 2, 191 }, { 1, { 0xe9, 0x0d }, 2, 1000 }, /* 232 + 12 * 64, each byte one more */
 		{ 1, { 2 }, 1, 1 },
 	};
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
 		uint32_t got = 0;
 		size_t pos = 0;
-		CHECK_MSG(hotspot_stream_int(known[k].b, known[k].n, &pos, known[k].x, &got) == 0 && got == known[k].v &&
-				  pos == known[k].n,
+		CHECK_MSG(hotspot_stream_int(known[k].b, known[k].n, &pos, known[k].x, &got) == 0 &&
+				  got == known[k].v && pos == known[k].n,
 			  "known %zu: got %u pos %zu", k, got, pos);
 		size_t n = enc_u5(p, known[k].v, known[k].x);
 		CHECK_MSG(n == known[k].n && memcmp(p, known[k].b, n) == 0, "known %zu encoded differently", k);
@@ -342,7 +368,8 @@ static void test_stream_int(void)
 		static const uint8_t ff[6] = { 255, 255, 255, 255, 255, 7 };
 		uint32_t got = 0;
 		size_t pos = 0;
-		uint64_t w0 = 255ULL * (1 + 64 + 4096 + 262144 + 16777216), w1 = 254ULL * (1 + 64 + 4096 + 262144 + 16777216);
+		uint64_t w0 = 255ULL * (1 + 64 + 4096 + 262144 + 16777216),
+			 w1 = 254ULL * (1 + 64 + 4096 + 262144 + 16777216);
 		CHECK(hotspot_stream_int(ff, 6, &pos, 0, &got) == 0 && pos == 5 && got == (uint32_t)w0);
 		pos = 0;
 		CHECK(hotspot_stream_int(ff, 6, &pos, 1, &got) == 0 && pos == 5 && got == (uint32_t)w1);
@@ -419,27 +446,27 @@ static void test_chains(const struct hotspot_scope_layout *l, const char *name)
 		const struct sc *want;
 		int n; /* 0: HOTSPOT_SCOPES_NONE */
 	} cases[] = {
-		{ -1, NULL, 0 },           /* before the code */
+		{ -1, NULL, 0 }, /* before the code */
 		{ -0x1000, NULL, 0 },
-		{ 0, chain_a, 1 },         /* before the first PcDesc: the first at or after */
+		{ 0, chain_a, 1 }, /* before the first PcDesc: the first at or after */
 		{ 0x0f, chain_a, 1 },
-		{ 0x10, chain_a, 1 },      /* at it */
-		{ 0x11, chain_b, 3 },      /* 0x20 has no scope: on to 0x30 */
+		{ 0x10, chain_a, 1 }, /* at it */
+		{ 0x11, chain_b, 3 }, /* 0x20 has no scope: on to 0x30 */
 		{ 0x20, chain_b, 3 },
 		{ 0x2f, chain_b, 3 },
 		{ 0x30, chain_b, 3 },
-		{ 0x31, chain_c, 1 },      /* 0x40 and 0x50 have none */
+		{ 0x31, chain_c, 1 }, /* 0x40 and 0x50 have none */
 		{ 0x50, chain_c, 1 },
 		{ 0x58, chain_c, 1 },
-		{ 0x59, chain_b, 3 },      /* 0x70: the scopes 0x30 has too */
+		{ 0x59, chain_b, 3 }, /* 0x70: the scopes 0x30 has too */
 		{ 0x70, chain_b, 3 },
 		{ 0x71, chain_d, 3 },
 		{ 0x80, chain_d, 3 },
 		{ 0x81, chain_e, 2 },
 		{ 0x88, chain_e, 2 },
-		{ 0x89, NULL, 0 },         /* only 0x90 after it, without a scope */
+		{ 0x89, NULL, 0 }, /* only 0x90 after it, without a scope */
 		{ 0x90, NULL, 0 },
-		{ 0x91, NULL, 0 },         /* past the last PcDesc */
+		{ 0x91, NULL, 0 }, /* past the last PcDesc */
 		{ 0x10000, NULL, 0 },
 		{ 0x7ffffffe, NULL, 0 },
 		{ 0x7fffffff, NULL, 0 },   /* at the end sentinel */
@@ -462,7 +489,8 @@ static void test_chains(const struct hotspot_scope_layout *l, const char *name)
 			CHECK_MSG(im.reads <= 2 + 2 * (size_t)cases[k].n, "%s: %zu reads", what, im.reads);
 		}
 		CHECK_MSG(check_filled(out + (rc > 0 ? rc : 0), sizeof(out[0]) * (size_t)(NOUT - (rc > 0 ? rc : 0)),
-				       GUARD) || rc < 0,
+				       GUARD) ||
+				  rc < 0,
 			  "%s: wrote past its chain", what);
 	}
 	/* max: exactly the depth suffices; less is BAD (the outermost scope
@@ -532,8 +560,8 @@ static void test_many_pcdescs(const struct hotspot_scope_layout *l, const char *
 		if (rc != n || out[0].method != method_of(ROOT) || out[0].bci != i ||
 		    (n == 2 && (out[1].method != method_of((uint32_t)(i % NMETA) + 1) || out[1].bci != i * 150))) {
 			bad++;
-			fprintf(stderr, "%s pc +%#llx: rc %d, want %d scopes of PcDesc %zu\n", name, (long long)off, rc, n,
-				k);
+			fprintf(stderr, "%s pc +%#llx: rc %d, want %d scopes of PcDesc %zu\n", name, (long long)off, rc,
+				n, k);
 		}
 		maxreads = (int)im.reads > maxreads ? (int)im.reads : maxreads;
 	}
@@ -702,7 +730,7 @@ static void test_bad_nmethod(const struct hotspot_scope_layout *l, const char *n
 		long field; /* layout offset of the field to change */
 		int size;   /* 4 or 8 */
 		int64_t delta;
-		bool set;   /* set to delta, not add it */
+		bool set; /* set to delta, not add it */
 		const char *why;
 	};
 	const struct tweak old_tweaks[] = {
@@ -849,11 +877,11 @@ static void test_unsupported(void)
 		const char *why;
 	} cases[12];
 	int n = 0;
-#define CASE(base, field, value, reason)                          \
-	do {                                                      \
-		cases[n].l = (base);                              \
-		cases[n].l.field = (value);                       \
-		cases[n++].why = (reason);                        \
+#define CASE(base, field, value, reason)    \
+	do {                                \
+		cases[n].l = (base);        \
+		cases[n].l.field = (value); \
+		cases[n++].why = (reason);  \
 	} while (0)
 	CASE(jdk17, stream_x, 2, "stream x 2");
 	CASE(jdk17, stream_x, -1, "stream x unknown (-1)");

@@ -8,12 +8,12 @@
 #include "check.h"
 #include "hotspot_vm.h"
 
-#define BASE 0x10000ULL /* as in fuzz_hotspot_names.c */
-#define IMAGE 4000      /* a seed fits the regression runner's 4 KiB */
-#define STRIDE 44       /* type 0, field 8, type string 16, is_static 24 (4), offset 28, address 36 */
-#define TSTRIDE 16      /* type name 0, size 8 */
+#define BASE	 0x10000ULL /* as in fuzz_hotspot_names.c */
+#define IMAGE	 4000	    /* a seed fits the regression runner's 4 KiB */
+#define STRIDE	 44	    /* type 0, field 8, type string 16, is_static 24 (4), offset 28, address 36 */
+#define TSTRIDE	 16	    /* type name 0, size 8 */
 #define CODE_LOW 0x7f0000000000ULL
-#define SEGMAP 0x7f1000000000ULL
+#define SEGMAP	 0x7f1000000000ULL
 
 struct image {
 	uint8_t m[IMAGE];
@@ -86,18 +86,32 @@ static uint64_t str(struct image *im, const char *s)
 struct shape {
 	int jdk;
 	const char *ga_len_type, *symbol_length_field, *nm_method_type, *complete_type;
-	long symbol_length, heapblock, cm_size, cm_flags, nm_method, nm_compile_id, code_begin, code_end,
-		frame_size, frame_complete;
+	long symbol_length, heapblock, cm_size, cm_flags, nm_method, nm_compile_id, code_begin, code_end, frame_size,
+		frame_complete;
 	bool offsets, flags_u4;
 };
 
 static const struct shape jdk17 = {
-	17, "GenericGrowableArray", "_length_and_refcount", "CompiledMethod", "int",
-	2, 16, 48, 28, 40, 48, 24, 32, 16, 20, false, false,
+	17,
+	"GenericGrowableArray",
+	"_length_and_refcount",
+	"CompiledMethod",
+	"int",
+	2,
+	16,
+	48,
+	28,
+	40,
+	48,
+	24,
+	32,
+	16,
+	20,
+	false,
+	false,
 };
 static const struct shape jdk25 = {
-	25, "GrowableArrayBase", "_length", "nmethod", "int16_t",
-	4, 8, 56, 28, 32, 40, 16, 20, 24, 28, true, true,
+	25, "GrowableArrayBase", "_length", "nmethod", "int16_t", 4, 8, 56, 28, 32, 40, 16, 20, 24, 28, true, true,
 };
 
 struct built {
@@ -176,10 +190,10 @@ static void build(struct image *im, const struct shape *s, struct built *b)
 	put64(im, method + 8, cm);
 	put64(im, cm + 8, cp);
 	put32(im, cm + 24, (uint32_t)((s->cm_size + 8) / 8)); /* _constMethod_size, words */
-	put32(im, cm + (uint64_t)s->cm_flags, 1);          /* has a line number table */
-	put16(im, cm + 32 + (s->flags_u4 ? 2 : 0), 4);       /* code size */
-	put16(im, cm + 34 + (s->flags_u4 ? 2 : 0), 2);       /* name index */
-	static const uint8_t lines[] = { 0x07, 0x13, 0x00 }; /* bci 0 line 7, bci 2 line 10 */
+	put32(im, cm + (uint64_t)s->cm_flags, 1);	      /* has a line number table */
+	put16(im, cm + 32 + (s->flags_u4 ? 2 : 0), 4);	      /* code size */
+	put16(im, cm + 34 + (s->flags_u4 ? 2 : 0), 2);	      /* name index */
+	static const uint8_t lines[] = { 0x07, 0x13, 0x00 };  /* bci 0 line 7, bci 2 line 10 */
 	put(im, cm + (uint64_t)s->cm_size + 4, lines, sizeof(lines));
 	put64(im, cp + 24, klass);
 	put16(im, cp + 54, 3);

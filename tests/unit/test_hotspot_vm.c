@@ -42,10 +42,23 @@ static void put_symbol(struct image *im, uint64_t off, const char *s)
 }
 
 static const struct hotspot_layout layout = {
-	.jdk = 17, .method_const_method = 8, .cm_constants = 8, .cm_name_index = 16, .cm_code_size = 18,
-	.cm_flags = 20, .cm_flags_size = 2, .cm_size = 48, .cp_pool_holder = 16, .cp_size = 64, .cp_source_file = 24,
+	.jdk = 17,
+	.method_const_method = 8,
+	.cm_constants = 8,
+	.cm_name_index = 16,
+	.cm_code_size = 18,
+	.cm_flags = 20,
+	.cm_flags_size = 2,
+	.cm_size = 48,
+	.cp_pool_holder = 16,
+	.cp_size = 64,
+	.cp_source_file = 24,
 	.klass_name = 16,
-	.symbol_length = 4, .symbol_body = 6, .blob_name = 8, .nm_method = 16, .nm_compile_id = 24,
+	.symbol_length = 4,
+	.symbol_body = 6,
+	.blob_name = 8,
+	.nm_method = 16,
+	.nm_compile_id = 24,
 };
 
 /* Method at 0, its ConstMethod at 0x100 (4 bytecodes, a line table), pool at
@@ -88,7 +101,7 @@ static void test_names(void)
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, cookie, 1), "Lfoo/Bar;::baz");
 	CHECK_EQ_STR(hotspot_method_source(vm, BASE, cookie, 1), "Bar.java");
 	CHECK(hotspot_method_name(vm, BASE, cookie + 1, 1) == NULL); /* not what was sampled */
-	CHECK(hotspot_method_name(vm, BASE + 4, 0, 1) == NULL);     /* not aligned */
+	CHECK(hotspot_method_name(vm, BASE + 4, 0, 1) == NULL);	     /* not aligned */
 	CHECK(hotspot_method_name(vm, BASE + 0x2000, 0, 1) == NULL); /* unreadable */
 	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 0), 7);
 	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 1), 7);
@@ -159,7 +172,7 @@ static void test_unloading(void)
 	build(&im, "t/TenantNew2", "runNew2");
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 150), "Lt/TenantOld1;::runOld1"); /* taken before */
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 350), "Lt/TenantNew2;::runNew2"); /* after */
-	CHECK(hotspot_method_name(vm, BASE, 0, 250) == NULL); /* around it: cannot tell */
+	CHECK(hotspot_method_name(vm, BASE, 0, 250) == NULL);				/* around it: cannot tell */
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 150), "Lt/TenantOld1;::runOld1");
 	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 400), "Lt/TenantNew2;::runNew2");
 	/* a method whose name did not change is named around an unloading too */

@@ -9,16 +9,16 @@
 static char m_root, m_a, m_b, m_c;
 
 static const void *const root[] = { &m_root };
-static const void *const chain_a[] = { &m_a, &m_root };            /* a inlined into root */
-static const void *const chain_a2[] = { &m_a, &m_root };           /* same chain, other array */
-static const void *const chain_ba[] = { &m_b, &m_a, &m_root };     /* b inlined into a */
+static const void *const chain_a[] = { &m_a, &m_root };	       /* a inlined into root */
+static const void *const chain_a2[] = { &m_a, &m_root };       /* same chain, other array */
+static const void *const chain_ba[] = { &m_b, &m_a, &m_root }; /* b inlined into a */
 static const void *const chain_c[] = { &m_c, &m_root };
-static const void *const self_only[] = { &m_root };                /* a depth-1 record */
-static const void *const other_self[] = { &m_c };                  /* depth 1, other id */
+static const void *const self_only[] = { &m_root }; /* a depth-1 record */
+static const void *const other_self[] = { &m_c };   /* depth 1, other id */
 
 #define START 0x1000
-#define END 0x1100
-#define MAXR 64
+#define END   0x1100
+#define MAXR  64
 
 /* One expected range; chain compared by value. */
 struct want {
@@ -75,10 +75,10 @@ static void expect(const char *name, const struct inline_pc *pcs, size_t npcs, c
 			  (unsigned long long)out[i].start, (unsigned long long)out[i].end, out[i].depth);
 }
 
-#define EXPECT(name, pcs, ...)                                                                       \
-	do {                                                                                         \
-		static const struct want w_[] = { __VA_ARGS__ };                                     \
-		expect(name, pcs, sizeof(pcs) / sizeof(pcs[0]), w_, sizeof(w_) / sizeof(w_[0]));       \
+#define EXPECT(name, pcs, ...)                                                                   \
+	do {                                                                                     \
+		static const struct want w_[] = { __VA_ARGS__ };                                 \
+		expect(name, pcs, sizeof(pcs) / sizeof(pcs[0]), w_, sizeof(w_) / sizeof(w_[0])); \
 	} while (0)
 
 static void test_no_records(void)
@@ -103,12 +103,8 @@ static void test_split(void)
 		{ 0x1030, 2, chain_a },
 		{ 0x1048, 2, chain_c },
 	};
-	EXPECT("split", pcs,
-	       { 0x1000, 0x1011, 2, chain_a },
-	       { 0x1011, 0x1021, 3, chain_ba },
-	       { 0x1021, 0x1031, 2, chain_a },
-	       { 0x1031, 0x1049, 2, chain_c },
-	       { 0x1049, END, 1, root });
+	EXPECT("split", pcs, { 0x1000, 0x1011, 2, chain_a }, { 0x1011, 0x1021, 3, chain_ba },
+	       { 0x1021, 0x1031, 2, chain_a }, { 0x1031, 0x1049, 2, chain_c }, { 0x1049, END, 1, root });
 }
 
 /* A record at the end of the code ends its range there, not one byte past. */
@@ -118,23 +114,16 @@ static void test_record_at_end(void)
 		{ 0x1080, 3, chain_ba },
 		{ END, 2, chain_a },
 	};
-	EXPECT("record at end", pcs,
-	       { 0x1000, 0x1081, 3, chain_ba },
-	       { 0x1081, END, 2, chain_a });
+	EXPECT("record at end", pcs, { 0x1000, 0x1081, 3, chain_ba }, { 0x1081, END, 2, chain_a });
 }
 
 static void test_merge_identical(void)
 {
 	static const struct inline_pc pcs[] = {
-		{ 0x1010, 2, chain_a },
-		{ 0x1020, 2, chain_a2 }, /* equal ids in another array */
-		{ 0x1030, 2, chain_a },
-		{ 0x1040, 3, chain_ba },
-		{ 0x1050, 3, chain_ba },
+		{ 0x1010, 2, chain_a }, { 0x1020, 2, chain_a2 }, /* equal ids in another array */
+		{ 0x1030, 2, chain_a }, { 0x1040, 3, chain_ba }, { 0x1050, 3, chain_ba },
 	};
-	EXPECT("merge identical", pcs,
-	       { 0x1000, 0x1031, 2, chain_a },
-	       { 0x1031, 0x1051, 3, chain_ba },
+	EXPECT("merge identical", pcs, { 0x1000, 0x1031, 2, chain_a }, { 0x1031, 0x1051, 3, chain_ba },
 	       { 0x1051, END, 1, root });
 }
 
@@ -149,12 +138,8 @@ static void test_no_merge_different(void)
 		{ 0x1040, 2, chain_a },
 	};
 	static const void *const b_a[] = { &m_b, &m_a };
-	EXPECT("no merge", pcs,
-	       { 0x1000, 0x1011, 3, chain_ba },
-	       { 0x1011, 0x1021, 3, chain_ab },
-	       { 0x1021, 0x1031, 2, b_a },
-	       { 0x1031, 0x1041, 2, chain_a },
-	       { 0x1041, END, 1, root });
+	EXPECT("no merge", pcs, { 0x1000, 0x1011, 3, chain_ba }, { 0x1011, 0x1021, 3, chain_ab },
+	       { 0x1021, 0x1031, 2, b_a }, { 0x1031, 0x1041, 2, chain_a }, { 0x1041, END, 1, root });
 }
 
 static void test_depth1_is_root(void)
@@ -172,49 +157,35 @@ static void test_depth1_is_root(void)
 		{ 0x1030, 1, self_only },
 		{ 0x1040, 2, chain_a },
 	};
-	EXPECT("depth 1 between", mixed,
-	       { 0x1000, 0x1011, 2, chain_a },
-	       { 0x1011, 0x1031, 1, root },
-	       { 0x1031, 0x1041, 2, chain_a },
-	       { 0x1041, END, 1, root });
+	EXPECT("depth 1 between", mixed, { 0x1000, 0x1011, 2, chain_a }, { 0x1011, 0x1031, 1, root },
+	       { 0x1031, 0x1041, 2, chain_a }, { 0x1041, END, 1, root });
 }
 
 static void test_skipped(void)
 {
 	static const struct inline_pc outside[] = {
-		{ 0x0900, 2, chain_a },  /* before the code */
-		{ START, 2, chain_c },   /* at the start: owns just that byte */
+		{ 0x0900, 2, chain_a }, /* before the code */
+		{ START, 2, chain_c },	/* at the start: owns just that byte */
 		{ 0x1040, 3, chain_ba },
 		{ END + 1, 2, chain_a }, /* past the end */
 		{ 0xffffffffffffffffULL, 2, chain_a },
 	};
-	EXPECT("outside", outside,
-	       { 0x1000, 0x1001, 2, chain_c },
-	       { 0x1001, 0x1041, 3, chain_ba },
+	EXPECT("outside", outside, { 0x1000, 0x1001, 2, chain_c }, { 0x1001, 0x1041, 3, chain_ba },
 	       { 0x1041, END, 1, root });
 
 	static const struct inline_pc unordered[] = {
-		{ 0x1050, 2, chain_a },
-		{ 0x1020, 3, chain_ba }, /* below the current position */
-		{ 0x1050, 2, chain_c },  /* at the previous pc: already owned */
-		{ 0x1060, 2, chain_c },
-		{ 0x1058, 3, chain_ba },
+		{ 0x1050, 2, chain_a }, { 0x1020, 3, chain_ba }, /* below the current position */
+		{ 0x1050, 2, chain_c },				 /* at the previous pc: already owned */
+		{ 0x1060, 2, chain_c }, { 0x1058, 3, chain_ba },
 	};
-	EXPECT("unordered", unordered,
-	       { 0x1000, 0x1051, 2, chain_a },
-	       { 0x1051, 0x1061, 2, chain_c },
+	EXPECT("unordered", unordered, { 0x1000, 0x1051, 2, chain_a }, { 0x1051, 0x1061, 2, chain_c },
 	       { 0x1061, END, 1, root });
 
 	static const struct inline_pc empty_chains[] = {
-		{ 0x1010, 0, chain_a },
-		{ 0x1020, -1, chain_a },
-		{ 0x1030, 2, NULL },
-		{ 0x1040, 2, chain_c },
-		{ 0x1050, 0, NULL },
+		{ 0x1010, 0, chain_a }, { 0x1020, -1, chain_a }, { 0x1030, 2, NULL },
+		{ 0x1040, 2, chain_c }, { 0x1050, 0, NULL },
 	};
-	EXPECT("empty chains", empty_chains,
-	       { 0x1000, 0x1041, 2, chain_c },
-	       { 0x1041, END, 1, root });
+	EXPECT("empty chains", empty_chains, { 0x1000, 0x1041, 2, chain_c }, { 0x1041, END, 1, root });
 }
 
 /* Ranges whose chains never repeat: with a short out, nothing is written past
@@ -222,11 +193,8 @@ static void test_skipped(void)
 static void test_small_max(void)
 {
 	static const struct inline_pc pcs[] = {
-		{ 0x1010, 2, chain_a },
-		{ 0x1020, 3, chain_ba },
-		{ 0x1030, 2, chain_a },
-		{ 0x1040, 2, chain_c },
-		{ 0x1050, 3, chain_ba },
+		{ 0x1010, 2, chain_a }, { 0x1020, 3, chain_ba }, { 0x1030, 2, chain_a },
+		{ 0x1040, 2, chain_c }, { 0x1050, 3, chain_ba },
 	};
 	struct inline_range full[MAXR];
 	size_t need = inline_ranges_build(START, END, root, pcs, 5, full, MAXR);
@@ -239,7 +207,7 @@ static void test_small_max(void)
 		CHECK_MSG(n == need, "max %zu: returned %zu, want %zu", max, n, need);
 		for (size_t i = 0; i < max; i++)
 			CHECK_MSG(out[i].start == full[i].start && out[i].end == full[i].end &&
-				  out[i].depth == full[i].depth && out[i].methods == full[i].methods,
+					  out[i].depth == full[i].depth && out[i].methods == full[i].methods,
 				  "max %zu: range %zu differs from the full answer", max, i);
 		CHECK_MSG(check_filled(out + max, sizeof(out) - max * sizeof(out[0]), 0xa5), "max %zu: wrote past max",
 			  max);

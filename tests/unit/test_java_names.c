@@ -12,7 +12,10 @@ struct name_case {
 	const char *want;
 };
 
-#define RUN { "Lpkg/Class;", "method", "(I)V", "Class.java", 42 }
+#define RUN                                                       \
+	{                                                         \
+		"Lpkg/Class;", "method", "(I)V", "Class.java", 42 \
+	}
 
 static const struct name_case cases[] = {
 	{ RUN, "", "Lpkg/Class;::method" },
@@ -27,15 +30,21 @@ static const struct name_case cases[] = {
 	{ RUN, "unfold,quiet", "Lpkg/Class;::method" },
 	{ RUN, "unfold,quiet,help", "Lpkg/Class;::method" },
 	/* deeper packages, nested classes, no package, constructors */
-	{ { "Ljava/util/concurrent/ConcurrentHashMap;", "putVal", "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java", 1011 },
-	  "", "Ljava/util/concurrent/ConcurrentHashMap;::putVal" },
-	{ { "Ljava/util/concurrent/ConcurrentHashMap;", "putVal", "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java", 1011 },
-	  "dottedclass,msig", "java.util.concurrent.ConcurrentHashMap::putVal(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;" },
+	{ { "Ljava/util/concurrent/ConcurrentHashMap;", "putVal",
+	    "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java", 1011 },
+	  "",
+	  "Ljava/util/concurrent/ConcurrentHashMap;::putVal" },
+	{ { "Ljava/util/concurrent/ConcurrentHashMap;", "putVal",
+	    "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java", 1011 },
+	  "dottedclass,msig",
+	  "java.util.concurrent.ConcurrentHashMap::putVal(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;" },
 	{ { "Lpkg/Outer$Inner;", "run", "()V", "Outer.java", 7 }, "dottedclass", "pkg.Outer$Inner::run" },
 	{ { "LMain;", "main", "([Ljava/lang/String;)V", "Main.java", 3 }, "dottedclass", "Main::main" },
 	{ { "LMain;", "main", "([Ljava/lang/String;)V", "Main.java", 3 }, "", "LMain;::main" },
 	{ { "Lpkg/Class;", "<init>", "()V", "Class.java", 10 }, "msig", "Lpkg/Class;::<init>()V" },
-	{ { "Lpkg/Class;", "lambda$run$0", "()V", NULL, 0 }, "dottedclass,msig,sourcepos", "pkg.Class::lambda$run$0()V" },
+	{ { "Lpkg/Class;", "lambda$run$0", "()V", NULL, 0 },
+	  "dottedclass,msig,sourcepos",
+	  "pkg.Class::lambda$run$0()V" },
 	/* unknown line or file */
 	{ { "Lpkg/Class;", "method", "(I)V", "Class.java", 0 }, "sourcepos", "Lpkg/Class;::method(Class.java)" },
 	{ { "Lpkg/Class;", "method", "(I)V", "Class.java", -1 }, "sourcepos", "Lpkg/Class;::method(Class.java)" },
@@ -212,7 +221,8 @@ static void test_class_names(void)
 				continue;
 			}
 			size_t want = full < len - 1 ? full : len - 1;
-			CHECK_MSG(n == want && strlen(mem + 8) == want && strncmp(mem + 8, class_cases[i].want, want) == 0,
+			CHECK_MSG(n == want && strlen(mem + 8) == want &&
+					  strncmp(mem + 8, class_cases[i].want, want) == 0,
 				  "class case %zu len %zu: '%s'", i, len, mem + 8);
 		}
 	}

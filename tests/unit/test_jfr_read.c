@@ -133,7 +133,8 @@ static void ev_end(struct jb *b, size_t at)
 {
 	uint64_t size = b->n - at;
 	for (int i = 0; i < (b->fixed ? 4 : 5); i++)
-		b->p[at + i] = b->fixed ? (uint8_t)(size >> (8 * (3 - i))) : (uint8_t)(((size >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0));
+		b->p[at + i] = b->fixed ? (uint8_t)(size >> (8 * (3 - i))) :
+					  (uint8_t)(((size >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0));
 }
 
 static void sym(struct jb *b, uint64_t key, const char *s)
@@ -147,19 +148,27 @@ static void metadata(struct jb *b)
 {
 	static const struct fdesc thread[] = { { "osName", "23", 0, 0 }, { "javaName", "23", 0, 0 } };
 	static const struct fdesc trace[] = { { "truncated", "22", 0, 0 }, { "frames", "32", 0, 1 } };
-	static const struct fdesc frame[] = { { "method", "33", 1, 0 }, { "lineNumber", "21", 0, 0 }, { "type", "36", 1, 0 } };
+	static const struct fdesc frame[] = { { "method", "33", 1, 0 },
+					      { "lineNumber", "21", 0, 0 },
+					      { "type", "36", 1, 0 } };
 	static const struct fdesc method[] = { { "type", "34", 1, 0 }, { "name", "35", 1, 0 } };
 	static const struct fdesc klass[] = { { "name", "35", 1, 0 }, { "modifiers", "21", 0, 0 } };
 	static const struct fdesc symbol[] = { { "string", "23", 0, 0 } };
 	static const struct fdesc ftype[] = { { "description", "23", 0, 0 } };
-	static const struct fdesc exec[] = { { "startTime", "20", 0, 0 }, { "sampledThread", "30", 1, 0 },
-					     { "stackTrace", "31", 1, 0 }, { "weights", "37", 0, 1 } };
-	static const struct fdesc jvm[] = { { "startTime", "20", 0, 0 }, { "jvmName", "23", 0, 0 }, { "pid", "20", 0, 0 } };
-	static const struct fdesc alloc[] = { { "startTime", "20", 0, 0 }, { "eventThread", "30", 1, 0 },
-					      { "stackTrace", "31", 1, 0 }, { "objectClass", "34", 1, 0 },
+	static const struct fdesc exec[] = { { "startTime", "20", 0, 0 },
+					     { "sampledThread", "30", 1, 0 },
+					     { "stackTrace", "31", 1, 0 },
+					     { "weights", "37", 0, 1 } };
+	static const struct fdesc jvm[] = { { "startTime", "20", 0, 0 },
+					    { "jvmName", "23", 0, 0 },
+					    { "pid", "20", 0, 0 } };
+	static const struct fdesc alloc[] = { { "startTime", "20", 0, 0 },
+					      { "eventThread", "30", 1, 0 },
+					      { "stackTrace", "31", 1, 0 },
+					      { "objectClass", "34", 1, 0 },
 					      { "weight", "20", 0, 0 } };
-	static const struct fdesc lock[] = { { "startTime", "20", 0, 0 }, { "duration", "20", 0, 0 },
-					     { "eventThread", "30", 1, 0 }, { "stackTrace", "31", 1, 0 },
+	static const struct fdesc lock[] = { { "startTime", "20", 0, 0 },    { "duration", "20", 0, 0 },
+					     { "eventThread", "30", 1, 0 },  { "stackTrace", "31", 1, 0 },
 					     { "monitorClass", "34", 1, 0 }, { "ratio", "38", 0, 0 } };
 	static const struct fdesc pair[] = { { "a", "21", 0, 0 }, { "b", "23", 0, 0 } };
 	struct jb body = { .fixed = b->fixed };
@@ -184,8 +193,12 @@ static void metadata(struct jb *b)
 	class_elem(&body, "jdk.ObjectAllocationSample", "102", alloc, 5);
 	class_elem(&body, "jdk.JavaMonitorEnter", "103", lock, 6);
 	class_elem(&body, "jdk.NativeMethodSample", "104", exec, 3);
-	class_elem(&body, "profiler.WallClockSample", "105", (const struct fdesc[]){ { "startTime", "20", 0, 0 },
-			{ "sampledThread", "30", 1, 0 }, { "stackTrace", "31", 1, 0 }, { "samples", "21", 0, 0 } }, 4);
+	class_elem(&body, "profiler.WallClockSample", "105",
+		   (const struct fdesc[]){ { "startTime", "20", 0, 0 },
+					   { "sampledThread", "30", 1, 0 },
+					   { "stackTrace", "31", 1, 0 },
+					   { "samples", "21", 0, 0 } },
+		   4);
 
 	size_t at = ev_begin(b, 0);
 	L(b, 0); /* start, duration, metadata id */
@@ -304,10 +317,10 @@ static void chunk(struct jb *b)
 	be_put(b, 0, 8);
 	be_put(b, 0, 8);
 	be_put(b, 1700000000000000000ULL, 8); /* start ns */
-	be_put(b, 2000000000ULL, 8);          /* duration ns */
-	be_put(b, 1000, 8);                   /* start ticks */
-	be_put(b, 1000000, 8);                /* ticks a second */
-	be_put(b, b->fixed ? 2 : 3, 4);       /* final chunk, compressed integers */
+	be_put(b, 2000000000ULL, 8);	      /* duration ns */
+	be_put(b, 1000, 8);		      /* start ticks */
+	be_put(b, 1000000, 8);		      /* ticks a second */
+	be_put(b, b->fixed ? 2 : 3, 4);	      /* final chunk, compressed integers */
 	size_t meta = b->n - c0;
 	metadata(b);
 	size_t cp = b->n - c0;
@@ -401,19 +414,25 @@ static void test_built(bool fixed)
 
 	CHECK_EQ_INT(read_kind(&t, &b, "native", &st, err, sizeof(err)), 0);
 	text = folded_text(&t, false);
-	CHECK_EQ_STR(text, "[4242] java;worker:1;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k] 1\n");
+	CHECK_EQ_STR(
+		text,
+		"[4242] java;worker:1;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k] 1\n");
 	free(text);
 	stack_table_free(&t);
 
 	CHECK_EQ_INT(read_kind(&t, &b, "wall", &st, err, sizeof(err)), 0);
 	text = folded_text(&t, false);
-	CHECK_EQ_STR(text, "[4242] java;pooled;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k] 3\n");
+	CHECK_EQ_STR(
+		text,
+		"[4242] java;pooled;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k] 3\n");
 	free(text);
 	stack_table_free(&t);
 
 	CHECK_EQ_INT(read_kind(&t, &b, "alloc", &st, err, sizeof(err)), 0);
 	text = folded_text(&t, true);
-	CHECK_EQ_STR(text, "[4242] java;worker:1;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k];byte[]_[a] 1000\n");
+	CHECK_EQ_STR(
+		text,
+		"[4242] java;worker:1;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k];byte[]_[a] 1000\n");
 	free(text);
 	CHECK_EQ_STR(t.meta.count_type, "alloc_samples");
 	CHECK_EQ_STR(t.meta.weight_type, "alloc_space");
@@ -423,7 +442,9 @@ static void test_built(bool fixed)
 	/* 2000 ticks at 1 MHz: 2 ms */
 	CHECK_EQ_INT(read_kind(&t, &b, "lock", &st, err, sizeof(err)), 0);
 	text = folded_text(&t, true);
-	CHECK_EQ_STR(text, "[4242] java;pooled;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k];pkg/Main_[l] 2000000\n");
+	CHECK_EQ_STR(
+		text,
+		"[4242] java;pooled;pkg/Main.main_[0];pkg/Main$$Lambda.0x0000000800c03000.run_[0];pkg/Main.work_[j];do_syscall_[k];pkg/Main_[l] 2000000\n");
 	free(text);
 	CHECK_EQ_STR(t.meta.weight_type, "delay");
 	stack_table_free(&t);

@@ -24,7 +24,10 @@ static const char *data_dir(void)
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+				      -1;
 }
 
 /* The test's own decoder of the expect files (\\, \n, \xHH), independent of text_unescape. */
@@ -58,8 +61,8 @@ static int same_name(const char *got, const char *want)
 static void run_expect(const char *input, const char *expect, int is_map)
 {
 	struct str_intern *si = str_intern_new();
-	struct jit_syms *js = is_map ? jit_syms_open("/nonexistent/jflame-1.events", input, si)
-				     : jit_syms_open(input, "/nonexistent/perf-1.map", si);
+	struct jit_syms *js = is_map ? jit_syms_open("/nonexistent/jflame-1.events", input, si) :
+				       jit_syms_open(input, "/nonexistent/perf-1.map", si);
 	FILE *f = fopen(expect, "r");
 	char line[2048];
 	int lineno = 0, lines_read;
@@ -504,7 +507,8 @@ static void test_many(void)
 		const char *c = jit_syms_lookup(js, start + size, (uint64_t)(1000 + 2 * i), NULL);
 		int ok = a && strcmp(a, want) == 0 && off == 0 && c == NULL &&
 			 (i % 8 == 0 ? b == NULL || strcmp(b, want) == 0 /* see unload.expect */
-				     : b && strcmp(b, want) == 0);
+				       :
+				       b && strcmp(b, want) == 0);
 		CHECK_MSG(ok, "method %d: \"%s\" \"%s\" \"%s\"", i, check_show(a), check_show(b), check_show(c));
 		bad += !ok;
 	}

@@ -35,21 +35,21 @@ static const struct {
 	uint64_t off;
 	const char *module;
 } golden[] = {
-	{ 0xffffffff80ffffffULL, NULL, 0, NULL },		 /* below the first symbol */
-	{ 0, NULL, 0, NULL },					 /* zero-address symbols are dropped */
-	{ 0xffffffff81000000ULL, "startup_64", 0, NULL },	 /* of _stext, _text: no underscore */
+	{ 0xffffffff80ffffffULL, NULL, 0, NULL },	  /* below the first symbol */
+	{ 0, NULL, 0, NULL },				  /* zero-address symbols are dropped */
+	{ 0xffffffff81000000ULL, "startup_64", 0, NULL }, /* of _stext, _text: no underscore */
 	{ 0xffffffff810000ffULL, "startup_64", 0xff, NULL },
 	{ 0xffffffff81000100ULL, "secondary_startup_64", 0, NULL },
-	{ 0xffffffff81000201ULL, "vfs_read", 1, NULL },		 /* T wins over W */
-	{ 0xffffffff81000300ULL, "__global_fn", 0, NULL },	 /* T wins over t, underscores or not */
-	{ 0xffffffff81000450ULL, "__global_fn", 0x150, NULL },	 /* D and A symbols do not shadow it */
+	{ 0xffffffff81000201ULL, "vfs_read", 1, NULL },	       /* T wins over W */
+	{ 0xffffffff81000300ULL, "__global_fn", 0, NULL },     /* T wins over t, underscores or not */
+	{ 0xffffffff81000450ULL, "__global_fn", 0x150, NULL }, /* D and A symbols do not shadow it */
 	{ 0xffffffff81000480ULL, "__global_fn", 0x180, NULL },
-	{ 0xffffffff81000540ULL, "weak_only", 0, NULL },	 /* w is text */
+	{ 0xffffffff81000540ULL, "weak_only", 0, NULL }, /* w is text */
 	{ 0xffffffff81000600ULL, "_etext", 0, NULL },
-	{ 0xffffffff810015ffULL, "_etext", 0xfff, NULL },	 /* the core's last: a page at most */
+	{ 0xffffffff810015ffULL, "_etext", 0xfff, NULL }, /* the core's last: a page at most */
 	{ 0xffffffff81001600ULL, NULL, 0, NULL },
 	{ 0xffffffffc0000fffULL, NULL, 0, NULL },
-	{ 0xffffffffc0001000ULL, "ext4_read", 0, "ext4" },	 /* module lines out of order */
+	{ 0xffffffffc0001000ULL, "ext4_read", 0, "ext4" }, /* module lines out of order */
 	{ 0xffffffffc0001fffULL, "ext4_read", 0xfff, "ext4" },
 	{ 0xffffffffc0002800ULL, "ext4_other", 0x800, "ext4" },
 	{ 0xffffffffc0002fffULL, "ext4_other", 0xfff, "ext4" },
@@ -57,7 +57,7 @@ static const struct {
 	{ 0xffffffffc00030ffULL, "xfs_thing", 0xff, "xfs" },
 	{ 0xffffffffc0003100ULL, "bpf_prog_6deef7357e7b4530_sd_fw_ingress", 0, "bpf" },
 	{ 0xffffffffc0004000ULL, "bpf_prog_6deef7357e7b4530_sd_fw_ingress", 0xf00, "bpf" },
-	{ 0xffffffffc0004100ULL, NULL, 0, NULL },		 /* past the last one by a page */
+	{ 0xffffffffc0004100ULL, NULL, 0, NULL }, /* past the last one by a page */
 	{ UINT64_MAX, NULL, 0, NULL },
 };
 
@@ -80,8 +80,7 @@ static void test_golden(void)
 			  golden[i].name ? golden[i].name : "(null)");
 		if (!name || !golden[i].name)
 			continue;
-		CHECK_MSG(off == golden[i].off, "row %zu: offset %#" PRIx64 ", want %#" PRIx64, i, off,
-			  golden[i].off);
+		CHECK_MSG(off == golden[i].off, "row %zu: offset %#" PRIx64 ", want %#" PRIx64, i, off, golden[i].off);
 		CHECK_MSG(golden[i].module ? mod && strcmp(mod, golden[i].module) == 0 : !mod,
 			  "row %zu: module %s, want %s", i, mod ? mod : "(null)",
 			  golden[i].module ? golden[i].module : "(null)");
@@ -144,7 +143,7 @@ static void test_big(void)
 		else
 			off += fprintf(f, "ffffffffa%07x D some_rather_long_data_symbol_name_%u\n", i, i);
 	}
-	fprintf(f, "ffffffff83000000 T last_one");	/* no newline at the end */
+	fprintf(f, "ffffffff83000000 T last_one"); /* no newline at the end */
 	CHECK(fclose(f) == 0);
 	free(long_name);
 	pid_t child = fork();
@@ -157,8 +156,9 @@ static void test_big(void)
 		uint64_t off1 = 0;
 		const char *m = NULL;
 		int ok = ks && n == 3 && kallsyms_malformed(ks) == 0 &&
-			 strcmp(kallsyms_lookup(ks, 0xffffffff81000010ULL, &off1, &m), "straddler") == 0 && off1 == 0x10 &&
-			 !m && strlen(kallsyms_lookup(ks, 0xffffffff82000000ULL, NULL, NULL)) == long_len &&
+			 strcmp(kallsyms_lookup(ks, 0xffffffff81000010ULL, &off1, &m), "straddler") == 0 &&
+			 off1 == 0x10 && !m &&
+			 strlen(kallsyms_lookup(ks, 0xffffffff82000000ULL, NULL, NULL)) == long_len &&
 			 strcmp(kallsyms_lookup(ks, 0xffffffff83000001ULL, NULL, NULL), "last_one") == 0;
 		long grew_kb = after.ru_maxrss - before.ru_maxrss;
 		if (!ok)

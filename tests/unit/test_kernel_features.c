@@ -49,16 +49,21 @@ int main(void)
 	/* 5.10: tail calls on the CPU, the bounded walk off it (the kernel tests' regex) */
 	note(false, false, false, 2048, 128,
 	     "kernel 5.10 has no bpf_loop: Java stacks are walked to 2048 frames on the CPU and 128 off it (2048 from 5.17)");
-	note(false, false, false, 2048, -1, "kernel 5.10 has no bpf_loop: Java stacks are walked to 2048 frames in tail "
-					    "calls (2048 from 5.17)");
-	note(false, false, false, -1, 128, "kernel 5.10 has no bpf_loop: Java stacks are walked to 128 frames (2048 from 5.17)");
+	note(false, false, false, 2048, -1,
+	     "kernel 5.10 has no bpf_loop: Java stacks are walked to 2048 frames in tail "
+	     "calls (2048 from 5.17)");
+	note(false, false, false, -1, 128,
+	     "kernel 5.10 has no bpf_loop: Java stacks are walked to 128 frames (2048 from 5.17)");
 	/* 5.17: bpf_loop, but sched_switch without prev_state */
-	note(true, false, false, 2048, 128, "kernel 5.10 has no prev_state in sched_switch: Java stacks are walked to 2048 "
-					    "frames on the CPU and 128 off it (2048 from 5.18)");
+	note(true, false, false, 2048, 128,
+	     "kernel 5.10 has no prev_state in sched_switch: Java stacks are walked to 2048 "
+	     "frames on the CPU and 128 off it (2048 from 5.18)");
 	/* a verifier that took less (the sampler halves a program's depth that fails) */
-	note(false, false, false, 1024, -1, "kernel 5.10 has no bpf_loop: Java stacks are walked to 1024 frames (2048 "
-					    "from 5.17)");
-	note(true, true, true, 2048, 128, "kernel 5.10, with JFLAME_BPF_LEGACY=1: Java stacks are walked to 2048 frames "
-					  "on the CPU and 128 off it (2048 with bpf_loop)");
+	note(false, false, false, 1024, -1,
+	     "kernel 5.10 has no bpf_loop: Java stacks are walked to 1024 frames (2048 "
+	     "from 5.17)");
+	note(true, true, true, 2048, 128,
+	     "kernel 5.10, with JFLAME_BPF_LEGACY=1: Java stacks are walked to 2048 frames "
+	     "on the CPU and 128 off it (2048 with bpf_loop)");
 	return check_report("test_kernel_features");
 }

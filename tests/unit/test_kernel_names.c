@@ -152,7 +152,8 @@ int main(void)
 	}
 	double dt = now_us() - t0;
 	printf("test_kernel_names: %zu addresses named by the kernel (%zu by the same name as /proc/kallsyms' line, "
-	       "%zu by an alias), %.2f us each\n", asked, same, alias, asked ? dt / (double)asked : 0.0);
+	       "%zu by an alias), %.2f us each\n",
+	       asked, same, alias, asked ? dt / (double)asked : 0.0);
 	CHECK(asked > 1000);
 	/* a batch (one call) names as each alone does, "" where there is no symbol */
 	if (v && n > 64 * PROFILE_KSYM_BATCH) {

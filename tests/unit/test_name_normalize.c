@@ -10,14 +10,18 @@ static const struct {
 	const char *in, *want;
 	int thread;
 } frames[] = {
-	{ "jflame/examples/KafkaStyle$$Lambda$8.0x00007f77c4006228.run_[0]", "jflame/examples/KafkaStyle$$Lambda.run", 0 },
+	{ "jflame/examples/KafkaStyle$$Lambda$8.0x00007f77c4006228.run_[0]", "jflame/examples/KafkaStyle$$Lambda.run",
+	  0 },
 	{ "jflame/examples/Workload$$Lambda.0x0000000044041000.run_[0]", "jflame/examples/Workload$$Lambda.run", 0 },
 	{ "Foo$$Lambda/0x0000000800c01234.apply_[j]", "Foo$$Lambda.apply", 0 },
 	{ "Foo$$Lambda+0x0000000800c01234.apply", "Foo$$Lambda.apply", 0 },
 	{ "java/lang/invoke/LambdaForm$MH.0x00000008000c4400.invoke_[i]", "java/lang/invoke/LambdaForm$MH.invoke", 0 },
-	{ "jdk/internal/reflect/GeneratedMethodAccessor123.invoke_[j]", "jdk/internal/reflect/GeneratedMethodAccessor.invoke", 0 },
-	{ "jdk/internal/reflect/GeneratedConstructorAccessor7.newInstance", "jdk/internal/reflect/GeneratedConstructorAccessor.newInstance", 0 },
-	{ "sun/reflect/GeneratedSerializationConstructorAccessor42.newInstance", "sun/reflect/GeneratedSerializationConstructorAccessor.newInstance", 0 },
+	{ "jdk/internal/reflect/GeneratedMethodAccessor123.invoke_[j]",
+	  "jdk/internal/reflect/GeneratedMethodAccessor.invoke", 0 },
+	{ "jdk/internal/reflect/GeneratedConstructorAccessor7.newInstance",
+	  "jdk/internal/reflect/GeneratedConstructorAccessor.newInstance", 0 },
+	{ "sun/reflect/GeneratedSerializationConstructorAccessor42.newInstance",
+	  "sun/reflect/GeneratedSerializationConstructorAccessor.newInstance", 0 },
 	/* left alone: addresses that are data, numbers that are names */
 	{ "java/lang/Long.toHexString_[j]", "java/lang/Long.toHexString", 0 },
 	{ "Foo.bar_[j]_[i]_[0]", "Foo.bar", 0 },

@@ -49,7 +49,8 @@ static void test_check(void)
 	CHECK_HAS_STR(err, "lone '%'");
 	CHECK(out_name_varies("a-%t.svg") && out_name_varies("a-%n.svg"));
 	CHECK(!out_name_varies("a-%p-%h-%%t.svg"));
-	CHECK(out_name_fixed_dir("/out/a-%t.svg") && out_name_fixed_dir("a-%t.svg") && out_name_fixed_dir("/o%%/a.svg"));
+	CHECK(out_name_fixed_dir("/out/a-%t.svg") && out_name_fixed_dir("a-%t.svg") &&
+	      out_name_fixed_dir("/o%%/a.svg"));
 	CHECK(!out_name_fixed_dir("/out/%h/a-%t.svg"));
 }
 
@@ -100,8 +101,8 @@ static void test_rotate(void)
 	touch(dir, "cpu-20261125T010030Z.folded", 100, 2000);
 	touch(dir, "cpu-20261125T010100Z.folded", 100, 3000);
 	touch(dir, "cpu-20261125T010130Z.folded", 100, 4000);
-	touch(dir, "cpu-notatime.folded", 100, 1);              /* not one of ours */
-	touch(dir, "cpu-20261125T010000Z.folded.Ab12Cd", 100, 1); /* a temporary */
+	touch(dir, "cpu-notatime.folded", 100, 1);		   /* not one of ours */
+	touch(dir, "cpu-20261125T010000Z.folded.Ab12Cd", 100, 1);  /* a temporary */
 	CHECK(out_name_rotate(tmpl, 0, 0, err, sizeof(err)) == 0); /* no limits: nothing removed */
 	CHECK_EQ_INT((int)out_name_rotate(tmpl, 3, 0, err, sizeof(err)), 1);
 	CHECK(!exists(dir, "cpu-20261125T010000Z.folded") && exists(dir, "cpu-20261125T010030Z.folded"));
@@ -144,10 +145,8 @@ static void test_events(void)
 	static const struct {
 		const char *tmpl, *want;
 	} ins[] = {
-		{ "out.svg", "out-alloc.svg" },
-		{ "/d.x/run-%t.pb.gz", "/d.x/run-%t-alloc.pb.gz" },
-		{ "a.b.folded", "a.b-alloc.folded" },
-		{ "dir/.svg", "dir/.svg-alloc" },
+		{ "out.svg", "out-alloc.svg" },	      { "/d.x/run-%t.pb.gz", "/d.x/run-%t-alloc.pb.gz" },
+		{ "a.b.folded", "a.b-alloc.folded" }, { "dir/.svg", "dir/.svg-alloc" },
 		{ "noext", "noext-alloc" },
 	};
 	for (size_t i = 0; i < sizeof(ins) / sizeof(ins[0]); i++) {
@@ -160,9 +159,9 @@ static void test_events(void)
 		const char *tmpl;
 		int want;
 	} wd[] = {
-		{ "cpu.svg", 0 },        { "x/alloc.svg", 3 },     { "run-lock-%t.folded", 4 }, { "OffCPU.svg", 1 },
-		{ "offcpu.svg", 1 },     { "cpus.svg", -1 },       { "cpu/out.svg", -1 },       { "cpu-alloc.svg", -2 },
-		{ "cpu-cpu.json", 0 },   { "%wall.svg", -1 },      { "wall%t.svg", 2 },         { "x.svg", -1 },
+		{ "cpu.svg", 0 },      { "x/alloc.svg", 3 }, { "run-lock-%t.folded", 4 }, { "OffCPU.svg", 1 },
+		{ "offcpu.svg", 1 },   { "cpus.svg", -1 },   { "cpu/out.svg", -1 },	  { "cpu-alloc.svg", -2 },
+		{ "cpu-cpu.json", 0 }, { "%wall.svg", -1 },  { "wall%t.svg", 2 },	  { "x.svg", -1 },
 	};
 	for (size_t i = 0; i < sizeof(wd) / sizeof(wd[0]); i++)
 		CHECK_MSG(out_name_event_word(wd[i].tmpl, words, 5) == wd[i].want, "%s: %d", wd[i].tmpl,

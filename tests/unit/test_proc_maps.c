@@ -108,12 +108,12 @@ static void run_expect(const struct proc_maps *pm, const char *expect, const cha
 		CHECK_MSG(m != NULL, "%s:%d (%s): %llx not found", expect, lineno, what, addr);
 		if (!m)
 			continue;
-		CHECK_MSG(m->start == start && m->end == end && strcmp(m->perms, perms) == 0 &&
-				  m->offset == offset && m->dev_major == maj && m->dev_minor == min &&
-				  m->inode == inode && strcmp(m->path, path) == 0,
+		CHECK_MSG(m->start == start && m->end == end && strcmp(m->perms, perms) == 0 && m->offset == offset &&
+				  m->dev_major == maj && m->dev_minor == min && m->inode == inode &&
+				  strcmp(m->path, path) == 0,
 			  "%s:%d (%s): %llx in %" PRIx64 "-%" PRIx64 " %s %" PRIx64 " %02x:%02x %" PRIu64 " '%s'",
-			  expect, lineno, what, addr, m->start, m->end, m->perms, m->offset, m->dev_major,
-			  m->dev_minor, m->inode, m->path);
+			  expect, lineno, what, addr, m->start, m->end, m->perms, m->offset, m->dev_major, m->dev_minor,
+			  m->inode, m->path);
 	}
 	fclose(f);
 }
@@ -271,7 +271,8 @@ static void test_self(const char *argv0)
 	CHECK(pm.n > 5);
 	check_sorted(&pm, "/proc/self/maps");
 	for (size_t i = 1; i < pm.n; i++)
-		CHECK_MSG(pm.maps[i - 1].end <= pm.maps[i].start, "/proc/self/maps: maps %zu and %zu overlap", i - 1, i);
+		CHECK_MSG(pm.maps[i - 1].end <= pm.maps[i].start, "/proc/self/maps: maps %zu and %zu overlap", i - 1,
+			  i);
 
 	uint64_t fn = (uint64_t)(uintptr_t)&test_function;
 	const struct proc_map *m = proc_maps_find(&pm, fn);
@@ -284,7 +285,7 @@ static void test_self(const char *argv0)
 	}
 	m = proc_maps_find(&pm, (uint64_t)(uintptr_t)&proc_maps_find);
 	CHECK(m && strcmp(m->path, exe) == 0 && m->perms[2] == 'x'); /* linked in statically */
-	m = proc_maps_find(&pm, (uint64_t)(uintptr_t)&getauxval); /* a shared library's code */
+	m = proc_maps_find(&pm, (uint64_t)(uintptr_t)&getauxval);    /* a shared library's code */
 	CHECK(m && m->perms[2] == 'x' && m->path[0] == '/');
 	m = proc_maps_find(&pm, (uint64_t)(uintptr_t)argv0); /* argv lives on the main stack */
 	CHECK_MSG(m && strcmp(m->path, "[stack]") == 0, "argv[0] in %s", m ? m->path : "nothing");

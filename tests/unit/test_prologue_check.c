@@ -8,21 +8,21 @@
 #include <string.h>
 
 /* Building blocks, as HotSpot emits them (MacroAssembler::verified_entry). */
-#define PUSH_RBP "55"                       /* push rbp */
-#define MOV_RBP_RSP "48 89 e5"              /* mov rbp, rsp */
-#define MOV_RBP_RSP_8B "48 8b ec"           /* mov rbp, rsp (the other encoding) */
-#define SUB_RSP_20 "48 83 ec 20"            /* sub rsp, 0x20 */
-#define SUB_RSP_28 "48 83 ec 28"            /* sub rsp, 0x28 */
-#define BANG "89 84 24 00 c0 fe ff"         /* mov dword ptr [rsp - 0x14000], eax */
-#define STORE_RBP "48 89 6c 24 20"          /* mov qword ptr [rsp + 0x20], rbp */
-#define ADD_RBP_20 "48 83 c5 20"            /* add rbp, 0x20 */
-#define BODY "48 89 3c 24 b8 01 00 00 00"   /* mov [rsp], rdi; mov eax, 1 */
-#define EPILOGUE "48 83 c4 20 5d c3"        /* add rsp, 0x20; pop rbp; ret */
-#define LOAD_RBP "48 8b 6c 24 20"           /* mov rbp, qword ptr [rsp + 0x20] */
-#define EPILOGUE_STORE LOAD_RBP " 48 83 c4 28 c3" /* ...; add rsp, 0x28; ret */
+#define PUSH_RBP       "55"			    /* push rbp */
+#define MOV_RBP_RSP    "48 89 e5"		    /* mov rbp, rsp */
+#define MOV_RBP_RSP_8B "48 8b ec"		    /* mov rbp, rsp (the other encoding) */
+#define SUB_RSP_20     "48 83 ec 20"		    /* sub rsp, 0x20 */
+#define SUB_RSP_28     "48 83 ec 28"		    /* sub rsp, 0x28 */
+#define BANG	       "89 84 24 00 c0 fe ff"	    /* mov dword ptr [rsp - 0x14000], eax */
+#define STORE_RBP      "48 89 6c 24 20"		    /* mov qword ptr [rsp + 0x20], rbp */
+#define ADD_RBP_20     "48 83 c5 20"		    /* add rbp, 0x20 */
+#define BODY	       "48 89 3c 24 b8 01 00 00 00" /* mov [rsp], rdi; mov eax, 1 */
+#define EPILOGUE       "48 83 c4 20 5d c3"	    /* add rsp, 0x20; pop rbp; ret */
+#define LOAD_RBP       "48 8b 6c 24 20"		    /* mov rbp, qword ptr [rsp + 0x20] */
+#define EPILOGUE_STORE LOAD_RBP " 48 83 c4 28 c3"   /* ...; add rsp, 0x28; ret */
 /* inline-cache check: mov r10d, [rsi + 8]; shl r10, 3; cmp rax, r10; jne rel32 */
 #define IC_CHECK "44 8b 56 08 49 c1 e2 03 49 3b c2 0f 85 00 01 00 00"
-#define NOPS "90 0f 1f 40 00 66 90"         /* nop; nop dword [rax]; xchg ax, ax */
+#define NOPS	 "90 0f 1f 40 00 66 90" /* nop; nop dword [rax]; xchg ax, ax */
 
 struct prologue_case {
 	const char *name, *hex;
@@ -88,9 +88,10 @@ static size_t unhex(const char *hex, uint8_t *out, size_t max)
 
 static const char *kind(enum prologue_kind k)
 {
-	return k == PROLOGUE_FRAME_POINTER ? "FRAME_POINTER" :
+	return k == PROLOGUE_FRAME_POINTER    ? "FRAME_POINTER" :
 	       k == PROLOGUE_NO_FRAME_POINTER ? "NO_FRAME_POINTER" :
-	       k == PROLOGUE_UNKNOWN ? "UNKNOWN" : "?";
+	       k == PROLOGUE_UNKNOWN	      ? "UNKNOWN" :
+						"?";
 }
 
 static void test_table(struct prologue_checker *pc)
@@ -117,7 +118,7 @@ static void test_size_limits(struct prologue_checker *pc)
 	size_t n = unhex(BANG " " PUSH_RBP " " MOV_RBP_RSP, code, sizeof(code));
 
 	CHECK_EQ_INT(prologue_check(pc, code, n, 0x1000), PROLOGUE_FRAME_POINTER);
-	CHECK_EQ_INT(prologue_check(pc, code, 7, 0x1000), PROLOGUE_UNKNOWN); /* the bang only */
+	CHECK_EQ_INT(prologue_check(pc, code, 7, 0x1000), PROLOGUE_UNKNOWN);	      /* the bang only */
 	CHECK_EQ_INT(prologue_check(pc, code, 8, 0x1000), PROLOGUE_NO_FRAME_POINTER); /* + push rbp */
 	CHECK_EQ_INT(prologue_check(pc, code, 0, 0x1000), PROLOGUE_UNKNOWN);
 	CHECK_EQ_INT(prologue_check(pc, NULL, 0, 0x1000), PROLOGUE_UNKNOWN);
@@ -140,7 +141,8 @@ static void test_garbage(struct prologue_checker *pc)
 		}
 		enum prologue_kind a = prologue_check(pc, code, n, 0x4000);
 		enum prologue_kind b = prologue_check(pc, code, n, 0x4000);
-		bad += a != b || (a != PROLOGUE_FRAME_POINTER && a != PROLOGUE_NO_FRAME_POINTER && a != PROLOGUE_UNKNOWN);
+		bad += a != b ||
+		       (a != PROLOGUE_FRAME_POINTER && a != PROLOGUE_NO_FRAME_POINTER && a != PROLOGUE_UNKNOWN);
 	}
 	CHECK_EQ_INT(bad, 0);
 	uint8_t ff[16];

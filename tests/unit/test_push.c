@@ -78,8 +78,9 @@ static void test_request(void)
 	};
 	struct push_request rq;
 	CHECK(push_request_build(&p, &rq) == 0);
-	CHECK_EQ_STR(rq.path_query, "/ingest?format=pprof&from=1795571903&name=orders%7Benv%3Dprod%2Cservice_name%3Dorders%7D"
-				    "&spyName=jflame&until=1795571933&sampleRate=99");
+	CHECK_EQ_STR(rq.path_query,
+		     "/ingest?format=pprof&from=1795571903&name=orders%7Benv%3Dprod%2Cservice_name%3Dorders%7D"
+		     "&spyName=jflame&until=1795571933&sampleRate=99");
 	CHECK_EQ_STR(rq.content_type, "application/octet-stream");
 	CHECK(rq.len == sizeof(pprof) && memcmp(rq.body, pprof, sizeof(pprof)) == 0);
 	push_request_free(&rq);

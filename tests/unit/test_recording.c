@@ -82,8 +82,8 @@ static void test_basic(void)
 
 	/* the length, not a NUL, ends the stack: a prefix of a longer text */
 	static const char text[] = "x;y;z 42\n";
-	CHECK_EQ_INT(recording_add(&r, text, 3, 4), 0);	 /* "x;y" */
-	CHECK_EQ_INT(recording_add(&r, text, 5, 5), 0);	 /* "x;y;z" */
+	CHECK_EQ_INT(recording_add(&r, text, 3, 4), 0);	   /* "x;y" */
+	CHECK_EQ_INT(recording_add(&r, text, 5, 5), 0);	   /* "x;y;z" */
 	CHECK_EQ_INT(recording_add(&r, "x;y;q", 3, 6), 0); /* "x;y" again */
 	CHECK_EQ_INT(count_of(&r, "x;y"), 10);
 	CHECK_EQ_INT(count_of(&r, "x;y;z"), 5);
@@ -116,8 +116,24 @@ static void test_basic(void)
 static void test_order(void)
 {
 	static const char *const stacks[] = {
-		"b", "a;b", "A;b", "a;b;c", "a", "a b", "a;a", "_[j]", "[4242] java;main;x_[j]", "[4242] java;main",
-		"[4243] java", "z", "\x7f", "\xc3\xa9", "a;b_[i]", "a;b_[j]", "0", "~",
+		"b",
+		"a;b",
+		"A;b",
+		"a;b;c",
+		"a",
+		"a b",
+		"a;a",
+		"_[j]",
+		"[4242] java;main;x_[j]",
+		"[4242] java;main",
+		"[4243] java",
+		"z",
+		"\x7f",
+		"\xc3\xa9",
+		"a;b_[i]",
+		"a;b_[j]",
+		"0",
+		"~",
 	};
 	size_t k = sizeof(stacks) / sizeof(stacks[0]);
 	struct recording r;

@@ -12,16 +12,16 @@
 #include "check.h"
 #include "regress.h"
 
-#define CHECK_NEAR(a, b, tol)                                                                \
-	do {                                                                                 \
-		double a_ = (a), b_ = (b), t_ = (tol);                                       \
-		check_count++;                                                               \
-		if (!(fabs(a_ - b_) <= t_))                                                  \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b), t_ = (tol);                                             \
+		check_count++;                                                                     \
+		if (!(fabs(a_ - b_) <= t_))                                                        \
 			CHECK_FAIL_("%s ~ %s: %.12g != %.12g (tolerance %g)", #a, #b, a_, b_, t_); \
 	} while (0)
 
 /* relative tolerance, for p-values that may be tiny */
-#define CHECK_REL(a, b, rel) CHECK_NEAR(a, b, (rel) * fabs(b))
+#define CHECK_REL(a, b, rel) CHECK_NEAR(a, b, (rel)*fabs(b))
 
 /* One window of folded text ("a;b;c 12" lines) on side. */
 static void window(struct regress *r, enum regress_side side, const char *text)
@@ -85,9 +85,9 @@ static void test_p_value_normal(void)
 	static const struct {
 		uint64_t x, n, y, m;
 	} cases[] = {
-		{ 160, 1000, 100, 1000 },      { 300, 10000, 200, 10000 }, { 500, 1000, 450, 1000 },
-		{ 90, 1000, 0, 2000 },         { 1234, 50000, 1100, 40000 }, { 30, 60, 10, 140 },
-		{ 999, 1000, 990, 1000 },      { 52, 20000, 70, 30000 },
+		{ 160, 1000, 100, 1000 }, { 300, 10000, 200, 10000 },	{ 500, 1000, 450, 1000 },
+		{ 90, 1000, 0, 2000 },	  { 1234, 50000, 1100, 40000 }, { 30, 60, 10, 140 },
+		{ 999, 1000, 990, 1000 }, { 52, 20000, 70, 30000 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t x = cases[i].x, n = cases[i].n, y = cases[i].y, m = cases[i].m;
@@ -95,8 +95,9 @@ static void test_p_value_normal(void)
 		double z = z_pooled((double)x, (double)n, (double)y, (double)m);
 		double want = two_sided_normal(z);
 		double got = regress_p_value(x, n, y, m, 1.0, 0);
-		CHECK_MSG(fabs(got - want) <= 1e-9 * want + 1e-15, "case %zu: %llu/%llu vs %llu/%llu: p %.12g, want %.12g", i,
-			  (unsigned long long)x, (unsigned long long)n, (unsigned long long)y, (unsigned long long)m, got, want);
+		CHECK_MSG(fabs(got - want) <= 1e-9 * want + 1e-15,
+			  "case %zu: %llu/%llu vs %llu/%llu: p %.12g, want %.12g", i, (unsigned long long)x,
+			  (unsigned long long)n, (unsigned long long)y, (unsigned long long)m, got, want);
 		/* which side is which does not matter */
 		CHECK_NEAR(regress_p_value(y, m, x, n, 1.0, 0), got, 1e-15);
 		/* phi scales the variance: the statistic shrinks by sqrt(phi) */
@@ -147,7 +148,8 @@ static void test_p_value_exact(void)
 	/* a few counts both sides, against the summed tail: 9 of 2000 vs 3 of 4000 */
 	CHECK(few(9, 2000, 3, 4000, 1));
 	CHECK_REL(regress_p_value(9, 2000, 3, 4000, 1.0, 0),
-		  fmax(two_sided_binomial(9, 12, 2000.0 / 6000, true), two_sided_normal(z_pooled(9, 2000, 3, 4000))), 1e-9);
+		  fmax(two_sided_binomial(9, 12, 2000.0 / 6000, true), two_sided_normal(z_pooled(9, 2000, 3, 4000))),
+		  1e-9);
 	/* and with Student's t: still the larger of the two */
 	CHECK(regress_p_value(9, 2000, 3, 4000, 1.0, 3) >= regress_p_value(9, 2000, 3, 4000, 1.0, 0));
 	/* never NaN, never outside [0, 1], even where the tail underflows */
@@ -168,8 +170,8 @@ static void test_p_value_student(void)
 	static const struct {
 		double t, df, p;
 	} table[] = {
-		{ 2.776, 4, 0.05 },  { 4.604, 4, 0.01 },  { 2.228, 10, 0.05 }, { 3.169, 10, 0.01 },
-		{ 12.706, 1, 0.05 }, { 2.571, 5, 0.05 },  { 2.042, 30, 0.05 }, { 1.812, 10, 0.10 },
+		{ 2.776, 4, 0.05 },  { 4.604, 4, 0.01 }, { 2.228, 10, 0.05 }, { 3.169, 10, 0.01 },
+		{ 12.706, 1, 0.05 }, { 2.571, 5, 0.05 }, { 2.042, 30, 0.05 }, { 1.812, 10, 0.10 },
 	};
 	double z0 = z_pooled(600, 1000, 400, 1000);
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -486,11 +488,11 @@ static double z_test_summed(const double *xb, const double *nb, size_t kb, const
 		sa[1] += na[i];
 	}
 	regress_init(&r);
-	snprintf(text, sizeof(text), "main;work;burst %.0f\nmain;work %.0f\nmain;other %.0f\n", sb[0], sb[1] / 2 - sb[0],
-		 sb[1] / 2);
+	snprintf(text, sizeof(text), "main;work;burst %.0f\nmain;work %.0f\nmain;other %.0f\n", sb[0],
+		 sb[1] / 2 - sb[0], sb[1] / 2);
 	window(&r, REGRESS_BEFORE, text);
-	snprintf(text, sizeof(text), "main;work;burst %.0f\nmain;work %.0f\nmain;other %.0f\n", sa[0], sa[1] / 2 - sa[0],
-		 sa[1] / 2);
+	snprintf(text, sizeof(text), "main;work;burst %.0f\nmain;work %.0f\nmain;other %.0f\n", sa[0],
+		 sa[1] / 2 - sa[0], sa[1] / 2);
 	window(&r, REGRESS_AFTER, text);
 	CHECK_EQ_INT(regress_test(&r, 0.01), 0);
 	CHECK_NEAR(r.phi_df, 0, 0);
@@ -643,12 +645,12 @@ static void test_pooled_spread(void)
 			continue;
 		uint64_t xb = (uint64_t)x[0][f], xa = (uint64_t)x[1][f];
 		uint64_t nb = (uint64_t)(ns[0] + ns[1]), na = (uint64_t)(ns[2] + ns[3]);
-		double want = own[f] > pooled ? regress_p_value(xa, na, xb, nb, own[f], 2)
-					      : regress_p_value(xa, na, xb, nb, pooled, 0);
+		double want = own[f] > pooled ? regress_p_value(xa, na, xb, nb, own[f], 2) :
+						regress_p_value(xa, na, xb, nb, pooled, 0);
 		used_own += own[f] > pooled;
 		used_pooled += own[f] <= pooled;
-		CHECK_MSG(fabs(w->p - want) <= 1e-12 * want + 1e-15, "%s: own %g pooled %g: p %.12g, want %.12g", names[f],
-			  own[f], pooled, w->p, want);
+		CHECK_MSG(fabs(w->p - want) <= 1e-12 * want + 1e-15, "%s: own %g pooled %g: p %.12g, want %.12g",
+			  names[f], own[f], pooled, w->p, want);
 	}
 	CHECK(used_own > 0 && used_pooled > 0);
 	regress_free(&r);
@@ -700,7 +702,7 @@ static void test_spread_side(void)
 	CHECK_EQ_INT(r.windows[REGRESS_SPREAD], 3);
 	CHECK_EQ_U64(r.samples[REGRESS_SPREAD], 3000);
 	CHECK_EQ_INT(regress_test(&r, 0.01), 0);
-	CHECK_NEAR(r.phi_df, 2, 0); /* SPREAD's 3 - 1; BEFORE's two windows do not count */
+	CHECK_NEAR(r.phi_df, 2, 0);	  /* SPREAD's 3 - 1; BEFORE's two windows do not count */
 	CHECK_NEAR(r.phi_pooled, 1.0, 0); /* 4 frames: too few to pool */
 	const struct regress_row *w = row(&r, "burst");
 	if (w) {
@@ -738,7 +740,8 @@ static void test_rows_order(void)
 	 * tie: by name), shrink -10 (as large: after those that grew), small -5,
 	 * main 0 (the root) */
 	window(&r, REGRESS_BEFORE, "main;shrink 20\nmain;grow2 10\nmain;grow1 10\nmain;small 15\nmain;drop 45\n");
-	window(&r, REGRESS_AFTER, "main;big 30\nmain;grow1 20\nmain;grow2 20\nmain;shrink 10\nmain;small 10\nmain;drop 10\n");
+	window(&r, REGRESS_AFTER,
+	       "main;big 30\nmain;grow1 20\nmain;grow2 20\nmain;shrink 10\nmain;small 10\nmain;drop 10\n");
 	CHECK_EQ_INT(regress_test(&r, 0.01), 0);
 	static const char *const want[] = { "drop", "big", "grow1", "grow2", "shrink", "small", "main" };
 	CHECK_EQ_INT(r.nrows, 7);

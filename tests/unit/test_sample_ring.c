@@ -50,7 +50,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/jflame-7.samples", dir);
 
 	CHECK(sample_ring_create(&w, path, 1000, 7, 42, err, sizeof(err)) == -1); /* not a power of two */
-	CHECK_EQ_INT(sample_ring_open(&r, path, 42, err, sizeof(err)), 1);      /* none yet */
+	CHECK_EQ_INT(sample_ring_open(&r, path, 42, err, sizeof(err)), 1);	  /* none yet */
 	{
 		/* a file that is not a ring is refused and never written to (the
 		 * close used to clear `want` in it: 4 bytes at offset 360) */
@@ -95,7 +95,8 @@ int main(void)
 	for (int round = 0; round < 200; round++) {
 		for (int i = 0; i < 50; i++, v++, puts++)
 			CHECK_EQ_INT(sample_ring_put(&w, SAMPLE_ALLOC, 11, v, v, 512 * 1024, 0, "java/lang/String",
-						     frames, 3), 0);
+						     frames, 3),
+				     0);
 		CHECK_EQ_INT(sample_ring_read(&r, on_sample, &seen), 50);
 	}
 	CHECK_EQ_U64(seen.n, puts);

@@ -24,7 +24,8 @@ int main(void)
 		for (int c = 1; c <= 64; c *= 2) {
 			uint32_t b = sampler_ring_bytes(f, c, false);
 			CHECK((b & (b - 1)) == 0 && b % 4096 == 0 && b >= SAMPLER_RING_MIN && b <= SAMPLER_RING_MAX);
-			CHECK((uint64_t)b >= (uint64_t)f * (uint64_t)c * SAMPLER_RING_SAMPLE_BYTES || b == SAMPLER_RING_MAX);
+			CHECK((uint64_t)b >= (uint64_t)f * (uint64_t)c * SAMPLER_RING_SAMPLE_BYTES ||
+			      b == SAMPLER_RING_MAX);
 		}
 	return check_report("test_sampler");
 }

@@ -6,8 +6,8 @@
 #include "check.h"
 #include "stack_cache.h"
 
-static struct stack_cache_key key(uint32_t pid, uint64_t gen, uint64_t head, const void *a, size_t alen,
-				  const void *b, size_t blen)
+static struct stack_cache_key key(uint32_t pid, uint64_t gen, uint64_t head, const void *a, size_t alen, const void *b,
+				  size_t blen)
 {
 	struct stack_cache_key k = { pid, gen, head, { a, b }, { alen, blen }, 0 };
 	stack_cache_hash(&k);

@@ -17,7 +17,10 @@ static const char *data_path(const char *name)
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+				      -1;
 }
 
 /* Decodes \\, \n, \r, \xHH of the table in place. */
@@ -46,9 +49,9 @@ static int kind_of(const char *s, enum frame_kind *k, bool *no_inline)
 		const char *name;
 		enum frame_kind kind;
 		bool no_inline;
-	} kinds[] = { { "JAVA", FRAME_JAVA, false },     { "KERNEL", FRAME_KERNEL, false },
-		      { "NATIVE", FRAME_NATIVE, false }, { "VMCODE", FRAME_VMCODE, false },
-		      { "UNKNOWN", FRAME_UNKNOWN, false }, { "INTERP", FRAME_JAVA_INTERP, false },
+	} kinds[] = { { "JAVA", FRAME_JAVA, false },	    { "KERNEL", FRAME_KERNEL, false },
+		      { "NATIVE", FRAME_NATIVE, false },    { "VMCODE", FRAME_VMCODE, false },
+		      { "UNKNOWN", FRAME_UNKNOWN, false },  { "INTERP", FRAME_JAVA_INTERP, false },
 		      { "JAVA_NOINLINE", FRAME_JAVA, true } };
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(s, kinds[i].name) == 0) {
@@ -155,7 +158,8 @@ static void test_fold_java_name(void)
 		size_t n = fold_java_name(java_names[i].raw, out, sizeof(out));
 		CHECK_MSG(strcmp(out, java_names[i].want) == 0, "fold_java_name(\"%s\") = \"%s\", want \"%s\"",
 			  java_names[i].raw, out, java_names[i].want);
-		CHECK_MSG(n == strlen(out), "fold_java_name(\"%s\") returned %zu for \"%s\"", java_names[i].raw, n, out);
+		CHECK_MSG(n == strlen(out), "fold_java_name(\"%s\") returned %zu for \"%s\"", java_names[i].raw, n,
+			  out);
 	}
 }
 
@@ -163,8 +167,9 @@ static void test_fold_java_name(void)
  * a prefix of the whole result, and the length of what was written. */
 static void test_sizes(void)
 {
-	static const char *const raws[] = { "", "L;::", "Lpkg/Class;::method", "Ljflame/examples/Workload;::spin(I)V",
-					    "plain", "a;b\nc", "Lp;::q;r" };
+	static const char *const raws[] = {
+		"", "L;::", "Lpkg/Class;::method", "Ljflame/examples/Workload;::spin(I)V", "plain", "a;b\nc", "Lp;::q;r"
+	};
 	for (size_t r = 0; r < sizeof(raws) / sizeof(raws[0]); r++) {
 		char full[256];
 		size_t flen = fold_java_name(raws[r], full, sizeof(full));
@@ -184,8 +189,8 @@ static void test_sizes(void)
 			CHECK_MSG(memchr(buf, '\0', len) != NULL, "\"%s\" into %zu bytes: not NUL-terminated", raws[r],
 				  len);
 			CHECK_MSG(strlen(buf) == want && strncmp(buf, full, want) == 0,
-				  "\"%s\" into %zu bytes: \"%s\" is not the %zu-byte prefix of \"%s\"", raws[r], len, buf,
-				  want, full);
+				  "\"%s\" into %zu bytes: \"%s\" is not the %zu-byte prefix of \"%s\"", raws[r], len,
+				  buf, want, full);
 			CHECK_MSG(n == want, "\"%s\" into %zu bytes: returned %zu, wrote %zu", raws[r], len, n, want);
 			free(buf);
 		}
@@ -344,14 +349,15 @@ static void test_deep(void)
 static void test_lines(void)
 {
 	struct fold_buf b = { .lines = true }, plain = { 0 }, off = { 0 };
-	struct frame run = { 0x10, "Ljava/lang/Thread;::run", "[interpreted]", FRAME_JAVA_INTERP, 840, "Thread.java", NULL };
+	struct frame run = { 0x10, "Ljava/lang/Thread;::run", "[interpreted]", FRAME_JAVA_INTERP, 840, "Thread.java",
+			     NULL };
 	struct frame spin = { 0x20, "Lp/W;::spin", "[interpreted]", FRAME_JAVA_INTERP, 0, "W.java", NULL };
 	struct frame anon = { 0x28, "Lp/W;::anon", "[interpreted]", FRAME_JAVA_INTERP, 7, NULL, NULL };
 	struct frame jit = { 0x30, "Lp/W;::a->Lp/W;::b", "/tmp/perf-1.map", FRAME_JAVA, 12, "W.java", NULL };
 	struct frame odd = { 0x40, "we\x1fird;x", "libc.so.6", FRAME_NATIVE, 0, NULL, NULL };
 	/* named from the JVM's debug info: a line per inline chain member */
-	struct frame mem = { 0x50, "Lp/W;::a->Lp/X;::b->Lp/Y;::c", "[unknown]", FRAME_JAVA, 0, NULL,
-			     "W.java:10\n:0\nY.java:7" };
+	struct frame mem = { 0x50, "Lp/W;::a->Lp/X;::b->Lp/Y;::c", "[unknown]", FRAME_JAVA, 0,
+			     NULL, "W.java:10\n:0\nY.java:7" };
 
 	fold_add(&b, "[1] java");
 	fold_add_frame(&b, &run);
@@ -362,12 +368,13 @@ static void test_lines(void)
 	fold_add_frame(&b, &mem);
 	check_buf(&b, "lines");
 	CHECK_EQ_STR(b.p, "[1] java;java/lang/Thread.run_[0]\x1fThread.java:840;p/W.spin_[0]\x1fW.java:0;"
-		       "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we ird:x;p/W.a_[j]\x1fW.java:10;p/X.b_[i]\x1f?:0;"
-		       "p/Y.c_[i]\x1fY.java:7");
+			  "p/W.anon_[0]\x1f?:7;p/W.a_[j];p/W.b_[i];we ird:x;p/W.a_[j]\x1fW.java:10;p/X.b_[i]\x1f?:0;"
+			  "p/Y.c_[i]\x1fY.java:7");
 	CHECK_EQ_U64(b.nlines, 6);
 	fold_strip_lines(&plain, b.p, b.len);
-	CHECK_EQ_STR(plain.p, "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we ird:x;"
-		       "p/W.a_[j];p/X.b_[i];p/Y.c_[i]");
+	CHECK_EQ_STR(plain.p,
+		     "[1] java;java/lang/Thread.run_[0];p/W.spin_[0];p/W.anon_[0];p/W.a_[j];p/W.b_[i];we ird:x;"
+		     "p/W.a_[j];p/X.b_[i];p/Y.c_[i]");
 	CHECK_EQ_U64(plain.len, strlen(plain.p));
 	/* the plain fold is what a fold without lines gives */
 	fold_add(&off, "[1] java");

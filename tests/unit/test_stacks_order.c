@@ -62,7 +62,7 @@ static void test_held_until_the_window_passes(void)
 	CHECK_EQ_STR(text(&x), ""); /* both within 1 s of the newest */
 	add(&x, 2000, "c");
 	CHECK_EQ_STR(text(&x), "a 1000\n"); /* a is 1 s older than c */
-	add(&x, 1200, "d");                  /* late, but inside the window: put in order */
+	add(&x, 1200, "d");		    /* late, but inside the window: put in order */
 	CHECK_EQ_STR(text(&x), "a 1000\n");
 	add(&x, 2600, "e");
 	CHECK_EQ_STR(text(&x), "a 1000\nd 1200\nb 1500\n");

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define NOBODY 65534
-#define OTHER 12345
+#define OTHER  12345
 
 static char dir[256];
 static pid_t child;
@@ -74,11 +74,11 @@ static int try_open(const char *path, unsigned flags, uint64_t max, char *why)
 	return fd;
 }
 
-#define REFUSED(path, flags, max, words)                                                     \
-	do {                                                                                 \
-		char why_[256];                                                              \
-		int r_ = try_open(path, flags, max, why_);                                   \
-		CHECK_MSG(r_ == -2, "%s: expected refused, got %d", path, r_);               \
+#define REFUSED(path, flags, max, words)                                                              \
+	do {                                                                                          \
+		char why_[256];                                                                       \
+		int r_ = try_open(path, flags, max, why_);                                            \
+		CHECK_MSG(r_ == -2, "%s: expected refused, got %d", path, r_);                        \
 		CHECK_MSG(strstr(why_, words) != NULL, "%s: why '%s' lacks '%s'", path, why_, words); \
 	} while (0)
 
@@ -115,7 +115,8 @@ static void cases(void)
 	if (!target_file_no_openat2) {
 		REFUSED(in_root("tmp/to-zero"), TARGET_FILE_READABLE, 0, "character device");
 		REFUSED(in_root("tmp/to-secret"), TARGET_FILE_READABLE, 0, "not readable by every user");
-		CHECK_EQ_INT(try_open(in_root("tmp/to-hostname"), TARGET_FILE_READABLE, 0, why), -1); /* not the host's */
+		CHECK_EQ_INT(try_open(in_root("tmp/to-hostname"), TARGET_FILE_READABLE, 0, why),
+			     -1); /* not the host's */
 		CHECK_EQ_INT(try_open(in_root("tmp/to-lib"), TARGET_FILE_READABLE, 0, why), 1);
 		CHECK_EQ_INT(try_open(in_root("../../etc/hostname"), TARGET_FILE_READABLE, 0, why), -1);
 	} else {

@@ -17,7 +17,7 @@ static const struct {
 	{ "plain name", "plain name" },
 	{ "a\\\\b", "a\\b" },
 	{ "a\\nb", "a\nb" },
-	{ "\\\\n", "\\n" },		/* an escaped backslash, then a plain n */
+	{ "\\\\n", "\\n" }, /* an escaped backslash, then a plain n */
 	{ "\\\\\\n", "\\\n" },
 	{ "\\\\\\\\", "\\\\" },
 	{ "\\x01", "\x01" },
@@ -26,7 +26,7 @@ static const struct {
 	{ "\\x4a\\x4A", "JJ" },
 	{ "\\xff", "\xff" },
 	{ "\\x09tab", "\ttab" },
-	{ "end\\", "end\\" },		/* a lone backslash at the end is kept */
+	{ "end\\", "end\\" }, /* a lone backslash at the end is kept */
 	{ "Worker\\x01 \\\\ pool\\nx", "Worker\x01 \\ pool\nx" },
 };
 
@@ -78,7 +78,6 @@ static void test_unescape_roundtrip(void)
 	}
 }
 
-
 /* ---- text_escape: target text as data ----------------------------------- */
 
 static const struct {
@@ -89,7 +88,7 @@ static const struct {
 	{ "", 0, "" },
 	{ "main", 0, "main" },
 	{ "C2 CompilerThread0", 0, "C2 CompilerThread0" },
-	{ "pool-1-thread-2; x", 0, "pool-1-thread-2; x" },	/* ';' is the folded writers' business */
+	{ "pool-1-thread-2; x", 0, "pool-1-thread-2; x" }, /* ';' is the folded writers' business */
 	{ "\x1b[31mred\x1b[0m", 0, "\\x1b[31mred\\x1b[0m" },
 	{ "a\nb\rc\td", 0, "a\\x0ab\\x0dc\\x09d" },
 	{ "bell\a", 0, "bell\\x07" },
@@ -113,16 +112,18 @@ static const struct {
 	{ "\xf4\x8f\xbf\xbf", 0, "\xf4\x8f\xbf\xbf" }, /* U+10FFFF */
 	{ "\xef\xbf\xbd", 0, "\xef\xbf\xbd" },
 	/* C1 controls in UTF-8: both bytes */
-	{ "\xc2\x9b" "31m", 0, "\\xc2\\x9b31m" },
+	{ "\xc2\x9b"
+	  "31m",
+	  0, "\\xc2\\x9b31m" },
 	{ "a\xc2\x80z\xc2\x9f", 0, "a\\xc2\\x80z\\xc2\\x9f" },
 	/* not UTF-8: each bad byte, the rest kept */
 	{ "\xff", 0, "\\xff" },
 	{ "a\x80z", 0, "a\\x80z" },
-	{ "\xc3", 0, "\\xc3" },			/* cut */
+	{ "\xc3", 0, "\\xc3" }, /* cut */
 	{ "\xc3(", 0, "\\xc3(" },
-	{ "\xc0\x80", 0, "\\xc0\\x80" },		/* overlong NUL (modified UTF-8) */
-	{ "\xe0\x80\xaf", 0, "\\xe0\\x80\\xaf" },	/* overlong */
-	{ "\xed\xa0\x80", 0, "\\xed\\xa0\\x80" },	/* a surrogate (CESU-8) */
+	{ "\xc0\x80", 0, "\\xc0\\x80" },		   /* overlong NUL (modified UTF-8) */
+	{ "\xe0\x80\xaf", 0, "\\xe0\\x80\\xaf" },	   /* overlong */
+	{ "\xed\xa0\x80", 0, "\\xed\\xa0\\x80" },	   /* a surrogate (CESU-8) */
 	{ "\xf4\x90\x80\x80", 0, "\\xf4\\x90\\x80\\x80" }, /* above U+10FFFF */
 	{ "\xf5\x80\x80\x80", 0, "\\xf5\\x80\\x80\\x80" },
 	{ "\xe4\xb8", 0, "\\xe4\\xb8" },
@@ -146,8 +147,8 @@ static void test_escape(void)
 		size_t n = escapes[i].n ? escapes[i].n : strlen(in);
 		char out[256];
 		size_t got = text_escape(out, sizeof(out), in, n);
-		CHECK_MSG(strcmp(out, escapes[i].want) == 0, "text_escape(\"%s\") = \"%s\", want \"%s\"", check_show(in),
-			  check_show(out), check_show(escapes[i].want));
+		CHECK_MSG(strcmp(out, escapes[i].want) == 0, "text_escape(\"%s\") = \"%s\", want \"%s\"",
+			  check_show(in), check_show(out), check_show(escapes[i].want));
 		CHECK_MSG(got == strlen(escapes[i].want), "text_escape(\"%s\") returned %zu", check_show(in), got);
 		CHECK_MSG(text_needs_escape(in, n) == (strcmp(in, escapes[i].want) != 0 || n != strlen(in)),
 			  "text_needs_escape(\"%s\") is wrong", check_show(in));
@@ -189,7 +190,11 @@ static bool clean_utf8(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		size_t len = c < 0x80		? 1 :
+			     (c & 0xe0) == 0xc0 ? 2 :
+			     (c & 0xf0) == 0xe0 ? 3 :
+			     (c & 0xf8) == 0xf0 ? 4 :
+						  0;
 		if (!len || i + len > n)
 			return false;
 		unsigned cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;

@@ -247,8 +247,7 @@ static void test_replace(void)
 
 	CHECK_MSG(tmp_file_replace(p, "format=1\n", 9, err, sizeof(err)) == 0, "%s", err);
 	CHECK_EQ_STR(slurp(p), "format=1\n");
-	CHECK(lstat(p, &st1) == 0 && S_ISREG(st1.st_mode) && (st1.st_mode & 07777) == 0644 &&
-	      st1.st_nlink == 1);
+	CHECK(lstat(p, &st1) == 0 && S_ISREG(st1.st_mode) && (st1.st_mode & 07777) == 0644 && st1.st_nlink == 1);
 	/* a reader holding the old file keeps the old contents: it was replaced, not rewritten */
 	int old = open(p, O_RDONLY);
 	CHECK_MSG(tmp_file_replace(p, "format=1\nstate=running\n", 23, err, sizeof(err)) == 0, "%s", err);
