@@ -23,6 +23,19 @@ TOTALS = re.compile(r"jflame-example: totals monotonic_ns (\d+) sleep_ns (\d+) s
 SECONDS = 6
 RECORDED = re.compile(r"recorded from ([\d.]+) to ([\d.]+) s of CLOCK_MONOTONIC")
 
+STACKS_HEAD = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
+
+
+def offcpu_per_tid(stacks):
+    """A .stacks file's off-CPU ns per thread id (perf script's offcpu-time period)."""
+    per_tid = {}
+    with open(stacks) as f:
+        for line in f:
+            m = STACKS_HEAD.match(line.rstrip("\n"))
+            if m:
+                per_tid[m.group(2)] = per_tid.get(m.group(2), 0) + int(m.group(3))
+    return per_tid
+
 
 class OffCpuCase(unittest.TestCase):
     def setUp(self):
@@ -159,13 +172,7 @@ class OffCpuCase(unittest.TestCase):
         self.assertTrue(m, text)
         span = float(m.group(2)) - float(m.group(1))
         self.assertAlmostEqual(span, 1.5, delta=0.01, msg="-v's span is -d's")
-        head = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
-        per_tid = {}
-        with open(stacks) as f:
-            for line in f:
-                h = head.match(line.rstrip("\n"))
-                if h:
-                    per_tid[h.group(2)] = per_tid.get(h.group(2), 0) + int(h.group(3))
+        per_tid = offcpu_per_tid(stacks)
         self.assertTrue(per_tid, text)
         worst = max(per_tid.values()) / 1e9
         # before: up to the 2.8 s until jflame went on (the sampler's time, not the recording's)
@@ -186,13 +193,7 @@ class HostTest(unittest.TestCase):
         t0 = time.monotonic()
         jvmtest.record(["-a", "-e", "offcpu", "-d", str(seconds), "-o", stacks, "-o", folded])
         self.assertLess(time.monotonic() - t0, seconds + 30, "jflame took too long to finish")
-        head = re.compile(r"^\S.* (\d+)/(\d+) \[\d+\] [\d.]+: (\d+) offcpu-time:$")
-        per_tid = {}
-        with open(stacks) as f:
-            for line in f:
-                m = head.match(line.rstrip("\n"))
-                if m:
-                    per_tid[m.group(2)] = per_tid.get(m.group(2), 0) + int(m.group(3))
+        per_tid = offcpu_per_tid(stacks)
         self.assertTrue(per_tid, "no off-CPU samples on the whole host")
         worst = max(per_tid.values())
         limit_ns = (seconds + 0.3) * 1e9
