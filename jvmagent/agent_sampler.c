@@ -18,6 +18,7 @@
 #include "agent_lock.h"
 #include "agent_sampler.h"
 #include "deadline.h"
+#include "glibc_compat.h"
 #include "java_names.h"
 #include "sample_ring.h"
 
@@ -334,7 +335,7 @@ const char *agent_sampler_path(void)
 void agent_sampler_remove_file(void)
 {
 	struct stat a, b;
-	if (smp.ring_ok && smp.path[0] && lstat(smp.path, &a) == 0 && fstat(smp.ring.fd, &b) == 0 &&
+	if (smp.ring_ok && smp.path[0] && compat_lstat(smp.path, &a) == 0 && compat_fstat(smp.ring.fd, &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		unlink(smp.path);
 }

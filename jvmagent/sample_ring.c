@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sample_ring.h"
+#include "glibc_compat.h"
 #include "tmp_file.h"
 
 #include <errno.h>
@@ -228,7 +229,7 @@ int sample_ring_open_fd(struct sample_ring_reader *r, int fd, const char *path, 
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
-	if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < SAMPLE_RING_HEADER ||
+	if (compat_fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < SAMPLE_RING_HEADER ||
 	    read_at(r->fd, &h, sizeof(h), 0) != 0) {
 		snprintf(err, errlen, "%s is not an agent's sample ring; remove it", path);
 		goto fail;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "tmp_file.h"
+#include "glibc_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,7 @@
 static int check_ours(int fd, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	if (compat_fstat(fd, &st) != 0) {
 		snprintf(err, errlen, "failed to stat %s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -102,7 +103,7 @@ int tmp_file_write_all(int fd, const void *buf, size_t len)
 int tmp_file_beside(const char *path, bool replace_symlink, char *tmp, size_t tmplen, char *err, size_t errlen)
 {
 	struct stat st;
-	if (lstat(path, &st) == 0) {
+	if (compat_lstat(path, &st) == 0) {
 		bool link = S_ISLNK(st.st_mode);
 		if ((link && !replace_symlink) || (!link && !S_ISREG(st.st_mode)) || st.st_uid != geteuid()) {
 			snprintf(err, errlen, "refusing %s: %s; remove it", path,

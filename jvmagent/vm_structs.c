@@ -2,6 +2,7 @@
  * gHotSpotVMTypes tables in the agent's own process (parsed by vm_tables.c, as jflame's are). */
 #define _GNU_SOURCE
 #include "vm_structs.h"
+#include "glibc_compat.h"
 #include "vm_tables.h"
 
 #include <dlfcn.h>
@@ -174,7 +175,7 @@ pid_t vm_structs_thread_tid(uintptr_t java_thread)
 	pid_t tid = *(const pid_t *)(osthread + off_thread_id);
 	/* Only a tid that is one of our own tasks is believed. */
 	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
-	if (tid <= 0 || stat(path, &st) != 0)
+	if (tid <= 0 || compat_stat(path, &st) != 0)
 		return -1;
 	return tid;
 }

@@ -35,6 +35,7 @@
 enum field {
 	F_LIST_LENGTH,
 	F_LIST_THREADS,
+	F_JT_NEXT,
 	F_THREAD_OBJ,
 	F_JT_OSTHREAD,
 	F_T_OSTHREAD,
@@ -62,6 +63,8 @@ enum field {
 };
 enum statics {
 	A_LIST,
+	A_LINKED,
+	A_NTHREADS,
 	A_OOP_BASE,
 	A_OOP_SHIFT,
 	A_KLASS_BASE,
@@ -79,6 +82,7 @@ static const struct {
 } wanted[] = {
 	{ "ThreadsList", "_length", F_LIST_LENGTH },
 	{ "ThreadsList", "_threads", F_LIST_THREADS },
+	{ "JavaThread", "_next", F_JT_NEXT }, /* JDK 11: the threads linked */
 	{ "JavaThread", "_threadObj", F_THREAD_OBJ },
 	{ "JavaThread", "_osthread", F_JT_OSTHREAD }, /* JDK 17 */
 	{ "Thread", "_osthread", F_T_OSTHREAD },      /* JDK 25 */
@@ -106,6 +110,12 @@ static const struct {
 	int id;
 } wanted_static[] = {
 	{ "ThreadsSMRSupport", "_java_thread_list", A_LIST },
+	{ "Threads", "_thread_list", A_LINKED }, /* JDK 11: no ThreadsList in the tables */
+	{ "Threads", "_number_of_threads", A_NTHREADS },
+	{ "Universe", "_narrow_oop._base", A_OOP_BASE }, /* JDK 11 */
+	{ "Universe", "_narrow_oop._shift", A_OOP_SHIFT },
+	{ "Universe", "_narrow_klass._base", A_KLASS_BASE },
+	{ "Universe", "_narrow_klass._shift", A_KLASS_SHIFT },
 	{ "CompressedOops", "_narrow_oop._base", A_OOP_BASE }, /* JDK 17 */
 	{ "CompressedOops", "_narrow_oop._shift", A_OOP_SHIFT },
 	{ "CompressedOops", "_base", A_OOP_BASE }, /* JDK 25 */
@@ -116,6 +126,8 @@ static const struct {
 	{ "CompressedKlassPointers", "_shift", A_KLASS_SHIFT },
 	{ "vmClasses", "_klasses[static_cast<int>(vmClassID::Thread_klass_knum)]", A_THREAD_KLASS },
 	{ "vmClasses", "_klasses[static_cast<int>(vmClassID::String_klass_knum)]", A_STRING_KLASS },
+	{ "SystemDictionary", "_well_known_klasses[SystemDictionary::Thread_klass_knum]", A_THREAD_KLASS }, /* JDK 11 */
+	{ "SystemDictionary", "_well_known_klasses[SystemDictionary::String_klass_knum]", A_STRING_KLASS },
 	{ "JVMFlag", "flags", A_FLAGS },
 	{ "JVMFlag", "numFlags", A_NFLAGS },
 };
@@ -144,6 +156,8 @@ struct hotspot_threads {
 	long f[NFIELDS];
 	uint64_t a[NSTATICS];
 	bool tid_int; /* OSThread::_thread_id is a 4-byte pid_t */
+	bool obj_oop; /* JavaThread::_threadObj is the oop itself (JDK 11), not an OopHandle */
+	bool linked;  /* the threads are Threads::_thread_list's, linked by JavaThread::_next (JDK 11) */
 	/* the heap's layout, found at the first name */
 	enum state state;
 	int attempts;
@@ -157,8 +171,10 @@ struct hotspot_threads {
 	uint64_t thread_klass, string_klass, bytes_klass; /* bytes_klass 0: not checked yet */
 	uint64_t subclasses[SUBCLASSES];
 	unsigned nsub;
-	/* the thread list last read (ThreadsList*: a new one whenever a thread starts or ends) */
+	/* the thread list last read (ThreadsList*: a new one whenever a thread
+	 * starts or ends; JDK 11: the first JavaThread, and the count) */
 	uint64_t list;
+	uint32_t count;
 	struct thread_entry *threads;
 	size_t n, cap;
 };
@@ -205,6 +221,8 @@ void hotspot_threads_take(void *ctx, const struct hotspot_entry *e)
 	for (k = 0; k < sizeof(wanted) / sizeof(wanted[0]); k++)
 		if (strcmp(e->type, wanted[k].type) == 0 && strcmp(e->field, wanted[k].field) == 0) {
 			t->f[wanted[k].id] = v;
+			if (wanted[k].id == F_THREAD_OBJ)
+				t->obj_oop = e->type_string && strcmp(e->type_string, "oop") == 0;
 			if (wanted[k].id == F_OS_TID) /* pid_t on Linux ("OSThread::thread_id_t" or "pid_t") */
 				t->tid_int = e->type_string && (strcmp(e->type_string, "pid_t") == 0 ||
 								strcmp(e->type_string, "OSThread::thread_id_t") == 0 ||
@@ -214,14 +232,16 @@ void hotspot_threads_take(void *ctx, const struct hotspot_entry *e)
 
 int hotspot_threads_ready(struct hotspot_threads *t)
 {
-	static const int need[] = { F_LIST_LENGTH, F_LIST_THREADS, F_THREAD_OBJ,   F_HANDLE_OBJ,
-				    F_OS_TID,	   F_KLASS_NAME,   F_KLASS_SUPER,  F_IK_CONSTANTS,
-				    F_CP_LENGTH,   F_SYM_LENGTH,   F_SYM_BODY,	   F_FLAG_NAME,
-				    F_FLAG_ADDR,   T_OOP,	   T_CONSTANTPOOL, T_JVMFLAG };
-	static const int need_static[] = { A_LIST,	   A_OOP_BASE,	   A_OOP_SHIFT, A_KLASS_BASE, A_KLASS_SHIFT,
-					   A_THREAD_KLASS, A_STRING_KLASS, A_FLAGS,	A_NFLAGS };
+	static const int need[] = { F_THREAD_OBJ, F_OS_TID,	  F_KLASS_NAME, F_KLASS_SUPER, F_IK_CONSTANTS,
+				    F_CP_LENGTH,  F_SYM_LENGTH,	  F_SYM_BODY,	F_FLAG_NAME,   F_FLAG_ADDR,
+				    T_OOP,	  T_CONSTANTPOOL, T_JVMFLAG };
+	static const int need_static[] = { A_OOP_BASE,	   A_OOP_SHIFT,	   A_KLASS_BASE, A_KLASS_SHIFT,
+					   A_THREAD_KLASS, A_STRING_KLASS, A_FLAGS,	 A_NFLAGS };
+	/* the list: ThreadsSMRSupport's (JDK 17 on), else Threads' linked one (JDK 11) */
+	t->linked = !t->a[A_LIST] && t->a[A_LINKED] && t->a[A_NTHREADS] && t->f[F_JT_NEXT] >= 0;
 	bool ok = t->tid_int && (t->f[F_JT_OSTHREAD] >= 0 || t->f[F_T_OSTHREAD] >= 0) &&
-		  (t->f[F_NARROW_KLASS] >= 0 || t->f[F_WIDE_KLASS] >= 0) &&
+		  (t->linked || (t->a[A_LIST] && t->f[F_LIST_LENGTH] >= 0 && t->f[F_LIST_THREADS] >= 0)) &&
+		  (t->obj_oop || t->f[F_HANDLE_OBJ] >= 0) && (t->f[F_NARROW_KLASS] >= 0 || t->f[F_WIDE_KLASS] >= 0) &&
 		  ((t->f[F_IK_FIELDS] >= 0 && t->f[F_IK_JAVA_FIELDS] >= 0 && t->f[F_U2_DATA] >= 0) ||
 		   (t->f[F_IK_STREAM] >= 0 && t->f[F_U1_DATA] >= 0));
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
@@ -663,9 +683,12 @@ static int entry_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The oop* a JavaThread's _threadObj handle holds (0: none yet). */
+/* Where a JavaThread's Thread object's oop is: the oop* its _threadObj
+ * handle holds (0: none yet), or on JDK 11 the field itself. */
 static uint64_t thread_slot(const struct hotspot_threads *t, uint64_t jt)
 {
+	if (t->obj_oop)
+		return at(jt, t->f[F_THREAD_OBJ]);
 	return mem_u64(t, at(at(jt, t->f[F_THREAD_OBJ]), t->f[F_HANDLE_OBJ]));
 }
 
@@ -673,7 +696,7 @@ static uint64_t thread_slot(const struct hotspot_threads *t, uint64_t jt)
 static int thread_read(const struct hotspot_threads *t, uint64_t jt, struct thread_entry *e)
 {
 	long os_off = t->f[F_JT_OSTHREAD] >= 0 ? t->f[F_JT_OSTHREAD] : t->f[F_T_OSTHREAD];
-	long slot_off = t->f[F_THREAD_OBJ] + t->f[F_HANDLE_OBJ];
+	long slot_off = t->f[F_THREAD_OBJ] + (t->obj_oop ? 0 : t->f[F_HANDLE_OBJ]);
 	long lo = os_off < slot_off ? os_off : slot_off, hi = (os_off > slot_off ? os_off : slot_off) + 8;
 	unsigned char buf[MAX_SPAN];
 	uint64_t os, slot;
@@ -685,6 +708,8 @@ static int thread_read(const struct hotspot_threads *t, uint64_t jt, struct thre
 			return -1;
 		memcpy(&os, buf + (os_off - lo), 8);
 		memcpy(&slot, buf + (slot_off - lo), 8);
+		if (t->obj_oop)
+			slot = jt + (uint64_t)slot_off;
 	} else {
 		os = mem_u64(t, jt + (uint64_t)os_off);
 		slot = thread_slot(t, jt);
@@ -730,27 +755,74 @@ static int list_read(struct hotspot_threads *t, uint64_t list)
 	return 0;
 }
 
+/* Reads JDK 11's thread list, JavaThreads linked by _next from first:
+ * 0, or -1 when unreadable. */
+static int linked_read(struct hotspot_threads *t, uint64_t first)
+{
+	uint64_t jt = first;
+	size_t n = 0;
+	for (uint32_t i = 0; jt && i < MAX_THREADS; i++) {
+		if (n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 64;
+			struct thread_entry *grown = realloc(t->threads, cap * sizeof(*grown));
+			if (!grown)
+				return -1;
+			t->threads = grown;
+			t->cap = cap;
+		}
+		n += thread_read(t, jt, &t->threads[n]) == 0;
+		if (remote_mem_read(&t->mem, at(jt, t->f[F_JT_NEXT]), &jt, 8) != 0)
+			return -1;
+	}
+	if (jt) /* longer than any list: not a list */
+		return -1;
+	if (n)
+		qsort(t->threads, n, sizeof(*t->threads), entry_cmp);
+	t->n = n;
+	return 0;
+}
+
+/* The list's identity: the ThreadsList, or JDK 11's first JavaThread and
+ * its count of threads (a thread ending mid-list leaves the first as it was). */
+static uint64_t list_head(const struct hotspot_threads *t, uint32_t *count)
+{
+	*count = 0;
+	if (!t->linked)
+		return mem_u64(t, t->a[A_LIST]);
+	if (mem_read(t, t->a[A_NTHREADS], count, 4) != 0)
+		return 0;
+	return mem_u64(t, t->a[A_LINKED]);
+}
+
 /* The thread list as it is now: 0, or -1 when it cannot be read. */
 static int list_refresh(struct hotspot_threads *t)
 {
 	for (int i = 0; i < MAX_LIST_TRIES; i++) {
-		uint64_t list = mem_u64(t, t->a[A_LIST]);
+		uint32_t count, after;
+		uint64_t list = list_head(t, &count);
 		if (!list)
 			break;
-		if (list == t->list)
+		if (list == t->list && count == t->count)
 			return 0;
 		t->list = 0; /* the entries are being replaced */
 		t->n = 0;
 		/* a list is freed once replaced: what was read counts only when
 		 * it is still the JVM's list after the reading */
-		if (list_read(t, list) == 0 && mem_u64(t, t->a[A_LIST]) == list) {
+		if ((t->linked ? linked_read(t, list) : list_read(t, list)) == 0 && list_head(t, &after) == list &&
+		    after == count) {
 			t->list = list;
+			t->count = count;
 			return 0;
 		}
 	}
 	t->list = 0;
 	t->n = 0;
 	return -1;
+}
+
+bool hotspot_threads_moving(const struct hotspot_threads *t)
+{
+	return t->state == LAYOUT_FOUND && t->zpointers;
 }
 
 int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t len)
@@ -762,7 +834,8 @@ int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t
 	out[0] = '\0';
 	if (t->state == LAYOUT_FIND) {
 		/* a JVM starting: searched again once it has started or ended a thread */
-		uint64_t list = mem_u64(t, t->a[A_LIST]);
+		uint32_t count;
+		uint64_t list = list_head(t, &count) ^ count;
 		if (t->attempts && list == t->tried_list)
 			return -1;
 		rc = layout_find(t);

@@ -3,6 +3,7 @@
 #ifndef JFLAME_HOTSPOT_THREADS_H
 #define JFLAME_HOTSPOT_THREADS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -36,6 +37,10 @@ int hotspot_threads_ready(struct hotspot_threads *t);
  * ended): then a name costs five reads of the JVM's memory, a tid that is no
  * Java thread one. Callers keep names by tid. */
 int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t len);
+/* True when the JVM runs generational ZGC: a Thread object it has moved is
+ * not found through a root it has not healed yet (no exported table holds
+ * the forwarding), so such a name is not read until ZGC's next marking. */
+bool hotspot_threads_moving(const struct hotspot_threads *t);
 void hotspot_threads_free(struct hotspot_threads *t);
 
 #endif

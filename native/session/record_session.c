@@ -28,6 +28,30 @@
 #include "symbolize.h"
 #include "msg.h"
 
+/* The walker's rows for unwinding out of pid's stubs (those without a frame
+ * size: crypto, checksums, copies), into hp; without them (no room, a JVM
+ * whose stubs cannot be read) its heuristics, said with -v. */
+static void walker_stub_rows(struct record *r, pid_t pid, struct hotspot_proc *hp)
+{
+	struct stub_row *rows = NULL;
+	size_t n = 0;
+	char err[256];
+	int e = 0;
+	hp->stub_first = hp->stub_count = 0;
+	if (symbolizer_stub_rows(r->sy, pid, &rows, &n, err, sizeof(err)) == 0 && n == 0)
+		snprintf(err, sizeof(err), "no stub of it could be read");
+	if (n == 0 || (e = sampler_stub_rows(r->sampler, pid, rows, n, &hp->stub_first)) != 0) {
+		if (e)
+			snprintf(err, sizeof(err), "%s",
+				 e == -ENOSPC ? "no room left in the walker's map" : strerror(-e));
+		if (r->o.verbose)
+			msg_say("pid %d: its stubs are unwound by the walker's heuristics: %s\n", (int)pid, err);
+	} else {
+		hp->stub_count = (__u32)n;
+	}
+	free(rows);
+}
+
 /* JVMs' stacks go to the HotSpot walker once their layout can be read (a
  * starting JVM's code cache after a moment): the targets of -p and launch
  * mode, and with -a every JVM seen so far. */
@@ -47,6 +71,7 @@ static size_t walkers_start(struct record *r)
 			pending++; /* its code cache is looked at again */
 		if (rc != 1)
 			continue;
+		walker_stub_rows(r, pids[i], &hp);
 		int e = sampler_walk_hotspot(r->sampler, pids[i], &hp);
 		if (e != 0)
 			msg_warn("pid %d is walked by frame pointers: the BPF map of JVMs "
@@ -370,13 +395,17 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		.min_block_ns = r->o.min_block_ns,
 		.verbose = r->o.verbose,
 		.legacy = r->kf.legacy,
+		.pids_only = !r->o.bpf_on,
 	};
 	r->sampler = sampler_open(&so, sample_gate_add, r, err, errlen);
 	if (!r->sampler)
 		return -1;
-	/* what an older kernel costs, said once (and in the graph's subtitle) */
-	kernel_features_note(&r->kf, r->o.mode == MODE_OFFCPU ? -1 : sampler_walker_frames(r->sampler, false),
-			     r->o.mode == MODE_CPU ? -1 : sampler_walker_frames(r->sampler, true));
+	/* what an older kernel costs, said once (and in the graph's subtitle); the
+	 * agents' stacks (-e alloc/lock alone) are not the walker's: no note (the
+	 * probe left it empty) */
+	if (r->o.bpf_on)
+		kernel_features_note(&r->kf, r->o.mode == MODE_OFFCPU ? -1 : sampler_walker_frames(r->sampler, false),
+				     r->o.mode == MODE_CPU ? -1 : sampler_walker_frames(r->sampler, true));
 	if (r->kf.note[0])
 		msg_say("%s\n", r->kf.note);
 	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);
@@ -420,6 +449,12 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	targets_watch(r);
 	r->start_ns = r->last_forget = record_mono_ns();
 	r->stop_ns = r->o.duration > 0 ? r->start_ns + (uint64_t)(r->o.duration * 1e9) : UINT64_MAX;
+	/* the first window, opened before the sampler loaded (seconds on a slow
+	 * machine), starts with the recording: else its windows ran empty before
+	 * it and -d's time held more windows than it spans (no sample is in it yet) */
+	record_window_free(r, &r->win[0]);
+	if (record_window_open_err(r, &r->win[0], r->start_ns, 1, err, errlen) != 0)
+		return -1;
 	/* the agents' events alone, of given JVMs: -d counts from when the agents
 	 * have them on (an attach takes seconds in a slow JVM), as async-profiler's */
 	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command && !r->o.window_ns &&

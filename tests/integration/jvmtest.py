@@ -19,6 +19,11 @@ JAVA_HOME = os.environ.get("JFLAME_JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd
 JAVA = os.path.join(JAVA_HOME, "bin", "java")
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 IN_CI = os.environ.get("CI") == "true"
+# The JDK matrix (tests/jdk/README.md): JFLAME_JDK names a JDK of Debian's run in its
+# own root file system (tests/jdk/rootfs.sh builds it once, jdk_root() asks for it);
+# its JVMs and tools run through tests/jdk/in-root.sh (in_root()).
+JDK = os.environ.get("JFLAME_JDK", "")
+_jdk_root = os.environ.get("JFLAME_JAVA_ROOT", "")
 # Extra environment for the JVM (the sanitizer build preloads its runtime).
 JVM_ENV = {}
 if os.environ.get("JFLAME_JVM_PRELOAD"):
@@ -39,14 +44,42 @@ def require(cond, what):
     raise unittest.SkipTest(what)
 
 
+def jdk_root():
+    """The matrix JDK's root file system, built unless cached; "" without JFLAME_JDK."""
+    global _jdk_root
+    if JDK and not _jdk_root:
+        r = subprocess.run(["bash", os.path.join(SOURCE_DIR, "tests", "jdk", "rootfs.sh"), JDK], capture_output=True,
+                           text=True, timeout=1800, stdin=subprocess.DEVNULL)
+        if r.returncode != 0:
+            raise AssertionError("JDK %s: tests/jdk/rootfs.sh failed (exit %d):\n%s"
+                                 % (JDK, r.returncode, r.stderr[-4000:]))
+        _jdk_root = r.stdout.strip()
+    return _jdk_root
+
+
+def in_root(cmd):
+    """cmd (a JDK tool, a JVM) as it runs for this JDK: in its root for the matrix,
+    with the build's files (agent, jar) at the same paths there."""
+    if not jdk_root():
+        return list(cmd)
+    dirs = [os.path.dirname(os.path.abspath(p)) for p in (AGENT, JAR) if p]
+    os.environ["JFLAME_IN_ROOT_DIRS"] = ":".join(dirs)
+    return [os.path.join(SOURCE_DIR, "tests", "jdk", "in-root.sh"), _jdk_root] + list(cmd)
+
+
+def jdk_tool(name):
+    """Whether the JDK's tool (java, jfr, jcmd) is there, for require()."""
+    return os.access(os.path.join(jdk_root() or "/", JAVA_HOME.lstrip("/"), "bin", name), os.X_OK)
+
+
 def check_setup():
     require(os.path.isfile(AGENT), "agent not built (JFLAME_AGENT=%r)" % AGENT)
     require(os.path.isfile(JAR), "examples jar not built (JFLAME_EXAMPLES_JAR=%r)" % JAR)
-    require(os.access(JAVA, os.X_OK), "no java at %s" % JAVA)
+    require(jdk_tool("java"), "no java at %s%s" % (JAVA, " in JDK %s's root" % JDK if JDK else ""))
 
 
 def java_version():
-    out = subprocess.run([JAVA, "-version"], capture_output=True, text=True).stderr
+    out = subprocess.run(in_root([JAVA, "-version"]), capture_output=True, text=True).stderr
     m = re.search(r'version "(\d+)', out)
     return int(m.group(1)) if m else 0
 
@@ -61,7 +94,7 @@ class Jvm:
         self.out_path = os.path.join(self.workdir, "jvm-%s.out" % tag)
         self.err_path = os.path.join(self.workdir, "jvm-%s.err" % tag)
         # prefix: a command that runs the JVM (setpriv as another user, unshare, ...)
-        cmd = list(prefix) + [JAVA] + list(jvm_flags)
+        cmd = in_root(list(prefix) + [JAVA] + list(jvm_flags))
         if agent_opts is not None:
             cmd.append("-agentpath:%s%s" % (AGENT, "=" + agent_opts if agent_opts else ""))
         cmd += ["-cp", classpath or JAR, main] + list(args)

@@ -22,13 +22,14 @@
 # panics ends the run at once (said as such) instead of at the timeout.
 #
 # Environment: JFLAME_BIN, JFLAME_AGENT, JFLAME_EXAMPLES_JAR (default: build/'s),
-# JFLAME_KERNEL_TIMEOUT (seconds qemu may run, default 480: then it is killed),
+# JFLAME_KERNEL_TIMEOUT (seconds qemu may run, default 720: then it is killed),
 # JFLAME_KERNEL_CACHE (see rootfs.sh), JFLAME_KERNEL_SCRIPT and JFLAME_KERNEL_EXTRA (another
 # checks script, and files for it: bench/kernels.sh), JFLAME_CHECKS (the steps checks.sh runs;
 # default all), JFLAME_KERNEL_WARMUP (seconds a workload runs after saying ready
 # before it is recorded; default 8), JFLAME_KERNEL_KAFKA_WARMUP (the same for the
-# Kafka-style example, whose JIT takes most of a minute to settle under TCG;
-# default 45). Runs as root.
+# Kafka-style example; default 15), JFLAME_KERNEL_KAFKA_SETTLE (how long it may
+# take after that to settle, checks.sh's settled: its JIT takes a minute or more
+# under TCG; default 90). Runs as root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -40,7 +41,7 @@ case $kernel in 5.10 | 6.1 | 6.12) ;; *) die "no kernel '$kernel': 5.10, 6.1 or 
 jflame=${JFLAME_BIN:-$src/build/native/jflame}
 agent=${JFLAME_AGENT:-$src/build/jvmagent/libjflame-agent.so}
 jar=${JFLAME_EXAMPLES_JAR:-$src/build/examples/jflame-examples.jar}
-limit=${JFLAME_KERNEL_TIMEOUT:-480}
+limit=${JFLAME_KERNEL_TIMEOUT:-720}
 for f in "$jflame" "$agent" "$jar"; do [[ -f $f ]] || die "$f missing: build jflame first (cmake --build build)"; done
 for tool in qemu-system-x86_64 mke2fs debugfs; do
 	command -v $tool >/dev/null || die "$tool missing; run scripts/deps.sh (qemu-system-x86, e2fsprogs)"
@@ -76,7 +77,8 @@ for f in ${JFLAME_KERNEL_EXTRA:-}; do install -m 644 "$f" "$guest/"; done
 {
 	printf 'JFLAME_CHECKS=%q\n' "${JFLAME_CHECKS:-all}"
 	printf 'JFLAME_KERNEL_WARMUP=%q\n' "${JFLAME_KERNEL_WARMUP:-8}"
-	printf 'JFLAME_KERNEL_KAFKA_WARMUP=%q\n' "${JFLAME_KERNEL_KAFKA_WARMUP:-45}"
+	printf 'JFLAME_KERNEL_KAFKA_WARMUP=%q\n' "${JFLAME_KERNEL_KAFKA_WARMUP:-15}"
+	printf 'JFLAME_KERNEL_KAFKA_SETTLE=%q\n' "${JFLAME_KERNEL_KAFKA_SETTLE:-90}"
 } >"$guest/checks.conf"
 truncate -s 3G "$out/disk.img"
 mke2fs -q -t ext4 -L jflame-guest -d "$stage" "$out/disk.img" || die "mke2fs -d $stage failed"
@@ -87,7 +89,7 @@ t_image=$((SECONDS - t0))
 say "booting $(cat "$cache/kernel-$kernel/release") (qemu TCG, at most $limit s); console: $out/console.log"
 t0=$SECONDS
 rc=0
-timeout -k 10 "$limit" qemu-system-x86_64 -accel "${JFLAME_KERNEL_ACCEL:-tcg,thread=single}" -cpu "${JFLAME_KERNEL_CPU:-max}" -smp 2 -m 3072 -nographic -no-reboot \
+timeout -k 10 "$limit" qemu-system-x86_64 -accel "${JFLAME_KERNEL_ACCEL:-tcg,thread=single}" -cpu "${JFLAME_KERNEL_CPU:-max}" -smp "${JFLAME_KERNEL_SMP:-1}" -m 3072 -nographic -no-reboot \
 	-kernel "$cache/kernel-$kernel/vmlinuz" -initrd "$cache/kernel-$kernel/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 init=/opt/jflame-test/init.sh quiet clocksource=tsc tsc=reliable panic=1" \
 	-drive file="${out//,/,,}/disk.img",format=raw,if=virtio \

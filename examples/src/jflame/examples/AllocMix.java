@@ -2,7 +2,7 @@
  * byte ratio from two clearly named methods, for allocation profiles (-e alloc).
  *
  * Every round calls makeBytes() once, which allocates one byte[BYTES_LEN] (16 + 2288 = 2304
- * bytes with compressed oops), and makeStrings() once, which allocates STRINGS_PER_ROUND (32)
+ * bytes with compressed oops; the sizes are this JVM's: see BYTES_OBJECT), and makeStrings() once, which allocates STRINGS_PER_ROUND (32)
  * Strings of 8 Latin-1 characters with new String(bytes, 0, 8, ISO_8859_1): 32 String objects of
  * 24 bytes = 768 bytes. So the bytes of byte[] allocated in makeBytes to the bytes of String
  * objects are 2304:768 = 3:1. Each String also has its own backing byte[8] (24 bytes), a
@@ -19,10 +19,18 @@ public final class AllocMix {
     static final String USAGE = "AllocMix [--seconds N] [--pause-us US]";
 
     static final int BYTES_LEN = 2288;          /* byte[] object: 16 + 2288 = 2304 bytes */
-    static final int BYTES_OBJECT = 2304;
     static final int STRINGS_PER_ROUND = 32;
     static final int STRING_LEN = 8;            /* Latin-1: a backing byte[8] of 24 bytes */
-    static final int STRING_OBJECT = 24;        /* java.lang.String with compressed oops */
+    /* The objects' sizes as this JVM lays them out: 2304 and 24 bytes with compressed
+     * oops and class pointers (the default heaps); ZGC has no compressed oops, and a
+     * String's value field takes 8 bytes: 32 (the ratio 2.25, not 3). */
+    static final boolean COMPRESSED_OOPS = vmFlag("UseCompressedOops");
+    static final boolean COMPRESSED_CLASSES = vmFlag("UseCompressedClassPointers");
+    static final int HEADER = 8 + (COMPRESSED_CLASSES ? 4 : 8); /* mark word, class */
+    static final int BYTES_OBJECT = align8(align8(HEADER + 4) + BYTES_LEN); /* + length, elements */
+    /* value, hash, coder, and hashIsZero from JDK 13 */
+    static final int STRING_OBJECT = align8(HEADER + (COMPRESSED_OOPS ? 4 : 8) + 4 + 1
+            + (Runtime.version().feature() >= 13 ? 1 : 0));
     static final int ROUNDS_PER_BATCH = 500;
 
     static final Object[] sink = new Object[4096];
@@ -42,6 +50,15 @@ public final class AllocMix {
         ex.onSummary(() -> Example.say("total " + counts()));
         ex.run(seconds, 200, () -> rounds, () -> Example.say("totals monotonic_ns " + System.nanoTime() + " "
                 + counts()));
+    }
+
+    static boolean vmFlag(String name) {
+        return Boolean.parseBoolean(java.lang.management.ManagementFactory
+                .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption(name).getValue());
+    }
+
+    static int align8(int n) {
+        return (n + 7) & ~7;
     }
 
     /** Bytes of byte[] made in makeBytes per byte of String objects made in makeStrings. */

@@ -108,7 +108,7 @@ public final class KafkaStyle {
             if (ex.ready()) {
                 rates.add(rate);
             }
-            Example.say("records/s " + rate);
+            Example.say("records/s " + rate + " jit_ms " + Example.jitMillis());
         });
     }
 
@@ -270,8 +270,30 @@ public final class KafkaStyle {
         }
     }
 
-    /** A request from a network thread to the request handlers, answered on {@code done}. */
-    record Request(byte[] data, int length, BlockingQueue<Long> done) {
+    /** A request from a network thread to the request handlers, answered on {@code done}
+     * (a class, not a record: the JDK matrix runs this example on Java 11). */
+    static final class Request {
+        private final byte[] data;
+        private final int length;
+        private final BlockingQueue<Long> done;
+
+        Request(byte[] data, int length, BlockingQueue<Long> done) {
+            this.data = data;
+            this.length = length;
+            this.done = done;
+        }
+
+        byte[] data() {
+            return data;
+        }
+
+        int length() {
+            return length;
+        }
+
+        BlockingQueue<Long> done() {
+            return done;
+        }
     }
 
     /** The broker: an acceptor, a network thread per connection, request handlers, one log. */

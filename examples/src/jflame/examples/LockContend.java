@@ -5,9 +5,14 @@
  * --lock juc: LockedLedger's ReentrantLock, plus threads that park without contention (a
  * Condition's awaitNanos, an idle single-thread executor, a CountDownLatch's await). The waiter
  * times each call to post (System.nanoTime around it) and prints the sum: a totals line every
- * 200 ms and at the end. */
+ * 200 ms and at the end. The totals also give the JVM's own account of the waiter's time blocked
+ * on monitors (ThreadMXBean contention monitoring, jvm_blocked_ms): a thread starved of CPU
+ * spends time in post() runnable, spinning before it blocks, that no lock profiler counts. */
 package jflame.examples;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +26,8 @@ public final class LockContend {
 
     /* written by the waiter only: ns inside post() calls (blocked and not), calls, calls over 1 ms */
     static volatile long blockedNanos, calls, slowCalls;
+    static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
+    static volatile long waiterId = -1;
 
     public static void main(String[] args) {
         Example ex = new Example(USAGE, args, "seconds", "hold-ms", "release-ms", "lock");
@@ -31,8 +38,12 @@ public final class LockContend {
         Book ledger = kind.equals("juc") ? new LockedLedger() : new Ledger();
         Example.say("lock " + kind + " hold-ms " + holdMs + " release-ms " + releaseMs + " start monotonic_ns "
                 + ex.startNanos);
+        if (MX.isThreadContentionMonitoringSupported()) {
+            MX.setThreadContentionMonitoringEnabled(true);
+        }
         Thread holder = ex.start("ledger-holder", () -> holderLoop(ex, ledger, holdMs, releaseMs));
         Thread waiter = ex.start("ledger-waiter", () -> waiterLoop(ex, ledger));
+        waiterId = waiter.getId();
         ExecutorService pool = kind.equals("juc") ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "ledger-pool");
             t.setDaemon(true);
@@ -55,8 +66,10 @@ public final class LockContend {
     }
 
     static String totals() {
-        return "monotonic_ns " + System.nanoTime() + " blocked_ns " + blockedNanos + " calls " + calls
-                + " slow_calls " + slowCalls;
+        long now = System.nanoTime();
+        ThreadInfo w = waiterId >= 0 && MX.isThreadContentionMonitoringEnabled() ? MX.getThreadInfo(waiterId) : null;
+        return "monotonic_ns " + now + " blocked_ns " + blockedNanos + " calls " + calls + " slow_calls "
+                + slowCalls + " jvm_blocked_ms " + (w != null ? w.getBlockedTime() : -1);
     }
 
     static void holderLoop(Example ex, Book ledger, int holdMs, int releaseMs) {

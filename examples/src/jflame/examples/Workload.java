@@ -353,26 +353,25 @@ public final class Workload {
     public static void main(String[] args) throws Throwable {
         String mode = args.length > 0 ? args[0] : "hot";
         long arg = args.length > 1 ? Long.parseLong(args[1]) : -1;
-        switch (mode) {
-            case "hot" -> hot(arg > 0 ? arg : 10_000);
-            case "mixed" -> mixed(arg > 0 ? arg : 10_000);
-            case "unload" -> unload(arg > 0 ? (int) arg : 5);
-            case "threads" -> threads(arg > 0 ? (int) arg : 50);
-            case "startup" -> startup(arg > 0 ? (int) arg : 300);
-            case "io" -> io(arg > 0 ? arg : 10_000);
-            case "alloc" -> alloc(arg > 0 ? arg : 10_000);
-            case "clock" -> clock(arg > 0 ? arg : 10_000);
-            case "work" -> work(arg > 0 ? arg : WORK_UNITS, args.length > 2 ? Integer.parseInt(args[2]) : 2);
-            case "wait" -> {
+        switch (mode) { // classic cases: the JDK matrix runs this class on Java 11
+            case "hot": hot(arg > 0 ? arg : 10_000); break;
+            case "mixed": mixed(arg > 0 ? arg : 10_000); break;
+            case "unload": unload(arg > 0 ? (int) arg : 5); break;
+            case "threads": threads(arg > 0 ? (int) arg : 50); break;
+            case "startup": startup(arg > 0 ? (int) arg : 300); break;
+            case "io": io(arg > 0 ? arg : 10_000); break;
+            case "alloc": alloc(arg > 0 ? arg : 10_000); break;
+            case "clock": clock(arg > 0 ? arg : 10_000); break;
+            case "work": work(arg > 0 ? arg : WORK_UNITS, args.length > 2 ? Integer.parseInt(args[2]) : 2); break;
+            case "wait":
                 // Warm up, say ready, then idle until killed or the time runs out.
                 hot(2_000);
                 Thread.sleep(arg > 0 ? arg : 60_000);
-            }
-            default -> {
+                break;
+            default:
                 System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc|clock [millis|count] [exit-code]\n"
                         + "       Workload work [units [threads [exit-code]]]");
                 System.exit(2);
-            }
         }
         // an exit code to end with (jflame record -- java ... passes it through)
         int exitAt = mode.equals("work") ? 3 : 2;
