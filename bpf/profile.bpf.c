@@ -29,6 +29,9 @@ const volatile bool follow_children = false; /* processes forked by selected one
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 min_block_ns = 0; /* off-CPU: shorter blocks are counted, not recorded */
+/* perf samples say only whose they are (-e alloc/lock alone: the sampler finds
+ * processes): no user stack, and the walker, known dead at load, is not verified */
+const volatile bool pids_only = false;
 /* The legacy walker's frames in the CPU program (then its tail calls go on)
  * and in the off-CPU one (at most PROFILE_LEGACY_USER_FRAMES and
  * PROFILE_LEGACY_OFF_FRAMES): jflame halves them while the kernel's verifier
@@ -69,6 +72,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hotspot_proc);
 } hotspot_procs SEC(".maps");
+
+/* The stubs' unwinding rows of the JVMs in hotspot_procs (profile.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PROFILE_STUB_ROWS);
+	__type(key, __u32);
+	__type(value, struct stub_row);
+} stub_rows SEC(".maps");
 
 /* What a return address into the code cache told the walker last time: its
  * blob and how to unwind it. Entries older than BLOB_CACHE_NS are looked up
@@ -394,7 +405,74 @@ static __always_inline void cache_put(struct walk *w, const struct profile_frame
 	c->how = how;
 }
 
-static __always_inline void unwind_code(struct walk *w, struct profile_frame *f, bool leaf)
+#define STUB_SEARCH_STEPS 17 /* a binary search of up to 2^17 rows */
+
+/* The row of the JVM's stub rows in effect at pc (the last at or before it),
+ * NULL when none is. */
+static __always_inline const struct stub_row *stub_row_find(const struct hotspot_proc *hp, __u64 pc)
+{
+	__u32 lo = 0, hi = hp->stub_count, first = hp->stub_first, idx;
+	if (!hi || hi > PROFILE_STUB_ROWS || first > PROFILE_STUB_ROWS - hi)
+		return NULL;
+	for (int k = 0; k < STUB_SEARCH_STEPS && lo < hi; k++) {
+		__u32 mid = lo + (hi - lo) / 2;
+		const struct stub_row *r;
+		idx = first + mid;
+		if (!(r = bpf_map_lookup_elem(&stub_rows, &idx)))
+			return NULL;
+		if (r->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	idx = first + lo - 1;
+	return bpf_map_lookup_elem(&stub_rows, &idx);
+}
+
+/* One word of the stack at addr, into *v: false when it cannot be read. */
+static __always_inline bool stack_word(struct walk *w, __u64 addr, __u64 *v)
+{
+	const __u64 *p = stack_at(w, addr, 1);
+	if (!p)
+		return false;
+	*v = *p;
+	return true;
+}
+
+/* A stub without a frame size, unwound by its row: the CFA (the caller's
+ * stack pointer) from rsp or rbp, the return address below it, the caller's
+ * rbp where the row says. false when the row has no rule or does not hold. */
+static __always_inline bool unwind_stub_row(struct walk *w, __u64 pc)
+{
+	const struct stub_row *row = stub_row_find(w->hp, pc);
+	__u64 cfa, ra, fp = w->r->fp, sp = w->r->sp;
+	if (!row || row->base == PROFILE_STUB_UNKNOWN)
+		return false;
+	__u8 base = row->base, fp_rule = row->fp;
+	__s64 off = row->off, off2 = row->off2, fp_off = row->fp_off;
+	if (base == PROFILE_STUB_SP)
+		cfa = sp + off;
+	else if (base == PROFILE_STUB_FP)
+		cfa = fp + off;
+	else if (base == PROFILE_STUB_SP_DEREF && stack_word(w, sp + off, &cfa))
+		cfa += off2;
+	else
+		return false;
+	if ((cfa & 7) || cfa <= sp || cfa - sp > MAX_FRAME_BYTES || !stack_word(w, cfa - 8, &ra) || !ra)
+		return false;
+	if (fp_rule == PROFILE_STUB_FP_SAVED && !stack_word(w, cfa - fp_off, &fp))
+		return false;
+	if (fp_rule == PROFILE_STUB_FP_LOST)
+		fp = 0;
+	w->r->pc = ra;
+	w->r->sp = cfa;
+	w->r->fp = fp;
+	return true;
+}
+
+static __always_inline void unwind_code(struct walk *w, struct profile_frame *f, bool leaf, bool legacy)
 {
 	const struct hotspot_proc *hp = w->hp;
 	__u8 *hdr = w->hdr;
@@ -449,9 +527,13 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 			cache_put(w, f, pc, (__u32)frame_bytes, CACHED_SIZE);
 		return;
 	}
-	/* blobs without a frame size (StubRoutines, adapters, call_stub) keep
-	 * rbp as a frame pointer, or (adapters, leaf stubs) have only a return
-	 * address on top: rbp is then still the caller's */
+	/* blobs without a frame size: a stub's row, worked out from its code (on
+	 * kernels with bpf_loop); */
+	if (!legacy && unwind_stub_row(w, pc))
+		return;
+	/* else they (StubRoutines, adapters, call_stub) keep rbp as a frame
+	 * pointer, or (adapters, leaf stubs) have only a return address on top:
+	 * rbp is then still the caller's */
 	if (leaf && unwind_by_size(w, 8, false))
 		return;
 	if (!fp_plausible(w))
@@ -535,7 +617,7 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy, bool 
 	if (pc >= hp->interp_low && pc < hp->interp_high)
 		unwind_interp(w, f, leaf);
 	else if (in_code(hp, pc))
-		unwind_code(w, f, leaf);
+		unwind_code(w, f, leaf, legacy);
 	else if (leaf && !fp_plausible(w) && take_return(w, w->r->sp, false))
 		; /* a native leaf called from compiled code before it set up rbp */
 	else {
@@ -834,7 +916,7 @@ static __always_inline int sample_cpu(struct bpf_perf_event_data *ctx, bool lega
 	if (!select_current(&pid, &tid, legacy))
 		return 0;
 	count(PROFILE_STAT_SAMPLES);
-	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, true, legacy);
+	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, !pids_only, legacy);
 }
 
 SEC("perf_event")
@@ -903,6 +985,8 @@ int profile_walk_more(struct bpf_perf_event_data *ctx)
  *    (preemption, a page fault) goes out at the task's next sys_exit or
  *    switch-out without a user stack (PROFILE_FLAG_NO_USER): it is not there
  *    to be walked any more. */
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h, the same since 2.6 */
+
 struct offcpu_start_val {
 	__u64 ts;
 	__s64 nr; /* the syscall the task left the CPU in; -1 none (preempted) */
@@ -986,7 +1070,9 @@ static __always_inline int offcpu_switched(void *ctx, struct task_struct *prev, 
 	struct offcpu_start_val *st, v = { .ts = now, .nr = -1 };
 	struct offcpu_pending *pend;
 
-	struct pt_regs *regs = ktid ? task_regs(prev, legacy) : NULL;
+	/* a kernel thread has no user registers: its saved ones are zeros, which
+	 * read as syscall 0 would hold its blocks for an exit that never comes */
+	struct pt_regs *regs = ktid && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD) ? task_regs(prev, legacy) : NULL;
 
 	/* prev, leaving: a block it came back from without a syscall exit goes
 	 * out first, unless prev is still in the syscall it blocked in (preempted

@@ -125,6 +125,32 @@ struct hotspot_proc {
 	__u8 pad[5];
 	__u64 jvm_text_low, jvm_text_high; /* libjvm's code: where a scan past native frames
 					      without frame pointers (libc's) resumes; 0 none */
+	__u32 stub_first, stub_count;	   /* its rows in stub_rows (none: count 0) */
+};
+
+/* The stubs' unwinding rows (map stub_rows, an array shared by the JVMs, each
+ * JVM's rows consecutive and sorted by pc): from pc on, up to the next row's,
+ * where the caller's frame is (native/record/stub_cfa.h, worked out by jflame
+ * from the stubs' machine code). */
+#define PROFILE_STUB_ROWS 65536
+
+enum profile_stub_base {
+	PROFILE_STUB_UNKNOWN = 0, /* the walker's heuristics */
+	PROFILE_STUB_SP,	  /* CFA = rsp + off */
+	PROFILE_STUB_FP,	  /* CFA = rbp + off */
+	PROFILE_STUB_SP_DEREF,	  /* CFA = *(rsp + off) + off2 */
+};
+
+enum profile_stub_fp {
+	PROFILE_STUB_FP_SAME = 0, /* the caller's rbp is still in rbp */
+	PROFILE_STUB_FP_SAVED,	  /* at CFA - fp_off */
+	PROFILE_STUB_FP_LOST,	  /* not known */
+};
+
+struct stub_row {
+	__u64 pc;
+	__s16 off, off2, fp_off;
+	__u8 base, fp;
 };
 
 /* Per-CPU counters in the `stats` array map. */

@@ -72,10 +72,11 @@ mapfile -t sources < <(python3 "$(dirname "$0")/debian_sources.py" --backports |
 ((${#sources[@]})) || die "no Debian 12 (bookworm) entries in /etc/apt/sources.list*: cannot tell which mirror to use"
 
 # --- the rootfs tarballs ------------------------------------------------------------
-# runtime: `ldd jflame` (libbpf, libelf, zlib, libcap, protobuf-c, json-c, libcurl, xxhash
+# runtime: `ldd jflame` (libbpf, libelf, zlib, libcap, capstone (the stubs' unwinding
+# rows), protobuf-c, json-c, libcurl, xxhash
 # and what they pull in; the agent needs only libc: it dlopens capstone where the
 # JVM's image has it), ca-certificates for --push https.
-runtime_pkgs=(libbpf1 libelf1 zlib1g libcap2 libprotobuf-c1 libjson-c5 libcurl4 libxxhash0 libgsl27 libgslcblas0 ca-certificates)
+runtime_pkgs=(libbpf1 libelf1 zlib1g libcap2 libcapstone4 libprotobuf-c1 libjson-c5 libcurl4 libxxhash0 libgsl27 libgslcblas0 ca-certificates)
 # build: scripts/deps.sh's build group (no test-only packages) and help2man (the man pages)
 build_pkgs=(build-essential cmake pkg-config clang llvm openjdk-17-jdk-headless libcapstone-dev
 	libbpf-dev libelf-dev zlib1g-dev libiberty-dev libcap-dev bpftool

@@ -3,9 +3,11 @@
 #include "hotspot_stubs.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stub_cfa.h"
 #include "text_escape.h"
 
 /* StubCodeDesc on JDK 17 to 25 (not in gHotSpotVMStructs): _next, _group,
@@ -18,7 +20,12 @@
 #define STUB_MAX_SIZE (16u << 20) /* bytes of one stub at most */
 #define NAME_MAX_LEN  128
 #define RELOAD_NS     1000000000ULL
-#define RELOADS_MAX   60
+/* The code read for the walker's rows, at most (JDK 17 and 25: ~100 KiB in
+ * all, the longest stub 12 KiB): a JVM that lists more is not read further */
+#define ROWS_STUB_BYTES	 (256u << 10)
+#define ROWS_TOTAL_BYTES (2u << 20)
+#define ROWS_MAX	 8192 /* JDK 17: ~700, 25: ~900 */
+#define RELOADS_MAX	 60
 
 struct stub {
 	uint64_t begin, end;
@@ -139,4 +146,118 @@ const char *hotspot_stubs_name(struct hotspot_stubs *s, uint64_t pc, uint64_t no
 			return s->v[lo - 1].name;
 	}
 	return NULL;
+}
+
+size_t hotspot_stubs_each(struct hotspot_stubs *s, uint64_t now_ns,
+			  void (*fn)(void *ctx, uint64_t begin, uint64_t end, const char *name), void *ctx)
+{
+	if (!s)
+		return 0;
+	if (!s->loads) {
+		s->loads++;
+		s->loaded_ns = now_ns;
+		if (stubs_load(s) != 0)
+			return 0;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (fn)
+			fn(ctx, s->v[i].begin, s->v[i].end, s->v[i].name);
+	return s->n;
+}
+
+/* A row of stub_cfa's (offsets in a stub) as the walker's (pc, 16-bit
+ * offsets): a rule whose offsets do not fit is left unknown. */
+static struct stub_row row_to_walker(const struct stub_cfa_row *r, uint64_t begin)
+{
+	struct stub_row w = { .pc = begin + r->at };
+	bool fits = r->off >= INT16_MIN && r->off <= INT16_MAX && r->off2 >= INT16_MIN && r->off2 <= INT16_MAX &&
+		    r->fp_off >= INT16_MIN && r->fp_off <= INT16_MAX;
+	if (!fits)
+		return w;
+	w.base = r->base;
+	w.fp = r->fp;
+	w.off = (int16_t)r->off;
+	w.off2 = (int16_t)r->off2;
+	w.fp_off = (int16_t)r->fp_off;
+	return w;
+}
+
+static bool row_same(const struct stub_row *a, const struct stub_row *b)
+{
+	return a->base == b->base && a->fp == b->fp && a->off == b->off && a->off2 == b->off2 && a->fp_off == b->fp_off;
+}
+
+int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row **rows, size_t *n, char *err,
+		       size_t errlen)
+{
+	struct stub_cfa *sc = NULL;
+	struct stub_row *out = NULL;
+	uint8_t *code = NULL;
+	size_t nout = 0, cap = 0;
+	int rc = -1;
+	*rows = NULL;
+	*n = 0;
+	if (!s || (!s->loads && hotspot_stubs_each(s, now_ns, NULL, NULL) == 0) || !s->n) {
+		snprintf(err, errlen, "no stubs read");
+		return -1;
+	}
+	if (!(sc = stub_cfa_new(err, errlen)))
+		return -1;
+	size_t total = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct stub *st = &s->v[i];
+		size_t len = st->end - st->begin, nr = 0;
+		struct stub_cfa_row *cr = NULL;
+		if (len > ROWS_STUB_BYTES)
+			continue; /* no rows: the heuristics */
+		if ((total += len) > ROWS_TOTAL_BYTES)
+			break;
+		uint8_t *c = realloc(code, len);
+		if (!c)
+			goto oom;
+		code = c;
+		if (remote_mem_read(&s->mem, st->begin, code, len) != 0)
+			continue; /* unread: no rows, the heuristics */
+		if (stub_cfa_analyze(sc, code, len, st->begin, &cr, &nr, NULL) != 0)
+			goto oom;
+		if (nout + nr + 1 > cap) {
+			size_t ncap = (nout + nr + 1) * 2;
+			struct stub_row *g = realloc(out, ncap * sizeof(*out));
+			if (!g) {
+				free(cr);
+				goto oom;
+			}
+			out = g;
+			cap = ncap;
+		}
+		for (size_t k = 0; k < nr; k++) {
+			struct stub_row w = row_to_walker(&cr[k], st->begin);
+			if (nout && out[nout - 1].pc < w.pc && row_same(&out[nout - 1], &w))
+				continue;
+			while (nout && out[nout - 1].pc >= w.pc) /* overlapping stubs: the later one's from here */
+				nout--;
+			out[nout++] = w;
+		}
+		/* every stub's rows end at its end: a pc past it (a blob the list does
+		 * not name, a stub left out) gets no rule of it; a stub that begins
+		 * there replaces this row with its first */
+		out[nout++] = (struct stub_row){ .pc = st->end };
+		free(cr);
+		if (nout > ROWS_MAX) {
+			snprintf(err, errlen, "its stubs make more than %d rows", ROWS_MAX);
+			goto done;
+		}
+	}
+	*rows = out;
+	*n = nout;
+	out = NULL;
+	rc = 0;
+	goto done;
+oom:
+	snprintf(err, errlen, "out of memory");
+done:
+	free(out);
+	free(code);
+	stub_cfa_free(sc);
+	return rc;
 }

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+#include <linux/types.h>
+
+#include "profile.h" /* struct stub_row */
 #include "remote_mem.h"
 #include "str_intern.h"
 
@@ -23,6 +26,20 @@ void hotspot_stubs_free(struct hotspot_stubs *s);
  * again (at most once a second) when a pc is not in it: stubs are generated
  * as the JVM starts, some later. */
 const char *hotspot_stubs_name(struct hotspot_stubs *s, uint64_t pc, uint64_t now_ns);
+
+/* Calls fn for each stub (begin, end, name), in address order, the list
+ * read first when it has not been; the count of stubs. */
+size_t hotspot_stubs_each(struct hotspot_stubs *s, uint64_t now_ns,
+			  void (*fn)(void *ctx, uint64_t begin, uint64_t end, const char *name), void *ctx);
+
+/* The walker's unwinding rows of every stub (stub_cfa on its code, read from
+ * the JVM), sorted by pc, a stub's end closing its rows (an unknown row): in
+ * *rows (malloc'ed, the caller frees), *n of them. Bounded for a JVM that
+ * lists what no JVM has: stubs over 256 KiB are left out, 2 MiB of code read
+ * at most, 8192 rows. 0, or -1 with a line in err (no stubs, too many rows,
+ * out of memory, no capstone). */
+int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row **rows, size_t *n, char *err,
+		       size_t errlen);
 
 /* How many stubs were read (tests). */
 size_t hotspot_stubs_count(const struct hotspot_stubs *s);

@@ -746,10 +746,34 @@ int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name)
 
 int hotspot_vm_thread_name(struct hotspot_vm *vm, pid_t nstid, char *out, size_t len)
 {
-	return vm->threads ? hotspot_threads_name(vm->threads, nstid, out, len) : -1;
+	int rc = vm->threads ? hotspot_threads_name(vm->threads, nstid, out, len) : -1;
+	if (rc < 0 && vm->threads && !(vm->said & HOTSPOT_LIMIT_ZNAMES) && hotspot_threads_moving(vm->threads)) {
+		vm->said |= HOTSPOT_LIMIT_ZNAMES;
+		msg_say("pid %d runs generational ZGC, which moves Thread objects and tells where only as the JVM "
+			"reads them again: a moved thread shows its kernel name (15 bytes) until the JVM has read it "
+			"again, its Java name after\n",
+			(int)vm->pid);
+	}
+	return rc;
 }
 
 /* ---- inlining ----------------------------------------------------------------- */
+
+int hotspot_vm_stub_rows(struct hotspot_vm *vm, struct stub_row **rows, size_t *n, char *err, size_t errlen)
+{
+	if (!vm->stubs) {
+		*rows = NULL;
+		*n = 0;
+		snprintf(err, errlen, "libjvm's symbols do not name its stubs (StubCodeDesc::_list)");
+		return -1;
+	}
+	return hotspot_stubs_rows(vm->stubs, mono_ns(), rows, n, err, errlen);
+}
+
+struct hotspot_stubs *hotspot_vm_stubs(struct hotspot_vm *vm)
+{
+	return vm->stubs;
+}
 
 const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc)
 {

@@ -33,6 +33,7 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen);
 #define HOTSPOT_LIMIT_SECOND  2u
 #define HOTSPOT_LIMIT_NAMES   4u
 #define HOTSPOT_LIMIT_RENAMES 8u
+#define HOTSPOT_LIMIT_ZNAMES  16u /* generational ZGC moved a Thread object: its name unread (a note) */
 /* The reads from now on are sample seq's (a number that changes from one
  * sample to the next). */
 void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq);
@@ -117,6 +118,12 @@ enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, u
  * list when libjvm has a symbol table, else "call_stub" for the call stub's
  * return address; NULL (a static string or interned). */
 const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc);
+
+/* The walker's unwinding rows of the JVM's stubs (hotspot_stubs_rows). */
+int hotspot_vm_stub_rows(struct hotspot_vm *vm, struct stub_row **rows, size_t *n, char *err, size_t errlen);
+
+/* The JVM's stub list (StubCodeDesc), NULL when libjvm's symbols do not name it. */
+struct hotspot_stubs *hotspot_vm_stubs(struct hotspot_vm *vm);
 /* The java.lang.Thread name of thread nstid (as the JVM's pid namespace
  * numbers it), UTF-8 into out: its length, or -1 (not a Java thread, not
  * readable; see hotspot_threads.h). */

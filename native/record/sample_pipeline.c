@@ -426,7 +426,7 @@ void sample_pipeline_add(struct sample_pipeline *p, const struct profile_sample 
 	struct folded_sample fs = { .s = s };
 	const struct stack_cache_value *hit = NULL;
 
-	symbolizer_sample(p->o.sy, (pid_t)s->pid);
+	symbolizer_sample_thread(p->o.sy, (pid_t)s->pid, (pid_t)s->tid);
 	if (p->cache)
 		gen = symbolizer_names_gen(p->o.sy, (pid_t)s->pid, s->ts_ns);
 	if (gen) {

@@ -49,6 +49,12 @@ struct sampler {
 	uint32_t user_frames;  /* the HotSpot walker's depth of off-CPU samples */
 	uint32_t cpu_frames;   /* ... of CPU samples (legacy: with its tail calls) */
 	struct sampler_opts o; /* as opened (pids: NULL), for sampler_start */
+	/* the JVMs' ranges of the stub_rows map, sorted by first */
+	struct stub_range {
+		pid_t pid;
+		__u32 first, count;
+	} stub_ranges[SAMPLER_STUB_JVMS];
+	size_t nstub_ranges;
 };
 
 /* The callback's "budget spent": libbpf stops consuming (the record that
@@ -284,6 +290,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->follow_children = o->pids && o->follow_children;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
+	s->skel->rodata->pids_only = o->pids_only;
 	s->skel->rodata->legacy_frames = d->first;
 	s->skel->rodata->legacy_chunk = d->chunk;
 	s->skel->rodata->legacy_off_frames = d->off;
@@ -301,7 +308,7 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
-	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && !o->no_cpu);
+	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && !o->no_cpu && !o->pids_only);
 	bpf_program__set_autoload(s->p_switch, o->offcpu);
 	bpf_program__set_autoload(s->p_exit, o->offcpu);
 	if (!o->offcpu) {
@@ -635,9 +642,51 @@ int sampler_walker_frames(const struct sampler *s, bool offcpu)
 	return (int)(offcpu ? s->user_frames : s->cpu_frames);
 }
 
+/* pid's range of stub_rows given back. */
+static void stub_range_free(struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nstub_ranges; i++)
+		if (s->stub_ranges[i].pid == pid) {
+			memmove(&s->stub_ranges[i], &s->stub_ranges[i + 1],
+				(s->nstub_ranges - i - 1) * sizeof(s->stub_ranges[0]));
+			s->nstub_ranges--;
+			return;
+		}
+}
+
+int sampler_stub_rows(struct sampler *s, pid_t pid, const struct stub_row *rows, size_t n, __u32 *first)
+{
+	__u32 at = 0;
+	size_t i;
+	stub_range_free(s, pid);
+	if (n == 0 || n > PROFILE_STUB_ROWS || s->nstub_ranges >= SAMPLER_STUB_JVMS)
+		return -ENOSPC;
+	/* the first gap that holds them */
+	for (i = 0; i < s->nstub_ranges; i++) {
+		if (s->stub_ranges[i].first - at >= n)
+			break;
+		at = s->stub_ranges[i].first + s->stub_ranges[i].count;
+	}
+	if (PROFILE_STUB_ROWS - at < n)
+		return -ENOSPC;
+	for (size_t k = 0; k < n; k++) {
+		__u32 key = at + (__u32)k;
+		if (bpf_map__update_elem(s->skel->maps.stub_rows, &key, sizeof(key), &rows[k], sizeof(rows[k]),
+					 BPF_ANY) != 0)
+			return -errno;
+	}
+	memmove(&s->stub_ranges[i + 1], &s->stub_ranges[i], (s->nstub_ranges - i) * sizeof(s->stub_ranges[0]));
+	s->stub_ranges[i] = (struct stub_range){ pid, at, (__u32)n };
+	s->nstub_ranges++;
+	*first = at;
+	return 0;
+}
+
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp)
 {
 	__u32 key = (__u32)pid;
+	if (!hp)
+		stub_range_free(s, pid);
 	if (!hp)
 		return bpf_map__delete_elem(s->skel->maps.hotspot_procs, &key, sizeof(key), 0) == 0 ? 0 : -errno;
 	return bpf_map__update_elem(s->skel->maps.hotspot_procs, &key, sizeof(key), hp, sizeof(*hp), BPF_ANY) == 0 ?

@@ -23,6 +23,7 @@ struct sampler_opts {
 	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
 	bool verbose;	       /* libbpf's messages, and each program's verification, on stderr */
 	bool legacy;	       /* load the _legacy programs (kernel_features.h: before 5.18) */
+	bool pids_only;	       /* perf samples without stacks: only whose they are (the walker not loaded) */
 };
 
 struct sampler_stats {
@@ -97,6 +98,12 @@ int sampler_max_user_frames(const struct sampler *s);
  * off-CPU ones (sampler_opts.legacy: as deep as the kernel's verifier took;
  * CPU samples go on in tail calls, off-CPU ones end there). */
 int sampler_walker_frames(const struct sampler *s, bool offcpu);
+/* JVMs with stub rows at once, at most (hotspot_procs holds 256). */
+#define SAMPLER_STUB_JVMS 256
+/* pid's stubs' unwinding rows (hotspot_stubs_rows) put in the walker's
+ * stub_rows map, where they begin in *first (for its hotspot_proc): 0, or a
+ * negative errno (-ENOSPC: no room left). Rows it had before are given back. */
+int sampler_stub_rows(struct sampler *s, pid_t pid, const struct stub_row *rows, size_t n, __u32 *first);
 /* Walks pid's user stacks with the HotSpot walker from now on, with layout hp
  * (NULL: back to the kernel's frame-pointer walk). 0 or a negative errno. */
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp);

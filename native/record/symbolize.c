@@ -31,6 +31,7 @@
 #define AGENT_CHECK_JVM_NS 100000000ULL		  /* in a process with libjvm.so: every 100 ms ... */
 #define AGENT_SETTLE_NS	   10000000000ULL	  /* ... for its first 10 s, then every second */
 #define EXEC_CHECK_NS	   1000000000ULL	  /* notice an exec (a new /proc/PID/exe) within a second */
+#define NEW_THREAD_EXEC_NS 10000000ULL		  /* ... at once when a new thread is sampled, within 10 ms */
 #define IDLE_REFRESH_NS	   10000000000ULL	  /* a process without samples is looked at again after 10 s */
 #define SAMPLED_REFRESH_NS 150000000ULL		  /* ... and at its first sample when not looked at for this long */
 #define NO_SYMS		   ((struct elf_syms *)1) /* a mapping whose file has no symbols we can read */
@@ -48,7 +49,7 @@ struct thread_name {
 	uint64_t retry_ns;
 };
 #define THREAD_NAMES_MAX     65536 /* kept per process at most (then started over) */
-#define THREAD_NAME_RETRY_NS 1000000000ULL
+#define THREAD_NAME_RETRY_NS 250000000ULL
 
 struct proc {
 	pid_t pid, nspid;
@@ -61,6 +62,7 @@ struct proc {
 	uint64_t maps_ns, maps_wait_ns; /* last read; how long until the next may be */
 	uint64_t maps_top;		/* the end of the highest user-space mapping */
 	uint64_t seen_ns;		/* first seen (an exec starts it again) */
+	pid_t top_tid;			/* the highest thread id sampled: a higher one is a new thread */
 	bool maps_gone, is_jvm;
 	bool anon_frames; /* a frame outside every file: a perf map may name it */
 	struct jit_syms *jit;
@@ -504,6 +506,25 @@ void symbolizer_sample(struct symbolizer *sy, pid_t pid)
 		if (now - p->refreshed_ns >= SAMPLED_REFRESH_NS)
 			refresh_proc(sy, p, now);
 	}
+}
+
+void symbolizer_sample_thread(struct symbolizer *sy, pid_t pid, pid_t tid)
+{
+	struct proc *p = get_proc(sy, pid);
+	/* a thread not sampled before (ids grow until they wrap): threads start
+	 * after an exec (a wrapper script's exec of java, then the JVM's threads),
+	 * so the process is looked at for one now, not within the second, and its
+	 * new threads' samples go under its new name and mappings */
+	if (p && tid > p->top_tid) {
+		bool first = !p->top_tid;
+		p->top_tid = tid;
+		/* at most every NEW_THREAD_EXEC_NS: a process starting threads by the thousand costs no more */
+		if (!first && p->exe_checked_ns + NEW_THREAD_EXEC_NS <= mono_ns()) {
+			p->exe_checked_ns = 0;
+			check_exec(sy, p);
+		}
+	}
+	symbolizer_sample(sy, pid);
 }
 
 uint64_t symbolizer_jvm_seen(const struct symbolizer *sy)
@@ -988,6 +1009,18 @@ int symbolizer_walker_info(struct symbolizer *sy, pid_t pid, struct hotspot_proc
 	else if (rc > 0)
 		p->hs_state = 2;
 	return p->hs_state < 0 ? -1 : rc;
+}
+
+int symbolizer_stub_rows(struct symbolizer *sy, pid_t pid, struct stub_row **rows, size_t *n, char *err, size_t errlen)
+{
+	struct proc *p = get_proc(sy, pid);
+	*rows = NULL;
+	*n = 0;
+	if (!p || p->hs_state != 2 || !p->hs) {
+		snprintf(err, errlen, "pid %d is not walked", (int)pid);
+		return -1;
+	}
+	return hotspot_vm_stub_rows(p->hs, rows, n, err, errlen);
 }
 
 bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid)

@@ -68,6 +68,9 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
  * once when the layout handed out before no longer holds (the process ran
  * exec, or its pid is another process's now): stop walking it. */
 int symbolizer_walker_info(struct symbolizer *sy, pid_t pid, struct hotspot_proc *out);
+/* The unwinding rows of JVM pid's stubs (hotspot_vm_stub_rows), once its
+ * layout was handed out: 0, or -1 with a line in err. */
+int symbolizer_stub_rows(struct symbolizer *sy, pid_t pid, struct stub_row **rows, size_t *n, char *err, size_t errlen);
 /* Whether pid is a JVM whose layout can be read (the walker can walk it). */
 bool symbolizer_can_walk(struct symbolizer *sy, pid_t pid);
 /* Whether pid's stacks are walked by the HotSpot walker (its layout was handed out). */
@@ -97,6 +100,9 @@ void symbolizer_refresh(struct symbolizer *sy);
  * looked at first when the last look is older than the refresh period (a
  * process waking up from idle gets the names it has now). */
 void symbolizer_sample(struct symbolizer *sy, pid_t pid);
+/* The same for a sample of thread tid: a thread not sampled before has the
+ * process looked at for an exec at once (else within a second). */
+void symbolizer_sample_thread(struct symbolizer *sy, pid_t pid, pid_t tid);
 /* When a process was last found to be a JVM (CLOCK_MONOTONIC ns, 0 never):
  * its walker and agent are set up in the next moments. */
 uint64_t symbolizer_jvm_seen(const struct symbolizer *sy);

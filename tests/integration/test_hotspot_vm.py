@@ -3,6 +3,7 @@
 import os
 import re
 import subprocess
+import sys
 import time
 import unittest
 
@@ -152,6 +153,39 @@ class HotspotVmTest(unittest.TestCase):
             print("%s: bci 0..%d on lines %s" % (name, len(lines) - 1, sorted(set(lines))))
             checked += 1
         self.assertGreaterEqual(checked, 1, "none of %s was compiled on its own" % METHODS)
+
+    def test_stubs_unwound_from_their_code(self):
+        """Every stub of the StubCodeDesc list analysed for unwinding (stub_cfa,
+        #34): its instructions reached from its entry, where the caller's frame
+        is known at each; what is left unreached is data (constant tables) or
+        a second entry."""
+        r = subprocess.run([PROBE, str(self.jvm.pid), "--stubs"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        stubs = {}
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if f[0] == "stub" and f[4] == "insns":
+                stubs.setdefault(f[1], []).append(dict(zip(f[4::2], map(int, f[5::2]))))
+        total = [l for l in r.stdout.splitlines() if l.startswith("stubs ")][0].split()
+        t = dict(zip(total[::2], map(int, total[1::2])))
+        print("\nJDK %d: %d stubs, %d instructions, %d without a rule, %d reached twice differently"
+              % (self.jdk, t["stubs"], t["insns"], t["unknown"], t["conflicts"]), file=sys.stderr)
+        self.assertGreaterEqual(t["stubs"], 100, r.stdout[-2000:])
+        self.assertEqual(t["unread"], 0, r.stdout[-2000:])
+        # Loom's continuation stubs (cont_thaw, cont_returnBarrier: JDK 21 on) move
+        # rsp to frames they copy back; they are left to the walker's heuristics
+        unknown = sum(st["unknown"] for n, v in stubs.items() if not n.startswith("cont_") for st in v)
+        self.assertLess(unknown, t["insns"] * 0.002, r.stdout[-3000:])
+        # the families the issue names, whole: every instruction reached and ruled
+        for name in ("sha256_implCompressMB", "sha512_implCompressMB", "md5_implCompressMB", "updateBytesCRC32C",
+                     "updateBytesAdler32", "aescrypt_encryptBlock", "counterMode_AESCrypt", "multiplyToLen",
+                     "jbyte_fill", "generic_arraycopy", "call_stub"):
+            for st in stubs.get(name, []):
+                self.assertGreater(st["insns"], 0, name)
+                # at most the one instruction between aligning rsp and saving the old
+                # one (in a register then: the walker reads only rsp and rbp)
+                self.assertLessEqual(st["unknown"], 1, (name, st))
+                self.assertLess(st["unreached"], 64, (name, st))
 
 
 class NotAJvmTest(unittest.TestCase):

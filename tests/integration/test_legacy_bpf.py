@@ -126,6 +126,22 @@ class LegacyBpfTest(unittest.TestCase):
         spin = sum(n for f, n in jvmtest.read_folded(folded) if any("Workload.spin_[" in x for x in f))
         self.assertGreater(spin, 100)
 
+    def test_agent_events_alone_load_no_walker(self):
+        # -e lock alone: the sampler only finds processes, so its program is loaded
+        # with the walker known dead (pids_only): a few hundred instructions verified
+        # where the CPU recording's are 100k and more on 5.10, no tail-call program,
+        # no depth said; the lock samples are the agent's, as ever
+        jvm = self.jvm(["--seconds", "600"], main="jflame.examples.LockContend", ready="jflame-example: ready")
+        folded = self.out("lock.folded")
+        r = self.record("-e", "lock", "-p", str(jvm.pid), "-d", "3", "-o", folded)
+        m = re.search(r"BPF program profile_sample_legacy: (\d+) instructions verified", r.stderr)
+        self.assertTrue(m, r.stderr[-3000:])
+        self.assertLess(int(m.group(1)), 2000, "the walker was verified for a recording that does not walk")
+        self.assertNotRegex(r.stderr, r"BPF program profile_walk_more: ")
+        self.assertFalse(NOTE.search(r.stderr), "a walker's depth said for the agent's stacks")
+        waits = sum(n for f, n in jvmtest.read_folded(folded) if f[-1] == "jflame/examples/Ledger_[l]")
+        self.assertGreater(waits, 1e6, "under a second of lock waits in 3 s of LockContend")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

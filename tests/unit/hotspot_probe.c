@@ -7,9 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "hotspot_stubs.h"
 #include "hotspot_threads.h"
 #include "hotspot_vm.h"
 #include "remote_mem.h"
+#include "stub_cfa.h"
 #include "text_escape.h"
 
 #define MAX_METHODS 16
@@ -165,6 +167,53 @@ out:
 	return rc;
 }
 
+struct stubs_seen {
+	struct stub_cfa *sc;
+	size_t stubs, insns, unknown, conflicts, unreached, failed;
+};
+
+/* --stubs: each stub's code analysed (stub_cfa): its instructions and those
+ * without a rule, then the totals. */
+static void stub_seen(void *ctx, uint64_t begin, uint64_t end, const char *name)
+{
+	struct stubs_seen *t = ctx;
+	size_t len = end - begin, n = 0;
+	uint8_t *code = malloc(len);
+	struct stub_cfa_row *rows = NULL;
+	struct stub_cfa_stats st;
+	t->stubs++;
+	if (!code || peek(begin, code, len) != 0 || stub_cfa_analyze(t->sc, code, len, begin, &rows, &n, &st) != 0) {
+		printf("stub %s %#" PRIx64 " %zu unread\n", name, begin, len);
+		t->failed++;
+		free(code);
+		return;
+	}
+	printf("stub %s %#" PRIx64 " %zu insns %zu unknown %zu conflicts %zu unreached %zu rows %zu\n", name, begin,
+	       len, st.insns, st.unknown, st.conflicts, st.bytes_unreached, n);
+	t->insns += st.insns;
+	t->unknown += st.unknown;
+	t->conflicts += st.conflicts;
+	t->unreached += st.bytes_unreached;
+	free(rows);
+	free(code);
+}
+
+static int stubs_print(struct hotspot_vm *vm)
+{
+	char err[256];
+	struct stubs_seen t = { .sc = stub_cfa_new(err, sizeof(err)) };
+	if (!t.sc) {
+		fprintf(stderr, "hotspot_probe: %s\n", err);
+		return 1;
+	}
+	struct hotspot_stubs *s = hotspot_vm_stubs(vm);
+	hotspot_stubs_each(s, now_ns(), stub_seen, &t);
+	printf("stubs %zu insns %zu unknown %zu conflicts %zu unreached %zu unread %zu\n", t.stubs, t.insns, t.unknown,
+	       t.conflicts, t.unreached, t.failed);
+	stub_cfa_free(t.sc);
+	return s && t.stubs ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char err[512];
@@ -173,7 +222,7 @@ int main(int argc, char **argv)
 	struct hotspot_proc hp;
 	int nwant = 0, rc = 1;
 	long found = 0, named = 0;
-	bool usage = argc < 2, threads = false;
+	bool usage = argc < 2, threads = false, stubs = false;
 
 	for (int i = 2; i < argc && !usage; i++) {
 		if (strcmp(argv[i], "--method") == 0 && i + 1 < argc && nwant < MAX_METHODS)
@@ -182,12 +231,16 @@ int main(int argc, char **argv)
 			b.print = true;
 		else if (strcmp(argv[i], "--threads") == 0)
 			threads = true;
+		else if (strcmp(argv[i], "--stubs") == 0)
+			stubs = true;
 		else
 			usage = true;
 	}
 	if (usage) {
-		fprintf(stderr, "usage: hotspot_probe PID [--method Lpkg/Class;::name]... [--tables] [--threads]\n"
-				"  --threads: the java.lang.Thread name of every thread of PID instead\n");
+		fprintf(stderr,
+			"usage: hotspot_probe PID [--method Lpkg/Class;::name]... [--tables] [--threads] [--stubs]\n"
+			"  --threads: the java.lang.Thread name of every thread of PID instead\n"
+			"  --stubs: each stub's code analysed for unwinding (stub_cfa) instead\n");
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[1]);
@@ -206,6 +259,10 @@ int main(int argc, char **argv)
 	printf("jdk %d\n", l->jdk);
 	if (threads) {
 		rc = threads_print(vm);
+		goto out;
+	}
+	if (stubs) {
+		rc = stubs_print(vm);
 		goto out;
 	}
 	printf("frame_complete_size %d\n", hotspot_vm_frame_complete_size(vm));

@@ -74,6 +74,18 @@ static const char *const stubs[] = {
 	"libmLog",
 	"libmLog10",
 	"libmPow",
+	/* JDK 21 and 25's (StubCodeDesc names, #34) */
+	"dexp",
+	"dlog",
+	"dsin",
+	"base64_encodeBlock",
+	"implEncode",
+	"chacha20Block",
+	"poly1305_processBlocks",
+	"sha3_implCompressMB",
+	"kyberNtt",
+	"cont_thaw",
+	"oop_disjoint_arraycopy",
 };
 
 static bool in_table(const char *s)

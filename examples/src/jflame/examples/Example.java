@@ -71,6 +71,10 @@ final class Example {
         return def;
     }
 
+    String option(String name, String def) {
+        return options.getOrDefault(name, def);
+    }
+
     String choice(String name, String def, String... allowed) {
         String v = options.getOrDefault(name, def);
         if (!Arrays.asList(allowed).contains(v)) {
@@ -187,7 +191,8 @@ final class Example {
         long runNanos = TimeUnit.SECONDS.toNanos(seconds);
         long deadline = startNanos + runNanos;
         // Ready after at least 3 s (a third of short runs) once the last second added under
-        // 10 ms of JIT compilation and did as much work as the second before it (within 20%),
+        // 10 ms of JIT compilation and did as much work as the second before it (within 20%, and
+        // some: a JVM starved of CPU at its start does none, and compiles nothing, for a while),
         // and at the latest after 10 s (2/3 of short runs): a slow JIT on a busy machine can
         // take that long to compile String.format's code.
         long warmup = Math.min(TimeUnit.SECONDS.toNanos(3), runNanos / 3);
@@ -219,7 +224,8 @@ final class Example {
                 long secondBefore = done[(tick + 10) % 20] - done[tick % 20];
                 done[tick % 20] = work;
                 tick++;
-                boolean steady = tick > 20 && Math.abs(lastSecond - secondBefore) * 5 <= Math.max(lastSecond, 1);
+                boolean steady = tick > 20 && lastSecond > 0
+                        && Math.abs(lastSecond - secondBefore) * 5 <= lastSecond;
                 long elapsed = now - startNanos;
                 if (!ready && elapsed >= warmup && (compiled < 10 && steady || elapsed >= latest)) {
                     ready = true;
@@ -235,6 +241,12 @@ final class Example {
         }
         stop();
         System.exit(0);
+    }
+
+    /** The JIT's compilation time so far in ms (CompilationMXBean), -1 when the JVM does not say. */
+    static long jitMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** Total collections of all collectors so far. */
