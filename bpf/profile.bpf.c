@@ -467,7 +467,7 @@ static __always_inline bool unwind_stub_row(struct walk *w, __u64 pc)
 	if (fp_rule == PROFILE_STUB_FP_LOST)
 		fp = 0;
 	w->r->pc = ra;
-	w->r->sp = cfa;
+	w->r->sp = cfa + 8 * (__u64)(row->args & 7);
 	w->r->fp = fp;
 	return true;
 }
@@ -494,7 +494,10 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	__u64 name = field64(hdr, hp->blob_name);
 	if (bpf_probe_read_user(&type, sizeof(type), (void *)name) != 0)
 		return walk_fail(w, PROFILE_END_READ);
-	__u64 frame_bytes = (__u64)(field32(hdr, hp->blob_frame_size) & 0xffff) * 8;
+	/* words, an int up to JDK 22, an int16_t from JDK 23: its low half. -1
+	 * (C1's stubs that never set one: g1_post_barrier_slow) is no size */
+	__s16 frame_words = (__s16)(field32(hdr, hp->blob_frame_size) & 0xffff);
+	__u64 frame_bytes = frame_words > 0 ? (__u64)frame_words * 8 : 0;
 	/* an int up to JDK 22, an int16_t from JDK 23: its low half, sign-extended,
 	 * is right for both (offsets are far below 32 KiB; -1 is "never") */
 	__s32 complete = (__s16)(field32(hdr, hp->blob_frame_complete) & 0xffff);

@@ -151,6 +151,10 @@ struct stub_row {
 	__u64 pc;
 	__s16 off, off2, fp_off;
 	__u8 base, fp;
+	/* words the caller pushed before its call (the stub's arguments, which
+	 * it leaves for the caller to pop: C1's slow_subtype_check): the
+	 * caller's frame begins that far above the CFA */
+	__u8 args;
 };
 
 /* Per-CPU counters in the `stats` array map. */

@@ -131,7 +131,7 @@ static bool segments_hold(const struct segments *s, uint64_t vaddr)
 /* Looks the names not found yet up in the symbol table of type type
  * (SHT_DYNSYM, SHT_SYMTAB); returns how many it found. */
 static size_t table_lookup(Elf *e, Elf32_Word type, const struct segments *s, uint64_t bias, const char *const *names,
-			   size_t n, uint64_t *addrs, size_t found)
+			   size_t n, uint64_t *addrs, uint64_t *sizes, size_t found)
 {
 	size_t more = 0;
 	for (Elf_Scn *scn = NULL; found + more < n && (scn = elf_nextscn(e, scn)) != NULL;) {
@@ -148,6 +148,8 @@ static size_t table_lookup(Elf *e, Elf32_Word type, const struct segments *s, ui
 			for (size_t k = 0; k < n; k++)
 				if (!addrs[k] && strcmp(name, names[k]) == 0) {
 					addrs[k] = sym.st_value + bias;
+					if (sizes)
+						sizes[k] = sym.st_size;
 					more++;
 					break;
 				}
@@ -159,6 +161,12 @@ static size_t table_lookup(Elf *e, Elf32_Word type, const struct segments *s, ui
 int elf_lookup_symbols(const char *path, const struct elf_mapping *maps, size_t nmaps, const char *const *names,
 		       size_t n, uint64_t *addrs, char *err, size_t errlen)
 {
+	return elf_lookup_symbols_sized(path, maps, nmaps, names, n, addrs, NULL, err, errlen);
+}
+
+int elf_lookup_symbols_sized(const char *path, const struct elf_mapping *maps, size_t nmaps, const char *const *names,
+			     size_t n, uint64_t *addrs, uint64_t *sizes, char *err, size_t errlen)
+{
 	int fd, found = -1;
 	size_t n_found;
 	struct segments s;
@@ -167,14 +175,16 @@ int elf_lookup_symbols(const char *path, const struct elf_mapping *maps, size_t 
 	if (!e)
 		return -1;
 	memset(addrs, 0, n * sizeof(addrs[0]));
+	if (sizes)
+		memset(sizes, 0, n * sizeof(sizes[0]));
 	segments_load(e, &s);
 	if (segments_bias(&s, maps, nmaps, &bias) != 0) {
 		snprintf(err, errlen, "the mappings of %s fit none of its segments", path);
 		goto out;
 	}
 	/* exported symbols first: a stripped library has only those */
-	n_found = table_lookup(e, SHT_DYNSYM, &s, bias, names, n, addrs, 0);
-	n_found += table_lookup(e, SHT_SYMTAB, &s, bias, names, n, addrs, n_found);
+	n_found = table_lookup(e, SHT_DYNSYM, &s, bias, names, n, addrs, sizes, 0);
+	n_found += table_lookup(e, SHT_SYMTAB, &s, bias, names, n, addrs, sizes, n_found);
 	found = (int)n_found;
 out:
 	elf_end(e);

@@ -26,5 +26,9 @@ int elf_lookup_bias(const char *path, const struct elf_mapping *maps, size_t nma
  * file or its mappings fit none of its segments. */
 int elf_lookup_symbols(const char *path, const struct elf_mapping *maps, size_t nmaps, const char *const *names,
 		       size_t n, uint64_t *addrs, char *err, size_t errlen);
+/* The same, and each symbol's size (st_size: an array's bytes) in sizes[i]
+ * (0 when not found). */
+int elf_lookup_symbols_sized(const char *path, const struct elf_mapping *maps, size_t nmaps, const char *const *names,
+			     size_t n, uint64_t *addrs, uint64_t *sizes, char *err, size_t errlen);
 
 #endif

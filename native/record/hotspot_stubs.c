@@ -26,15 +26,20 @@
 #define ROWS_TOTAL_BYTES (2u << 20)
 #define ROWS_MAX	 8192 /* JDK 17: ~700, 25: ~900 */
 #define RELOADS_MAX	 60
+#define BLOB_READ	 256 /* bytes of a CodeBlob read: its fields are in the first */
 
 struct stub {
 	uint64_t begin, end;
 	const char *name;
+	uint8_t args; /* words its callers push for it (struct stub_row's args) */
 };
 
 struct hotspot_stubs {
 	struct remote_mem mem;
 	uint64_t list_addr;
+	uint64_t blobs_addr; /* Runtime1::_blobs: C1's runtime stubs, blobs_n of them */
+	size_t blobs_n;
+	struct hotspot_blob_fields bf;
 	struct str_intern *si;
 	struct stub *v; /* sorted by begin */
 	size_t n;
@@ -72,8 +77,9 @@ static int by_begin(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* A stub's name: a printable C string of at most NAME_MAX_LEN - 1 bytes. */
-static const char *stub_name(struct hotspot_stubs *s, uint64_t addr)
+/* A stub's name: a printable C string of at most NAME_MAX_LEN - 1 bytes;
+ * spaces inside it when spaces (a CodeBlob's: "C1 Runtime new_instance_blob"). */
+static const char *stub_name(struct hotspot_stubs *s, uint64_t addr, bool spaces)
 {
 	char name[NAME_MAX_LEN];
 	size_t got = 0;
@@ -89,10 +95,69 @@ static const char *stub_name(struct hotspot_stubs *s, uint64_t addr)
 	}
 	if (got == 0 || got + 1 >= sizeof(name))
 		return NULL;
-	for (size_t i = 0; i < got; i++)
-		if ((unsigned char)name[i] <= 0x20 || (unsigned char)name[i] >= 0x7f)
+	for (size_t i = 0; i < got; i++) {
+		unsigned char c = (unsigned char)name[i];
+		bool inner_space = spaces && c == ' ' && i > 0 && i + 1 < got;
+		if ((c <= 0x20 && !inner_space) || c >= 0x7f)
 			return NULL;
+	}
 	return text_intern(s->si, name, got);
+}
+
+void hotspot_stubs_set_blobs(struct hotspot_stubs *s, uint64_t array, size_t count, const struct hotspot_blob_fields *f)
+{
+	long most = 0, fields[] = { f->name, f->frame_size, f->code_begin, f->code_end };
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		most = fields[i] > most ? fields[i] : most;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i] < 0 || most + 8 > BLOB_READ)
+			return; /* a layout this does not know: no blobs */
+	s->blobs_addr = array;
+	s->blobs_n = count < HOTSPOT_STUBS_BLOBS_MAX ? count : HOTSPOT_STUBS_BLOBS_MAX;
+	s->bf = *f;
+}
+
+static uint64_t field_addr(const uint8_t *hdr, long off, bool offsets, uint64_t blob)
+{
+	int32_t o;
+	uint64_t a;
+	if (offsets) {
+		memcpy(&o, hdr + off, sizeof(o));
+		return o > 0 ? blob + (uint64_t)o : 0;
+	}
+	memcpy(&a, hdr + off, sizeof(a));
+	return a;
+}
+
+/* The blobs of the array at s->blobs_addr whose frame size HotSpot does not
+ * know (C1's stubs that never set one: g1_post_barrier_slow, slow_subtype_check):
+ * the walker has no size to unwind them by, so they get rows as stubs do. At
+ * most room of them into v; how many. */
+static size_t blobs_load(struct hotspot_stubs *s, struct stub *v, size_t room)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->blobs_n && n < room; i++) {
+		uint64_t blob = 0;
+		uint8_t hdr[BLOB_READ];
+		int16_t frame_words;
+		if (remote_mem_read(&s->mem, s->blobs_addr + 8 * i, &blob, 8) != 0)
+			break;
+		if (!blob || (blob & 7) || remote_mem_read(&s->mem, blob, hdr, sizeof(hdr)) != 0)
+			continue;
+		/* an int up to JDK 22, an int16_t after: its low half, either way */
+		memcpy(&frame_words, hdr + s->bf.frame_size, sizeof(frame_words));
+		if (frame_words >= 0)
+			continue;
+		uint64_t name_at, begin = field_addr(hdr, s->bf.code_begin, s->bf.code_offsets, blob),
+				  end = field_addr(hdr, s->bf.code_end, s->bf.code_offsets, blob);
+		const char *name;
+		memcpy(&name_at, hdr + s->bf.name, sizeof(name_at));
+		if (begin > blob && begin < end && end - begin <= STUB_MAX_SIZE && (name = stub_name(s, name_at, true)))
+			/* C1 code pushes the two klasses it checks and pops them after
+			 * the call (LIR_Assembler::emit_typecheck_helper, JDK 17 to 25) */
+			v[n++] = (struct stub){ begin, end, name, strstr(name, "slow_subtype_check") ? 2 : 0 };
+	}
+	return n;
 }
 
 /* Reads the list anew: 0, or -1 when it cannot be read at all. A list that
@@ -111,10 +176,12 @@ static int stubs_load(struct hotspot_stubs *s)
 			break;
 		uint64_t begin = e[DESC_BEGIN / 8], end = e[DESC_END / 8];
 		const char *name;
-		if (begin && begin < end && end - begin <= STUB_MAX_SIZE && (name = stub_name(s, e[DESC_NAME / 8])))
-			v[n++] = (struct stub){ begin, end, name };
+		if (begin && begin < end && end - begin <= STUB_MAX_SIZE &&
+		    (name = stub_name(s, e[DESC_NAME / 8], false)))
+			v[n++] = (struct stub){ begin, end, name, 0 };
 		d = e[DESC_NEXT / 8];
 	}
+	n += blobs_load(s, v + n, HOTSPOT_STUBS_MAX - n);
 	qsort(v, n, sizeof(*v), by_begin);
 	free(s->v);
 	s->v = v;
@@ -167,9 +234,9 @@ size_t hotspot_stubs_each(struct hotspot_stubs *s, uint64_t now_ns,
 
 /* A row of stub_cfa's (offsets in a stub) as the walker's (pc, 16-bit
  * offsets): a rule whose offsets do not fit is left unknown. */
-static struct stub_row row_to_walker(const struct stub_cfa_row *r, uint64_t begin)
+static struct stub_row row_to_walker(const struct stub_cfa_row *r, uint64_t begin, uint8_t args)
 {
-	struct stub_row w = { .pc = begin + r->at };
+	struct stub_row w = { .pc = begin + r->at, .args = args };
 	bool fits = r->off >= INT16_MIN && r->off <= INT16_MAX && r->off2 >= INT16_MIN && r->off2 <= INT16_MAX &&
 		    r->fp_off >= INT16_MIN && r->fp_off <= INT16_MAX;
 	if (!fits)
@@ -184,7 +251,8 @@ static struct stub_row row_to_walker(const struct stub_cfa_row *r, uint64_t begi
 
 static bool row_same(const struct stub_row *a, const struct stub_row *b)
 {
-	return a->base == b->base && a->fp == b->fp && a->off == b->off && a->off2 == b->off2 && a->fp_off == b->fp_off;
+	return a->base == b->base && a->fp == b->fp && a->off == b->off && a->off2 == b->off2 &&
+	       a->fp_off == b->fp_off && a->args == b->args;
 }
 
 int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row **rows, size_t *n, char *err,
@@ -231,7 +299,7 @@ int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row
 			cap = ncap;
 		}
 		for (size_t k = 0; k < nr; k++) {
-			struct stub_row w = row_to_walker(&cr[k], st->begin);
+			struct stub_row w = row_to_walker(&cr[k], st->begin, st->args);
 			if (nout && out[nout - 1].pc < w.pc && row_same(&out[nout - 1], &w))
 				continue;
 			while (nout && out[nout - 1].pc >= w.pc) /* overlapping stubs: the later one's from here */

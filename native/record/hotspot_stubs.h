@@ -3,6 +3,7 @@
 #ifndef JFLAME_HOTSPOT_STUBS_H
 #define JFLAME_HOTSPOT_STUBS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <linux/types.h>
@@ -14,12 +15,29 @@
 /* At most this many stubs are read (JDK 17 and 25 have about 300). */
 #define HOTSPOT_STUBS_MAX 8192
 
+/* C1's stub blobs read at most (JDK 17: 39, 25: 40). */
+#define HOTSPOT_STUBS_BLOBS_MAX 256
+
 struct hotspot_stubs;
+
+/* Where a CodeBlob's fields are (gHotSpotVMStructs): its name (a char *),
+ * frame size (an int, int16_t from JDK 23), code's begin and end (pointers,
+ * or from JDK 23 int offsets from the blob: code_offsets). */
+struct hotspot_blob_fields {
+	long name, frame_size, code_begin, code_end;
+	bool code_offsets;
+};
 
 /* The stubs of a JVM whose StubCodeDesc::_list variable is at list_addr
  * (libjvm's .symtab); names interned in si. NULL when out of memory. */
 struct hotspot_stubs *hotspot_stubs_new(const struct remote_mem *m, uint64_t list_addr, struct str_intern *si);
 void hotspot_stubs_free(struct hotspot_stubs *s);
+/* Adds the blobs of C1's Runtime1::_blobs array (count pointers at array)
+ * whose frame size HotSpot leaves unknown to the stubs (names and rows),
+ * read with the list; a layout whose fields lie past a blob's first 256
+ * bytes adds none. */
+void hotspot_stubs_set_blobs(struct hotspot_stubs *s, uint64_t array, size_t count,
+			     const struct hotspot_blob_fields *f);
 
 /* The name of the stub whose code holds pc ("jbyte_disjoint_arraycopy"),
  * interned; NULL when none does. The list is read at the first call and

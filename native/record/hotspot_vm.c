@@ -181,7 +181,7 @@ static int pages_read(const struct hotspot_vm *vm, struct pages *pc, uint64_t ad
 
 /* ... and after them, in the same lookup, the symbols that may be missing
  * (libjvm's .symtab, which a stripped build lacks). */
-enum { OPT_STUB_LIST = HOTSPOT_NSYMS, NSYMS_ALL };
+enum { OPT_STUB_LIST = HOTSPOT_NSYMS, OPT_C1_BLOBS, NSYMS_ALL };
 
 static const char *const sym_names[NSYMS_ALL] = {
 	"gHotSpotVMStructs",
@@ -197,6 +197,7 @@ static const char *const sym_names[NSYMS_ALL] = {
 	"gHotSpotVMTypeEntryTypeNameOffset",
 	"gHotSpotVMTypeEntrySizeOffset",
 	"_ZN12StubCodeDesc5_listE", /* StubCodeDesc::_list: the generated stubs' names */
+	"_ZN8Runtime16_blobsE",	    /* Runtime1::_blobs: C1's stubs, some without a frame size */
 };
 
 /* The tables' reads: through the vm's page cache. */
@@ -603,7 +604,8 @@ static bool is_libjvm(const char *path)
 
 /* The addresses of the table variables in process pid: libjvm's .dynsym
  * with the load bias its mappings show. */
-static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], char *err, size_t errlen)
+static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t size[NSYMS_ALL], uint64_t text[2], char *err,
+			  size_t errlen)
 {
 	char path[64], file[4200];
 	struct proc_maps pm = { 0 };
@@ -642,11 +644,11 @@ static int libjvm_symbols(pid_t pid, uint64_t sym[NSYMS_ALL], uint64_t text[2], 
 		close(fd);
 	found = fd < 0 || st.st_ino != jvm->inode ?
 			-1 :
-			elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
+			elf_lookup_symbols_sized(file, maps, n, sym_names, NSYMS_ALL, sym, size, err, errlen);
 	if (found < 0) {
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)jvm->start,
 			 (unsigned long)jvm->end);
-		found = elf_lookup_symbols(file, maps, n, sym_names, NSYMS_ALL, sym, err, errlen);
+		found = elf_lookup_symbols_sized(file, maps, n, sym_names, NSYMS_ALL, sym, size, err, errlen);
 	}
 	for (size_t i = 0; found >= 0 && i < HOTSPOT_NSYMS; i++)
 		if (!sym[i])
@@ -663,11 +665,11 @@ out:
 struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen)
 {
 	char path[64], who[32];
-	uint64_t sym[NSYMS_ALL], text[2] = { 0, 0 };
+	uint64_t sym[NSYMS_ALL], size[NSYMS_ALL], text[2] = { 0, 0 };
 	struct hotspot_vm *vm = NULL;
 	struct str_intern *si;
 
-	if (libjvm_symbols(pid, sym, text, err, errlen) != 0)
+	if (libjvm_symbols(pid, sym, size, text, err, errlen) != 0)
 		return NULL;
 	if (!(vm = vm_alloc(budget_read, NULL)) || !(vm->own_si = si = str_intern_new())) {
 		hotspot_vm_free(vm);
@@ -689,6 +691,11 @@ struct hotspot_vm *hotspot_vm_open(pid_t pid, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		hotspot_vm_free(vm);
 		return NULL;
+	}
+	if (vm->stubs && sym[OPT_C1_BLOBS] && size[OPT_C1_BLOBS] >= 8) {
+		const struct hotspot_blob_fields bf = { vm->blob_name, vm->blob_frame_size, vm->blob_code_begin,
+							vm->blob_code_end, vm->blob_code_offsets };
+		hotspot_stubs_set_blobs(vm->stubs, sym[OPT_C1_BLOBS], size[OPT_C1_BLOBS] / 8, &bf);
 	}
 	vm->have_counter = hsperf_counter_open(&vm->counter, pid, vm->nspid, UNLOADED_COUNTER) == 0 &&
 			   hsperf_counter_read(&vm->counter, &vm->unloaded) == 0;

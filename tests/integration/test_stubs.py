@@ -24,6 +24,9 @@ JAVA_FRAME = re.compile(r"_\[[ji0]\]$")
 # the families whose threads spend most of their time in a stub on every JDK
 # and CPU here (the others are measured, not required: their work is compiled
 # Java or libjvm's C++ on some CPUs)
+# C1's stubs: in Runtime1::_blobs (JDK 17 "slow_subtype_check Runtime1 stub", 25 "C1 Runtime
+# slow_subtype_check_blob"), and G1's barrier stubs, which have no frame size either
+C1_STUB = re.compile(r"( Runtime1 stub|^C1 Runtime .*_blob|^g1_(pre|post)_barrier_slow)$")
 STUB_FAMILIES = ("sha256", "sha512", "md5", "crc32", "crc32c", "adler32", "arraycopy", "mismatch")
 
 
@@ -109,6 +112,54 @@ class StubsTest(unittest.TestCase):
         """--attach: the same with the agent's names for compiled code."""
         stacks, err = self.record("attached", "--attach")
         self.check("with the agent", stacks, err)
+
+
+class C1StubsTest(unittest.TestCase):
+    """C1's runtime stubs that HotSpot gives no frame size (g1_post_barrier_slow,
+    slow_subtype_check: Runtime1::_blobs): the Kafka-style example compiled by C1
+    alone (-XX:TieredStopAtLevel=1, as a slow or busy host runs it for minutes)
+    spends ~10% in them; each such sample is whole, with its Java caller."""
+
+    @classmethod
+    def setUpClass(cls):
+        jvmtest.check_setup()
+        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        cls.tmp = tempfile.mkdtemp(prefix="jflame-c1-stubs-")
+        cls.jvm = Jvm(["--seconds", "300", "--format", "string-format"], agent_opts=None,
+                      jvm_flags=["-XX:TieredStopAtLevel=1"], main="jflame.examples.KafkaStyle",
+                      ready="jflame-example: ready")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.jvm.cleanup()
+        shutil.rmtree(cls.tmp, True)
+
+    def test_c1_stubs_unwound(self):
+        folded = os.path.join(self.tmp, "c1.folded")
+        r = jvmtest.record(["-p", str(self.jvm.pid), "-d", "5", "-o", folded], timeout=180)
+        stacks = [(f, n) for f, n in jvmtest.read_folded(folded) if len(f) > 1 and f[0] == "[%d] java" % self.jvm.pid]
+        total = sum(n for _, n in stacks)
+        failed = collections.Counter()
+        c1 = good = 0
+        for f, n in stacks:
+            if "[unwind failed]" in f:
+                failed[";".join(f[-3:])] += n
+            leaf = user_leaf(f)
+            if not C1_STUB.search(leaf or ""):
+                continue
+            at = len(f) - 1 - f[::-1].index(leaf)
+            c1 += n
+            if (any(x.startswith("start_thread") for x in f[2:8]) and at > 0 and
+                    JAVA_FRAME.search(f[at - 1]) is not None):
+                good += n
+        print("\nJDK %d C1 only: %d samples, %d in C1's stubs, %d of them whole with a Java caller, %d [unwind "
+              "failed]" % (jvmtest.java_version(), total, c1, good, sum(failed.values())), file=sys.stderr)
+        self.assertGreater(total, 200, r.stderr)
+        self.assertGreater(c1, 10, "samples in C1's g1_post_barrier_slow / Runtime1 stubs")
+        self.assertGreaterEqual(good, c1 * 0.95)
+        # a sample in the caller between the return from slow_subtype_check and the
+        # pops of its two arguments is not unwound (~0.2%: docs/walker.md)
+        self.assertLess(sum(failed.values()), total * 0.01, failed.most_common(5))
 
 
 if __name__ == "__main__":

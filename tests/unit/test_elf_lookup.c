@@ -54,6 +54,13 @@ static void test_shared_library(void)
 	CHECK_EQ_U64(addrs[0], (uintptr_t)dlsym(h, "fixture_sink")); /* .bss, in the RW segment */
 	CHECK_EQ_U64(addrs[1], (uintptr_t)dlsym(h, "fixture_alpha"));
 	CHECK_EQ_U64(addrs[2], 0);
+	/* with sizes: an int's 4 bytes, none for what is not there */
+	uint64_t sized[3], sizes[3];
+	CHECK_EQ_INT(elf_lookup_symbols_sized(path, maps, n, names, 3, sized, sizes, err, sizeof(err)), 2);
+	CHECK_EQ_U64(sized[0], addrs[0]);
+	CHECK_EQ_U64(sizes[0], sizeof(int));
+	CHECK(sizes[1] > 0);
+	CHECK_EQ_U64(sizes[2], 0);
 	/* the data mapping's offset lies in two segments' pages (the RW one's
 	 * vaddr is not its offset): the other mappings outvote the wrong one */
 	CHECK_EQ_INT(elf_lookup_bias(path, maps, n, &bias, err, sizeof(err)), 0);
