@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change_track.h"
 #include "cli_num.h"
 #include "name_normalize.h"
 #include "regress_report.h"
@@ -24,8 +25,11 @@ struct baseline {
 	size_t nhist, hist_next;
 	struct recording before, after; /* what the last comparison compared */
 	struct regress r;
-	struct str_index grew; /* the frames that grew significantly in the last window judged */
-	unsigned *streak;      /* ... and in how many windows in a row */
+	struct str_index grew;	 /* the frames that grew significantly in the last window judged */
+	unsigned *streak;	 /* ... and in how many windows in a row */
+	struct change_track *ct; /* lasting changes, as windows accumulate */
+	const struct change_event *ev;
+	size_t nev;
 };
 
 struct baseline *baseline_new(const struct baseline_opts *o)
@@ -39,7 +43,12 @@ struct baseline *baseline_new(const struct baseline_opts *o)
 	b->si = str_intern_new();
 	regress_init(&b->r);
 	str_index_init(&b->grew);
-	if (!b->wins || !b->si || recording_init(&b->before) != 0 || recording_init(&b->after) != 0) {
+	const struct change_track_opts co = { o->kind == BASELINE_FIRST	   ? CHANGE_REF_FIRST :
+					      o->kind == BASELINE_PREVIOUS ? CHANGE_REF_PREVIOUS :
+									     CHANGE_REF_FILE,
+					      o->previous, o->alpha, o->confirm };
+	b->ct = change_track_new(&co);
+	if (!b->wins || !b->si || !b->ct || recording_init(&b->before) != 0 || recording_init(&b->after) != 0) {
 		baseline_free(b);
 		return NULL;
 	}
@@ -68,6 +77,7 @@ void baseline_free(struct baseline *b)
 	regress_free(&b->r);
 	str_index_free(&b->grew);
 	free(b->streak);
+	change_track_free(b->ct);
 	str_intern_free(b->si);
 	free(b);
 }
@@ -86,7 +96,9 @@ static const char *compared(struct baseline *b, const char *stack, size_t *len)
 int baseline_add_profile_stack(struct baseline *b, const char *stack, size_t len, uint64_t count)
 {
 	const char *s = compared(b, stack, &len);
-	return s && b->o.kind == BASELINE_PROFILE ? recording_add(&b->wins[0], s, len, count) : -1;
+	return s && b->o.kind == BASELINE_PROFILE && recording_add(&b->wins[0], s, len, count) == 0 ?
+		       change_track_add_ref_stack(b->ct, s, len, count) :
+		       -1;
 }
 
 /* dst (initialized, emptied first) = src with its names as compared. */
@@ -160,7 +172,7 @@ static int count_streaks(struct baseline *b, struct regress *grew)
 
 bool baseline_regression(const struct baseline *b, const struct regress_row *row)
 {
-	return row->significant && row->change > 0 && row->streak >= (b->o.confirm ? b->o.confirm : 1);
+	return row->significant && row->change > 0 && !row->known && row->streak >= (b->o.confirm ? b->o.confirm : 1);
 }
 
 size_t baseline_regressions(const struct baseline *b, const struct regress *r)
@@ -171,10 +183,30 @@ size_t baseline_regressions(const struct baseline *b, const struct regress *r)
 	return n;
 }
 
-int baseline_window(struct baseline *b, const struct recording *window, const struct regress **out)
+/* The window into the lasting-change tracker: what the judge named is a
+ * change it knows (since the streak's first window), then its test. */
+static int track(struct baseline *b, uint64_t seq, bool compared_now)
+{
+	for (size_t i = 0; compared_now && i < b->r.nrows; i++) {
+		struct regress_row *w = &b->r.rows[i];
+		if (!baseline_regression(b, w))
+			continue;
+		/* said before: still and gone are the tracker's to say */
+		if (change_track_active(b->ct, w->frame))
+			w->known = true;
+		else if (change_track_note(b->ct, w->frame, seq >= w->streak ? seq - w->streak + 1 : 1, seq,
+					   w->before) != 0)
+			return -1;
+	}
+	return change_track_window(b->ct, &b->after, seq, &b->ev, &b->nev);
+}
+
+int baseline_window(struct baseline *b, const struct recording *window, uint64_t seq, const struct regress **out)
 {
 	int compared_now = 0;
 	*out = NULL;
+	b->ev = NULL;
+	b->nev = 0;
 	if (copy_compared(b, &b->after, window) != 0)
 		return -1;
 	if (b->nwins > 0 && b->after.total > 0 && b->nhist >= HISTORY_MIN) {
@@ -205,6 +237,8 @@ int baseline_window(struct baseline *b, const struct recording *window, const st
 	 * the next), or the newest N */
 	if (b->after.total == 0)
 		return compared_now;
+	if (track(b, seq, compared_now) != 0)
+		return -1;
 	/* the window into the history of how shares move, unless something in
 	 * it grew beyond that: a regression is not noise (else it would hide
 	 * itself in the windows after it) */
@@ -237,6 +271,12 @@ baseline:
 		return copy_compared(b, &b->wins[slot], window) != 0 ? -1 : compared_now;
 	}
 	return compared_now;
+}
+
+void baseline_changes(const struct baseline *b, const struct change_event **ev, size_t *n)
+{
+	*ev = b->ev;
+	*n = b->nev;
 }
 
 size_t baseline_history_min(void)

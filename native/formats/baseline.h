@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "change_track.h"
 #include "recording.h"
 #include "regress.h"
 
@@ -38,10 +39,16 @@ int baseline_add_profile_stack(struct baseline *b, const char *stack, size_t len
  * 0 when not yet: no baseline, or fewer than 3 recent windows to learn the
  * noise from (baseline_judged_from says from which window on); -1 when out
  * of memory. */
-int baseline_window(struct baseline *b, const struct recording *window, const struct regress **out);
+int baseline_window(struct baseline *b, const struct recording *window, uint64_t seq, const struct regress **out);
+
+/* What the lasting-change tracker said after the last baseline_window (seq
+ * its window's number): changes found (beyond what one window shows, as
+ * windows accumulate), still there, gone. Valid until the next call. */
+void baseline_changes(const struct baseline *b, const struct change_event **ev, size_t *n);
 
 /* Whether a row of the last comparison is a regression: it grew beyond the
- * noise in this window and the confirm - 1 windows before it. */
+ * noise in this window and the confirm - 1 windows before it, and it was not
+ * said before (a lasting change is said once, then still and gone). */
 bool baseline_regression(const struct baseline *b, const struct regress_row *row);
 /* The rows of the last comparison that are regressions. */
 size_t baseline_regressions(const struct baseline *b, const struct regress *r);

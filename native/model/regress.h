@@ -33,6 +33,7 @@ struct regress_row {
 	bool significant;		/* p_adj < alpha */
 	unsigned streak;		/* record --baseline: windows in a row, this one the last, in which
 					 * it grew significantly (0 elsewhere) */
+	bool known;			/* record --baseline: a lasting change said before (not again) */
 };
 
 struct regress {

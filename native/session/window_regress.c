@@ -3,6 +3,7 @@
 #include "window_regress.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -202,24 +203,71 @@ void window_regress_counts(const struct window_regress *w, uint64_t *judged, uin
 	*regressed = w->regressed;
 }
 
+/* Whether the judge named frame in this window. */
+static bool judge_named(const struct baseline *b, const struct regress *r, const char *frame)
+{
+	for (size_t i = 0; r && i < r->nrows; i++)
+		if (baseline_regression(b, &r->rows[i]) && strcmp(r->rows[i].frame, frame) == 0)
+			return true;
+	return false;
+}
+
+/* The tracker's lines: lasting changes found, still there, gone. How many were found. */
+static size_t say_changes(struct window_regress *w, const struct regress *r, const struct window_regress_window *win,
+			  FILE *out, struct regress_row *top)
+{
+	const struct change_event *ev;
+	size_t nev, found = 0;
+	baseline_changes(w->b, &ev, &nev);
+	for (size_t i = 0; i < nev; i++) {
+		const struct change_event *e = &ev[i];
+		unsigned long long n = (unsigned long long)win->seq, since = (unsigned long long)e->since;
+		double pts = (e->after - e->before) * 100;
+		if (e->what == CHANGE_FOUND) {
+			if (!found++ && top)
+				*top = (struct regress_row){ .frame = e->frame,
+							     .before = e->before,
+							     .after = e->after,
+							     .change = e->after - e->before,
+							     .p = e->p,
+							     .significant = true };
+			if (found <= LINES_MAX)
+				msg_to(out,
+				       "regression in window %llu (%s): %s %.1f%% \u2192 %.1f%% (%+.1f pts since window %llu)\n",
+				       n, win->when, e->frame, e->before * 100, e->after * 100, pts, since);
+		} else if (e->what == CHANGE_STILL && !judge_named(w->b, r, e->frame)) {
+			msg_to(out,
+			       "regression in window %llu (%s): %s still %+.1f pts since window %llu (%.1f%% \u2192 %.1f%%)\n",
+			       n, win->when, e->frame, pts, since, e->before * 100, e->after * 100);
+		} else if (e->what == CHANGE_GONE) {
+			msg_to(out, "change gone in window %llu (%s): %s back to %.1f%% (%.1f%% before window %llu)\n",
+			       n, win->when, e->frame, e->after * 100, e->before * 100, since);
+		}
+	}
+	if (found > LINES_MAX)
+		msg_to(out, "regression in window %llu (%s): and %zu more lasting changes\n",
+		       (unsigned long long)win->seq, win->when, found - LINES_MAX);
+	return found;
+}
+
 int window_regress_check(struct window_regress *w, const struct recording *rec, const struct window_regress_window *win)
 {
 	const struct regress *r;
 	char diff[4096] = "", err[1024] = "";
 	FILE *out = w->o.out ? w->o.out : stderr;
-	int c = baseline_window(w->b, rec, &r);
+	struct regress_row lasting = { 0 };
+	int c = baseline_window(w->b, rec, win->seq, &r);
 	if (c < 0) {
 		msg_warn("window %llu: out of memory comparing it with the baseline\n", (unsigned long long)win->seq);
 		return -1;
 	}
 	reap(w, false);
-	if (c == 0)
+	if (c == 0) {
+		say_changes(w, NULL, win, out, NULL);
 		return 0;
+	}
 	w->judged++;
 	size_t grew = baseline_regressions(w->b, r), said = 0;
-	if (!grew)
-		return 0;
-	w->regressed++;
 	const struct regress_row *top = NULL;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct regress_row *x = &r->rows[i];
@@ -235,6 +283,13 @@ int window_regress_check(struct window_regress *w, const struct recording *rec, 
 	if (grew > LINES_MAX)
 		msg_to(out, "regression in window %llu (%s): and %zu more frames grew\n", (unsigned long long)win->seq,
 		       win->when, grew - LINES_MAX);
+	size_t found = say_changes(w, r, win, out, &lasting);
+	if (!top && found)
+		top = &lasting;
+	grew += found;
+	if (!grew)
+		return 0;
+	w->regressed++;
 	if (w->o.diff_out) {
 		char host[256] = "";
 		gethostname(host, sizeof(host) - 1);

@@ -38,6 +38,17 @@ def regressions(err):
     return out
 
 
+def said(text):
+    """Every regression and change line, its window's time or file name left out: what record
+    and a replay of its windows both say."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^jflame: (regression|change gone) in window (\d+) \([^)]*\): (.*)$", line)
+        if m and not m.group(3).startswith("differential graph"):
+            out.append((int(m.group(2)), m.group(1), m.group(3)))
+    return sorted(out)
+
+
 class Ingest(http.server.ThreadingHTTPServer):
     """Counts the POSTs to /ingest (each window's pprof), answering 200."""
 
@@ -149,6 +160,13 @@ class RegressionWindowTest(unittest.TestCase):
             self.assertRegex(env["JFLAME_CHANGE"], r"^\+\d+\.\d$")
             # no window before the switch's blamed String.format
             self.assertFalse([w for w in found if w < switch_window], found)
+        # the same windows replayed (jflame diff --baseline SPEC DIR) say the same: every line of
+        # the window judge and of the lasting-change tracker, window by window
+        for name, err in results.items():
+            r = subprocess.run([JFLAME, "diff", "--baseline", modes[name], self.out(name)], capture_output=True,
+                               text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(said(r.stdout), said(err), "%s: replay\n%s\nrecord\n%s" % (name, r.stdout, err[-3000:]))
         # --push with --baseline: every window pushed, and one line says why the
         # regressions are not (Pyroscope takes no annotations)
         err = results["previous"]
