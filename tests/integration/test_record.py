@@ -143,17 +143,23 @@ class JavaRecordTest(RecordCase):
         folded = self.out("io.folded")
         self.record("-p", str(jvm.pid), "-d", "3", "-o", folded)
         stacks = self.thread_stacks(read_folded(folded), jvm.pid, "jflame-io-writer")
-        stitched = writes = 0
+        stitched = writes = in_kernel = 0
         for frames, n in stacks:
             java = [i for i, f in enumerate(frames) if is_java(f)]
             kernel = [i for i, f in enumerate(frames) if f.endswith("_[k]")]
+            in_kernel += n if kernel else 0
             if java and kernel and max(java) < min(kernel):
                 stitched += n
                 # the kernel part is the write system call
                 if any(f in ("ksys_write_[k]", "vfs_write_[k]", "do_syscall_64_[k]") for f in frames[min(kernel):]):
                     writes += n
         total = sum(n for _, n in stacks)
-        self.assertGreater(stitched, 0.3 * total, "few stacks with kernel frames on top of Java frames")
+        # how much of the thread is the syscall depends on the host's write path (a third here
+        # on 6.18, the rest JNI and libc: FileOutputStream.writeBytes' own work); what must hold
+        # is that the samples in the kernel sit on the thread's Java frames
+        self.assertGreater(stitched, max(20, 0.15 * total), "few stacks with kernel frames on top of Java frames")
+        self.assertGreaterEqual(stitched, 0.9 * in_kernel, "kernel samples not under Java frames: %d of %d"
+                                % (in_kernel - stitched, in_kernel))
         self.assertGreater(writes, 0.7 * stitched, "the kernel frames on top of Java should be the write syscall")
         self.assertTrue(any("jflame/examples/Workload.writeRecord" in f or "java/io/FileOutputStream" in f
                             for frames, _ in stacks for f in frames))
