@@ -10,10 +10,13 @@ proportion, nothing else changes):
   new     a new frame under an existing Java caller (KafkaStyle$Producer.run): the stacks of
           the moved samples are a random sample's stack through that caller, cut after it,
           with jflame/Injected.work as the leaf;
-  total   an existing Java frame (its share nearest 5%) grown: the moved samples take the
-          stack of a random sample that holds it;
-  self    an existing leaf (its self share nearest 2%) grown: the moved samples take the
-          stack of a random sample that ends in it.
+  total   an existing Java frame grown (each of the three whose shares are nearest 5%, within
+          3-8%): the moved samples take the stack of a random sample that holds it;
+  self    an existing leaf grown (each of the three whose self shares are nearest 2%, within
+          1-4%): the moved samples take the stack of a random sample that ends in it.
+
+An existing frame's cell gives each of its three frames' windows, in the order the first line
+names them: how soon is set by how much that frame's share wanders on its own.
 
 Each is replayed with the baselines first, previous:5 and a saved profile of ten steady windows
 (FILE), with
@@ -26,6 +29,7 @@ with a regression line, per 100.
 """
 import argparse
 import collections
+import concurrent.futures
 import os
 import random
 import re
@@ -79,8 +83,9 @@ def resize(wins, size, rnd):
     return [rnd.sample(w, size) if len(w) > size else list(w) for w in wins]
 
 
-def pick_frames(wins):
-    """The existing Java frame whose total share is nearest 5%, the leaf whose self share is nearest 2%."""
+def pick_frames(wins, k=3):
+    """The k existing Java frames whose total shares are nearest 5% (within 3-8%), the k leaves whose self
+    shares are nearest 2% (within 1-4%): [(frame, share)] each."""
     total, self_, n = collections.Counter(), collections.Counter(), 0
     for w in wins:
         for s in w:
@@ -89,11 +94,13 @@ def pick_frames(wins):
             for f in set(fr[2:]):
                 total[f] += 1
             self_[fr[-1]] += 1
-    java = [f for f in total if re.search(r"_\[[ji]\]$", f) and f != CALLER]
-    t = min(java, key=lambda f: abs(total[f] / n - 0.05))
-    leaves = [f for f in self_ if re.search(r"_\[[jik]\]$", f)]
-    s = min(leaves, key=lambda f: abs(self_[f] / n - 0.02))
-    return t, total[t] / n, s, self_[s] / n
+    java = [f for f in total if re.search(r"_\[[ji]\]$", f) and f != CALLER and 0.03 <= total[f] / n <= 0.08]
+    leaves = [f for f in self_ if re.search(r"_\[[jik]\]$", f) and 0.01 <= self_[f] / n <= 0.04]
+    t = sorted(java, key=lambda f: abs(total[f] / n - 0.05))[:k]
+    s = sorted(leaves, key=lambda f: abs(self_[f] / n - 0.02))[:k]
+    if not t or not s:
+        sys.exit("regress_power: no Java frame at 3-8% or leaf at 1-4% in these windows")
+    return [(f, total[f] / n) for f in t], [(f, self_[f] / n) for f in s]
 
 
 def change(wins, start, kind, pts, frame, rnd):
@@ -154,22 +161,37 @@ def main():
     ap.add_argument("--jflame", default=os.path.join(ROOT, "build", "native", "jflame"))
     ap.add_argument("--windows", default=os.path.join(ROOT, "tests", "data", "regress", "kafka-steady.tar.xz"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="samples a window, comma-separated")
+    ap.add_argument("--effects", default=",".join(map(str, EFFECTS)), help="points, comma-separated")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="new, total, self: comma-separated")
+    ap.add_argument("--fa-seeds", type=int, default=1,
+                    help="unchanged replays per size, each thinned with its own seed (false alarms over more windows)")
+    ap.add_argument("--keep", action="store_true", help="keep the windows folders written (their path is printed)")
     a = ap.parse_args()
+    sizes = [int(v) for v in a.sizes.split(",")]
+    effects = [int(v) for v in a.effects.split(",")]
+    kinds = [v for v in a.kinds.split(",") if v]
+    if not sizes or not effects or any(k not in KINDS for k in kinds) or a.fa_seeds < 1:
+        sys.exit("regress_power: --sizes and --effects take numbers, --kinds some of %s, --fa-seeds 1 or more"
+                 % ",".join(KINDS))
     if not os.access(a.jflame, os.X_OK):
         sys.exit("regress_power: no jflame at %s; build it (cmake --build build) or give --jflame" % a.jflame)
     started = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="jflame-regress-power-")
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
     try:
         raw = load(a.windows, os.path.join(tmp, "raw"))
-        tframe, tshare, sframe, sshare = pick_frames(raw)
-        print("windows: %d recorded (%s), %d-%d samples each; grown frames: total %s (%.1f%%), self %s (%.1f%%)"
-              % (len(raw), os.path.basename(a.windows), min(map(len, raw)), max(map(len, raw)), tframe,
-                 100 * tshare, sframe, 100 * sshare))
+        grown = dict(zip(("total", "self"), pick_frames(raw)))
+        grown["new"] = [(NEW, 0.0)]
+        print("windows: %d recorded (%s), %d-%d samples each; grown frames:" % (
+            len(raw), os.path.basename(a.windows), min(map(len, raw)), max(map(len, raw))))
+        for kind in ("total", "self"):
+            print("  %s: %s" % (kind, ", ".join("%s (%.1f%%)" % (norm(f), 100 * sh) for f, sh in grown[kind])))
         specs = ("first", "previous:5", "FILE")
         print("\n| samples/window | change | " + " | ".join(specs) + " |")
-        print("| --- | --- | " + " | ".join("---" for _ in specs) + " |")
+        print("| --- | --- | " + " | ".join("---" for _ in specs) + " |", flush=True)
         fa = {}
-        for size in SIZES:
+        for size in sizes:
             rnd = random.Random(a.seed * 1000 + size)
             wins = resize(raw, size, rnd)
             start = len(wins) // 2 + 1
@@ -178,32 +200,48 @@ def main():
             saved = os.path.join(tmp, "saved-%d.folded" % size)
             write([sum(wins[4:14], [])], os.path.join(tmp, "saved-%d" % size))
             os.rename(os.path.join(tmp, "saved-%d" % size, "cpu-1.folded"), saved)
-            d = os.path.join(tmp, "unchanged-%d" % size)
-            write(wins, d)
-            for spec in specs:
-                _, judged, regressed = replay(a.jflame, saved if spec == "FILE" else spec, d)
-                fa[(size, spec)] = (regressed, judged)
-            for kind in KINDS:
-                frame = {"new": NEW, "total": tframe, "self": sframe}[kind]
-                for pts in EFFECTS:
-                    d = os.path.join(tmp, "%s-%d-%d" % (kind, pts, size))
-                    write(change(wins, start, kind, pts, frame, rnd), d)
+            runs = []
+            for k in range(a.fa_seeds):
+                d = os.path.join(tmp, "unchanged-%d-%d" % (size, k))
+                write(wins if k == 0 else resize(raw, size, random.Random(a.seed * 1000 + size + 7919 * k)), d)
+                runs += [(spec, pool.submit(replay, a.jflame, saved if spec == "FILE" else spec, d)) for spec in specs]
+            for spec, fut in runs:
+                _, judged, regressed = fut.result()
+                r0, j0 = fa.get((size, spec), (0, 0))
+                fa[(size, spec)] = (r0 + regressed, j0 + judged)
+            for kind in kinds:
+                for pts in effects:
+                    futs = []
+                    for fi, (frame, _) in enumerate(grown[kind]):
+                        d = os.path.join(tmp, "%s-%d-%d-%d" % (kind, pts, size, fi))
+                        write(change(wins, start, kind, pts, frame, rnd), d)
+                        futs.append([(frame, pool.submit(replay, a.jflame, saved if spec == "FILE" else spec, d))
+                                     for spec in specs])
                     cells = []
-                    for spec in specs:
-                        named, _, _ = replay(a.jflame, saved if spec == "FILE" else spec, d)
-                        hits = sorted(w for w, fr in named.items() if w >= start and (norm(frame) in fr or MORE in fr))
-                        cells.append("%s" % (hits[0] - start + 1 if hits else "-"))
-                    print("| %d | %s +%d pts | %s |" % (size, kind, pts, " | ".join(cells)))
+                    for si in range(len(specs)):
+                        got = []
+                        for per_frame in futs:
+                            frame, fut = per_frame[si]
+                            named = fut.result()[0]
+                            hits = sorted(w for w, fr in named.items()
+                                          if w >= start and (norm(frame) in fr or MORE in fr))
+                            got.append("%s" % (hits[0] - start + 1 if hits else "-"))
+                        cells.append(", ".join(got))
+                    print("| %d | %s +%d pts | %s |" % (size, kind, pts, " | ".join(cells)), flush=True)
         print("\nfalse alarms (unchanged windows; judged windows with a regression line, per 100):")
         print("| samples/window | " + " | ".join(specs) + " |")
         print("| --- | " + " | ".join("---" for _ in specs) + " |")
-        for size in SIZES:
+        for size in sizes:
             print("| %d | %s |" % (size, " | ".join("%.1f (%d of %d)" % (100.0 * fa[(size, s)][0] / max(1, fa[(size, s)][1]),
                                                                        fa[(size, s)][0], fa[(size, s)][1])
                                                   for s in specs)))
         print("\nregress_power: %.1f s" % (time.monotonic() - started))
     finally:
-        subprocess.run(["rm", "-rf", tmp], check=False)
+        pool.shutdown(wait=True)
+        if a.keep:
+            print("regress_power: windows kept in %s" % tmp)
+        else:
+            subprocess.run(["rm", "-rf", tmp], check=False)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
 
 public final class KafkaStyle {
     static final String USAGE = "KafkaStyle [--seconds N] [--format string-format|string-builder]"
-            + " [--switch-after SECONDS] [--producers K] [--batch RECORDS] [--record-size BYTES] [--port P]";
+            + " [--switch-after SECONDS] [--grow-after SECONDS --grow-permille N [--grow-in new|crc]]"
+            + " [--producers K] [--batch RECORDS] [--record-size BYTES] [--port P]";
     static final String LISTENER = "ListenerName(PLAINTEXT)-PLAINTEXT";
     /** Kafka's max.in.flight.requests.per.connection default. */
     static final int MAX_IN_FLIGHT = 5;
@@ -33,8 +34,8 @@ public final class KafkaStyle {
     static final long BASE_TIMESTAMP = 1_700_000_000_000L;
 
     public static void main(String[] args) {
-        Example ex = new Example(USAGE, args, "seconds", "format", "switch-after", "producers", "batch", "record-size",
-                "port");
+        Example ex = new Example(USAGE, args, "seconds", "format", "switch-after", "grow-after", "grow-permille",
+                "grow-in", "producers", "batch", "record-size", "port");
         int seconds = ex.intOption("seconds", 30, 1, 86_400);
         String format = ex.choice("format", "string-builder", "string-format", "string-builder");
         // the upgrade regression as it happens: after this many seconds every
@@ -44,6 +45,12 @@ public final class KafkaStyle {
         int batch = ex.intOption("batch", 500, 1, 100_000);
         int recordSize = ex.intOption("record-size", 100, 0, 1 << 20);
         int port = ex.intOption("port", 0, 0, 65_535);
+        // a small lasting regression (bench/regress_live.py): after this many seconds each
+        // producer thread spends N/1000 of its CPU time in more work, in a new method
+        // (Producer.validateBatch) or in one it already runs (the batch's CRC32C, repeated)
+        int growAfter = ex.intOption("grow-after", 0, 0, 86_400);
+        int grow = ex.intOption("grow-permille", 0, 0, 900);
+        String growIn = ex.choice("grow-in", "new", "new", "crc");
 
         Broker broker;
         List<Producer> all = new ArrayList<>();
@@ -62,6 +69,20 @@ public final class KafkaStyle {
                 + " batch " + batch + " record-size " + recordSize);
         for (Producer p : all) {
             producerThreads.add(ex.start("kafka-producer-network-thread | producer-" + p.id, p::run));
+        }
+        if (growAfter > 0 && grow > 0) {
+            ex.start("grow-switch", () -> {
+                try {
+                    Thread.sleep(growAfter * 1000L);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (Producer p : all) {
+                    p.growCrc = growIn.equals("crc");
+                    p.grow = grow / (1000.0 - grow);
+                }
+                Example.say("grew by " + grow + " per mille in " + growIn + " after " + growAfter + " s");
+            });
         }
         if (switchAfter > 0) {
             String other = format.equals("string-format") ? "string-builder" : "string-format";
@@ -117,6 +138,10 @@ public final class KafkaStyle {
         final Example ex;
         final int id;
         volatile boolean useFormat; // flipped once by --switch-after
+        volatile double grow; // set once by --grow-after: extra CPU time per unit of the batch loop's
+        volatile boolean growCrc; // in the batch's CRC32C (buildBatch), not Producer.validateBatch
+        long checksum; // the extra work's result, kept so that it is not optimized away
+        private long crcFor; // buildBatch's CRC32C is computed again for this many ns
         final int batchRecords;
         final String clientId;
         final String[] values;
@@ -215,6 +240,15 @@ public final class KafkaStyle {
             }
             CRC32C crc = new CRC32C();
             crc.update(frame, HEADER, pos - HEADER);
+            if (crcFor > 0) {
+                // --grow-in crc: the same CRC again, in this method, until the time is spent
+                long deadline = System.nanoTime() + crcFor;
+                do {
+                    CRC32C again = new CRC32C();
+                    again.update(frame, HEADER, pos - HEADER);
+                    checksum += again.getValue();
+                } while (System.nanoTime() < deadline);
+            }
             putInt(0, pos - 4);
             putLong(4, id);
             putLong(12, base);
@@ -229,7 +263,22 @@ public final class KafkaStyle {
                  BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16)) {
                 int inFlight = 0;
                 long sent = 0;
+                java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+                long loopCpu = 0;
                 while (!ex.stopping()) {
+                    double g = grow;
+                    if (g > 0 && loopCpu == 0) {
+                        loopCpu = cpu.getCurrentThreadCpuTime();
+                    } else if (g > 0) {
+                        // the last loop's CPU time times g, in more work
+                        long extra = (long) ((cpu.getCurrentThreadCpuTime() - loopCpu) * g);
+                        if (growCrc) {
+                            crcFor = extra;
+                        } else {
+                            checksum += validateBatch(System.nanoTime() + extra);
+                        }
+                        loopCpu = cpu.getCurrentThreadCpuTime();
+                    }
                     int n = buildBatch();
                     out.write(frame, 0, n);
                     out.flush();
@@ -247,6 +296,17 @@ public final class KafkaStyle {
             } catch (IOException e) {
                 if (!ex.stopping()) {
                     System.err.println(clientId + ": " + e);
+                }
+            }
+        }
+
+        /** The new code path: a checksum over the last batch, round and round until the deadline. */
+        long validateBatch(long deadline) {
+            long h = 0;
+            for (int i = 0, n = 0; ; i = i + 8 < pos ? i + 8 : 0) {
+                h = mix64(h ^ frame[i]);
+                if ((++n & 255) == 0 && System.nanoTime() >= deadline) {
+                    return h;
                 }
             }
         }
