@@ -1,5 +1,6 @@
 /* prologue_check.c - classifies a compiled method's entry code with capstone:
- * HotSpot saves rbp (push or store) and, with PreserveFramePointer, sets rbp = rsp.
+ * HotSpot saves the frame pointer (x86-64: push or store of rbp; aarch64: stp x29, x30)
+ * and, with PreserveFramePointer, points it at the saved one (mov rbp, rsp; add/mov x29, sp).
  *
  * capstone is loaded at run time (dlopen), not linked: the agent is copied
  * into JVMs' containers, whose images rarely have it. Without it prologues go
@@ -14,7 +15,7 @@
 
 /* Enough for the inline-cache check, alignment nops, stack bang and frame setup. */
 #define MAX_INSNS 40
-/* After rbp is saved, the frame pointer is set within this many instructions. */
+/* After the frame pointer is saved, it is set within this many instructions. */
 #define FP_WINDOW 4
 
 #define STR_(x) #x
@@ -23,6 +24,7 @@
 #define CAPSTONE_SONAME "libcapstone.so." STR(CS_API_MAJOR)
 
 struct prologue_checker {
+	enum prologue_arch arch;
 	void *lib;
 	unsigned (*version)(int *major, int *minor);
 	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
@@ -45,6 +47,15 @@ static bool load_sym(void *lib, const char *name, void *fn, size_t fn_size)
 }
 
 struct prologue_checker *prologue_checker_new(char *err, size_t errlen)
+{
+#if defined(__aarch64__)
+	return prologue_checker_new_arch(PROLOGUE_AARCH64, err, errlen);
+#else
+	return prologue_checker_new_arch(PROLOGUE_X86_64, err, errlen);
+#endif
+}
+
+struct prologue_checker *prologue_checker_new_arch(enum prologue_arch arch, char *err, size_t errlen)
 {
 	struct prologue_checker *pc = calloc(1, sizeof(*pc));
 	const char *missing = NULL;
@@ -81,8 +92,11 @@ struct prologue_checker *prologue_checker_new(char *err, size_t errlen)
 		snprintf(err, errlen, CAPSTONE_SONAME " is capstone %d.%d, not %d.x", major, minor, CS_API_MAJOR);
 		goto fail;
 	}
-	if (pc->open(CS_ARCH_X86, CS_MODE_64, &pc->handle) != CS_ERR_OK) {
-		snprintf(err, errlen, "capstone cannot disassemble x86_64");
+	pc->arch = arch;
+	if (arch == PROLOGUE_AARCH64 ? pc->open(CS_ARCH_ARM64, CS_MODE_ARM, &pc->handle) != CS_ERR_OK :
+				       pc->open(CS_ARCH_X86, CS_MODE_64, &pc->handle) != CS_ERR_OK) {
+		snprintf(err, errlen, "capstone cannot disassemble %s",
+			 arch == PROLOGUE_AARCH64 ? "aarch64" : "x86_64");
 		goto fail;
 	}
 	pc->opened = true;
@@ -115,6 +129,11 @@ static int is(const cs_insn *i, const char *mnemonic, const char *ops)
 	return strcmp(i->mnemonic, mnemonic) == 0 && (!ops || strcmp(i->op_str, ops) == 0);
 }
 
+static int starts(const cs_insn *i, const char *mnemonic, const char *ops)
+{
+	return strcmp(i->mnemonic, mnemonic) == 0 && strncmp(i->op_str, ops, strlen(ops)) == 0;
+}
+
 /* push rbp, or mov qword ptr [rsp + N], rbp */
 static int saves_rbp(const cs_insn *i)
 {
@@ -132,22 +151,43 @@ static int ends_prologue(const cs_insn *i)
 	       is(i, "int3", NULL) || is(i, "ud2", NULL);
 }
 
+/* aarch64 (MacroAssembler::build_frame): the frame record stored, stp x29, x30,
+ * [sp, #N] below a sub sp or stp x29, x30, [sp, #-16]! for a large frame ... */
+static int saves_x29(const cs_insn *i)
+{
+	return starts(i, "stp", "x29, x30, [sp");
+}
+
+/* ... then, with PreserveFramePointer, x29 pointed at it: add x29, sp, #N or mov x29, sp */
+static int sets_x29(const cs_insn *i)
+{
+	return is(i, "mov", "x29, sp") || starts(i, "add", "x29, sp, #");
+}
+
+/* a call, a jump away or a trap (conditional branches, b.ne to the inline-cache miss, go on) */
+static int ends_prologue_a64(const cs_insn *i)
+{
+	return is(i, "bl", NULL) || is(i, "blr", NULL) || is(i, "br", NULL) || is(i, "b", NULL) || is(i, "ret", NULL) ||
+	       is(i, "brk", NULL) || is(i, "hlt", NULL) || is(i, "udf", NULL);
+}
+
 enum prologue_kind prologue_check(struct prologue_checker *pc, const uint8_t *code, size_t size, uint64_t addr)
 {
 	int saved_at = -1;
 	if (!pc || !code || size == 0)
 		return PROLOGUE_UNKNOWN;
+	bool a64 = pc->arch == PROLOGUE_AARCH64;
 	for (int n = 0; n < MAX_INSNS && pc->disasm_iter(pc->handle, &code, &size, &addr, pc->insn); n++) {
 		const cs_insn *i = pc->insn;
-		if (saved_at >= 0 && is(i, "mov", "rbp, rsp"))
+		if (saved_at >= 0 && (a64 ? sets_x29(i) : is(i, "mov", "rbp, rsp")))
 			return PROLOGUE_FRAME_POINTER;
-		if (saved_at < 0 && saves_rbp(i)) {
+		if (saved_at < 0 && (a64 ? saves_x29(i) : saves_rbp(i))) {
 			saved_at = n;
 			continue;
 		}
 		if (saved_at >= 0 && n - saved_at >= FP_WINDOW)
 			return PROLOGUE_NO_FRAME_POINTER;
-		if (ends_prologue(i))
+		if (a64 ? ends_prologue_a64(i) : ends_prologue(i))
 			break;
 	}
 	return saved_at >= 0 ? PROLOGUE_NO_FRAME_POINTER : PROLOGUE_UNKNOWN;

@@ -55,6 +55,9 @@ if [[ $scope == all ]]; then
   # (TCG), their disk made by mke2fs -d and read back by debugfs (e2fsprogs); the
   # root file system by mmdebstrap (above)
   qemu-system-x86 e2fsprogs
+  # arm64 (issue 36): the agent cross-built from x86-64 (scripts/cross-build.sh,
+  # the unit test unit.agent_arm64): Debian's cross gcc and its arm64 libc
+  gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
   )
 fi
 # Node.js and npm (the tests'): the machine's own when it has them, else Debian's

@@ -1,5 +1,6 @@
 /* test_prologue_check.c - hand-assembled x86-64 method entries (checked with
- * objdump -D -b binary -mi386:x86-64 -M intel) -> frame pointer or not. */
+ * objdump -D -b binary -mi386:x86-64 -M intel) and aarch64 ones (llvm-mc
+ * --triple=aarch64 -show-encoding) -> frame pointer or not. */
 #include "check.h"
 #include "prologue_check.h"
 
@@ -70,6 +71,55 @@ static const struct prologue_case cases[] = {
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
+/* aarch64, as MacroAssembler::build_frame emits them (little-endian words) */
+#define A64_SUB_SP_30	 "ff c3 00 d1" /* sub sp, sp, #0x30 */
+#define A64_STP_FP_LR_20 "fd 7b 02 a9" /* stp x29, x30, [sp, #0x20] */
+#define A64_ADD_FP_20	 "fd 83 00 91" /* add x29, sp, #0x20 */
+#define A64_STP_PRE	 "fd 7b bf a9" /* stp x29, x30, [sp, #-0x10]! */
+#define A64_MOV_FP_SP	 "fd 03 00 91" /* mov x29, sp */
+#define A64_SUB_SP_400	 "ff 03 10 d1" /* sub sp, sp, #0x400 */
+#define A64_MOV_X8	 "08 46 82 d2" /* mov x8, #0x1230 */
+#define A64_SUB_SP_X8	 "ff 63 28 cb" /* sub sp, sp, x8 */
+/* inline-cache check: ldr w8, [x1, #8]; cmp x9, x8; b.ne */
+#define A64_IC_CHECK "28 08 40 b9 3f 01 08 eb 01 08 00 54"
+#define A64_BANG     "e9 53 40 d1 3f 01 00 f9" /* sub x9, sp, #0x14, lsl #12; str xzr, [x9] */
+#define A64_PAC	     "3f 23 03 d5"	       /* paciasp */
+#define A64_NOP	     "1f 20 03 d5"
+#define A64_BODY     "20 00 80 52 e0 03 00 f9"		   /* mov w0, #1; str x0, [sp] */
+#define A64_EPILOGUE "fd 7b 42 a9 ff c3 00 91 c0 03 5f d6" /* ldp x29, x30, [sp, #0x20]; add sp, sp, #0x30; ret */
+
+static const struct prologue_case a64_cases[] = {
+	{ "a64 sub+stp+add", A64_SUB_SP_30 " " A64_STP_FP_LR_20 " " A64_ADD_FP_20, PROLOGUE_FRAME_POINTER },
+	{ "a64 sub+stp+add+body", A64_SUB_SP_30 " " A64_STP_FP_LR_20 " " A64_ADD_FP_20 " " A64_BODY " " A64_EPILOGUE,
+	  PROLOGUE_FRAME_POINTER },
+	{ "a64 sub+stp, no add", A64_SUB_SP_30 " " A64_STP_FP_LR_20 " " A64_BODY " " A64_EPILOGUE,
+	  PROLOGUE_NO_FRAME_POINTER },
+	{ "a64 sub+stp, code ends", A64_SUB_SP_30 " " A64_STP_FP_LR_20, PROLOGUE_NO_FRAME_POINTER },
+	/* a large frame: the record pushed first, then sp lowered */
+	{ "a64 stp!+mov+sub", A64_STP_PRE " " A64_MOV_FP_SP " " A64_SUB_SP_400, PROLOGUE_FRAME_POINTER },
+	{ "a64 stp!+mov+mov+sub", A64_STP_PRE " " A64_MOV_FP_SP " " A64_MOV_X8 " " A64_SUB_SP_X8,
+	  PROLOGUE_FRAME_POINTER },
+	{ "a64 stp!, no mov", A64_STP_PRE " " A64_SUB_SP_400 " " A64_BODY " " A64_EPILOGUE, PROLOGUE_NO_FRAME_POINTER },
+	/* after the inline-cache check (its b.ne goes on), the stack bang, return-address signing */
+	{ "a64 ic+bang+pac+sub+stp+add",
+	  A64_IC_CHECK " " A64_NOP " " A64_BANG " " A64_PAC " " A64_SUB_SP_30 " " A64_STP_FP_LR_20 " " A64_ADD_FP_20,
+	  PROLOGUE_FRAME_POINTER },
+	{ "a64 ic+bang+sub+stp", A64_IC_CHECK " " A64_BANG " " A64_SUB_SP_30 " " A64_STP_FP_LR_20 " " A64_BODY,
+	  PROLOGUE_NO_FRAME_POINTER },
+	/* no frame found */
+	{ "a64 add x29 without save", A64_ADD_FP_20 " " A64_BODY " c0 03 5f d6", PROLOGUE_UNKNOWN },
+	{ "a64 leaf without frame", A64_BODY " c0 03 5f d6", PROLOGUE_UNKNOWN },
+	{ "a64 bl before stp", "10 00 00 94 " A64_STP_PRE " " A64_MOV_FP_SP, PROLOGUE_UNKNOWN },
+	{ "a64 b stub", "20 00 00 14 " A64_STP_PRE " " A64_MOV_FP_SP, PROLOGUE_UNKNOWN },
+	{ "a64 blr", "00 01 3f d6 " A64_STP_PRE " " A64_MOV_FP_SP, PROLOGUE_UNKNOWN },
+	{ "a64 brk", "00 7d 20 d4 " A64_STP_PRE " " A64_MOV_FP_SP, PROLOGUE_UNKNOWN },
+	{ "a64 udf (does not decode)", "00 00 00 00 " A64_STP_PRE " " A64_MOV_FP_SP, PROLOGUE_UNKNOWN },
+	{ "a64 truncated word", "fd 7b bf", PROLOGUE_UNKNOWN },
+	/* x86-64's frame is not aarch64's */
+	{ "a64 x86 push+mov", PUSH_RBP " " MOV_RBP_RSP " " SUB_RSP_20, PROLOGUE_UNKNOWN },
+};
+#define NA64 (sizeof(a64_cases) / sizeof(a64_cases[0]))
+
 /* "55 48 89 e5" -> bytes; returns the count. */
 static size_t unhex(const char *hex, uint8_t *out, size_t max)
 {
@@ -94,11 +144,11 @@ static const char *kind(enum prologue_kind k)
 						"?";
 }
 
-static void test_table(struct prologue_checker *pc)
+static void test_table(struct prologue_checker *pc, const struct prologue_case *cases, size_t ncases)
 {
 	/* twice, so one call's state cannot leak into the next */
 	for (int round = 0; round < 2; round++) {
-		for (size_t i = 0; i < NCASES; i++) {
+		for (size_t i = 0; i < ncases; i++) {
 			uint8_t code[256];
 			size_t n = unhex(cases[i].hex, code, sizeof(code));
 			/* exact-size heap copy: ASan catches a read past the end */
@@ -162,10 +212,27 @@ int main(void)
 		fprintf(stderr, "prologue_checker_new: %s\n", err);
 	if (!pc)
 		return check_report("prologue_check");
-	test_table(pc);
+#if defined(__aarch64__)
+	test_table(pc, a64_cases, NA64);
+	prologue_checker_free(pc);
+	pc = prologue_checker_new_arch(PROLOGUE_X86_64, err, sizeof(err));
+	CHECK(pc != NULL);
+	if (!pc)
+		return check_report("prologue_check");
+#endif
+	/* the x86-64 checks, whichever machine runs them */
+	test_table(pc, cases, NCASES);
 	test_size_limits(pc);
 	test_garbage(pc);
 	prologue_checker_free(pc);
 	prologue_checker_free(NULL);
+	/* and aarch64's code, read on any machine */
+	struct prologue_checker *a64 = prologue_checker_new_arch(PROLOGUE_AARCH64, err, sizeof(err));
+	CHECK(a64 != NULL);
+	if (a64) {
+		test_table(a64, a64_cases, NA64);
+		test_garbage(a64);
+		prologue_checker_free(a64);
+	}
 	return check_report("prologue_check");
 }
