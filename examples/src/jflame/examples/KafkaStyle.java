@@ -71,12 +71,7 @@ public final class KafkaStyle {
             producerThreads.add(ex.start("kafka-producer-network-thread | producer-" + p.id, p::run));
         }
         if (growAfter > 0 && grow > 0) {
-            ex.start("grow-switch", () -> {
-                try {
-                    Thread.sleep(growAfter * 1000L);
-                } catch (InterruptedException e) {
-                    return;
-                }
+            after(ex, "grow-switch", growAfter, () -> {
                 for (Producer p : all) {
                     p.growCrc = growIn.equals("crc");
                     p.grow = grow / (1000.0 - grow);
@@ -86,12 +81,7 @@ public final class KafkaStyle {
         }
         if (switchAfter > 0) {
             String other = format.equals("string-format") ? "string-builder" : "string-format";
-            ex.start("format-switch", () -> {
-                try {
-                    Thread.sleep(switchAfter * 1000L);
-                } catch (InterruptedException e) {
-                    return;
-                }
+            after(ex, "format-switch", switchAfter, () -> {
                 for (Producer p : all) {
                     p.useFormat = other.equals("string-format");
                 }
@@ -130,6 +120,18 @@ public final class KafkaStyle {
                 rates.add(rate);
             }
             Example.say("records/s " + rate + " jit_ms " + Example.jitMillis());
+        });
+    }
+
+    /** Runs change once, seconds from now, on a thread of its own (a mid-run switch). */
+    static void after(Example ex, String name, int seconds, Runnable change) {
+        ex.start(name, () -> {
+            try {
+                Thread.sleep(seconds * 1000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            change.run();
         });
     }
 
