@@ -11,8 +11,10 @@
 /* The walker's registers and frame layout for the architecture built for. */
 #if defined(__TARGET_ARCH_x86)
 #include "walker_arch_x86_64.h"
+#elif defined(__TARGET_ARCH_arm64)
+#include "walker_arch_arm64.h"
 #else
-#error "the HotSpot walker knows x86-64 only: a port adds bpf/walker_arch_<arch>.h (see walker_arch_x86_64.h) and selects it here"
+#error "the HotSpot walker knows x86-64 and arm64: a port adds bpf/walker_arch_<arch>.h (see walker_arch_x86_64.h) and selects it here"
 #endif
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -109,6 +111,7 @@ struct blob_cache_entry {
  * not tracked, so that walk_step is verified about twice. */
 struct walk_regs {
 	__u64 pc, sp, fp, bcp; /* bcp: the interpreter's bcp register (USER_REG_BCP) */
+	__u64 lr;	       /* the link register where there is one (arm64's x30), else 0 */
 	__u64 win_lo, win_hi;
 	__u32 n;
 	__u8 end;
@@ -252,6 +255,31 @@ static __always_inline bool take_return(struct walk *w, __u64 ra_at, bool fp_sav
 	return true;
 }
 
+#if WALKER_LINK_REGISTER
+/* The return address still (or again) in the link register: the caller's sp
+ * is sp + add, its frame pointer the one in x29 now. */
+static __always_inline bool take_link(struct walk *w, __u64 add)
+{
+	if (!in_code(w->hp, w->r->lr))
+		return false;
+	w->r->pc = w->r->lr;
+	w->r->sp += add;
+	return true;
+}
+
+#endif
+
+/* A function's return address as it is on its entry, before its prologue:
+ * on top of the stack (x86-64's call), or in the link register. */
+static __always_inline bool take_entry_return(struct walk *w)
+{
+#if WALKER_LINK_REGISTER
+	return take_link(w, 0);
+#else
+	return take_return(w, w->r->sp, false);
+#endif
+}
+
 /* A compiled frame's return address is in its top word (compiled_return_at);
  * code that pushed more than the blob says is covered by searching a few words
  * further, as HotSpot's own safe_for_sender and the OTel profiler do. */
@@ -272,9 +300,9 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 	if (!(rec = stack_at(w, record_of_return_at(at), RA_SEARCH_SLOTS + 1)))
 		return false;
 	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
-		/* the record one word further: frame_return_address(rec + i), as rec[i + 1] */
-		if (in_code(w->hp, rec[i + 1])) {
-			w->r->pc = rec[i + 1];
+		/* the record one word further */
+		if (in_code(w->hp, frame_return_address(rec + i))) {
+			w->r->pc = frame_return_address(rec + i);
 			w->r->sp = caller_sp_after_return_at(at + 8 * i);
 			if (fp_saved)
 				w->r->fp = rec[i];
@@ -340,6 +368,7 @@ static __always_inline void unwind_interp(struct walk *w, struct profile_frame *
 
 /* The leaf frame of compiled code caught in its prologue or epilogue, where
  * the frame is not (or no longer) frame_size words: true when handled. */
+#if !WALKER_LINK_REGISTER
 static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, __s32 complete)
 {
 	__u8 code[EPILOGUE_CODE_BYTES];
@@ -366,6 +395,60 @@ static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, 
 		return take_return(w, w->r->sp, false);
 	return false;
 }
+#else
+static __always_inline bool unwind_leaf_edges(struct walk *w, __u64 code_begin, __s32 complete)
+{
+	__u32 code[EDGE_WORDS_BEFORE + EDGE_WORDS_AFTER];
+	__u64 from = w->r->pc - 4 * EDGE_WORDS_BEFORE;
+	if (bpf_probe_read_user(code, sizeof(code), (void *)from) != 0)
+		return false;
+	if (complete > 0 && w->r->pc < code_begin + (__u32)complete) {
+		/* build_frame so far, read back from pc (its words at code_begin and after):
+		 * `sub sp, sp, #F; stp x29, x30, [sp, #F-16]`, or `stp x29, x30, [sp, #-16]!;
+		 * sub sp, sp, #F-16`; the stack bang and entry barrier around them move no sp */
+		__u64 sub = 0, rec = 0;
+		bool saved = false, subbed = false;
+		for (int i = EDGE_WORDS_BEFORE - 1; i >= 0; i--) {
+			__u32 insn = code[i];
+			if (from + 4 * (__u64)i < code_begin)
+				break;
+			if (!subbed && insn_is_sub_sp(insn)) {
+				subbed = true;
+				sub = insn_sp_imm(insn);
+			} else if (!saved && insn_is_stp_fp_lr(insn)) {
+				saved = true;
+				rec = insn_pair_offset(insn); /* after the sub: the record above it */
+			} else if (!saved && insn_is_stp_fp_lr_pre(insn)) {
+				saved = true;
+				rec = subbed ? sub : 0; /* pushed, then the rest of the frame below it */
+			}
+		}
+		if (saved)
+			return take_return(w, w->r->sp + rec + 8, true);
+		return take_link(w, subbed ? sub : 0);
+	}
+	/* remove_frame then the return's safepoint poll, then ret: `ldp x29, x30,
+	 * [sp, #F-16]; add sp, sp, #F`, or `add sp, sp, #F-16; ldp x29, x30, [sp], #16` */
+	bool ret_ahead = false;
+	for (int i = EDGE_WORDS_BEFORE; i < EDGE_WORDS_BEFORE + EDGE_WORDS_AFTER; i++)
+		ret_ahead |= insn_is_ret(code[i]);
+	if (!ret_ahead)
+		return false;
+	__u32 at = code[EDGE_WORDS_BEFORE], before = code[EDGE_WORDS_BEFORE - 1];
+	if (insn_is_ldp_fp_lr(at))
+		return take_return(w, w->r->sp + insn_pair_offset(at) + 8, true);
+	if (insn_is_ldp_fp_lr_post(at))
+		return take_return(w, w->r->sp + 8, true);
+	if (insn_is_add_sp(at))
+		return insn_is_ldp_fp_lr(before) ? take_link(w, insn_sp_imm(at)) :
+						   take_return(w, w->r->sp + insn_sp_imm(at) + 8, true);
+	/* past the frame's removal (on the poll or the ret): x29 and x30 restored, sp the caller's */
+	for (int i = EDGE_WORDS_BEFORE - 4; i < EDGE_WORDS_BEFORE; i++)
+		if (insn_is_ldp_fp_lr(code[i]) || insn_is_ldp_fp_lr_post(code[i]))
+			return take_link(w, 0);
+	return false;
+}
+#endif
 
 static __always_inline struct blob_cache_entry *cache_slot(struct walk *w, __u64 pc)
 {
@@ -515,7 +598,7 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 		f->kind = PROFILE_FRAME_STUB;
 	}
 	if (type == BLOB_VTABLE) { /* vtable and itable stubs: only the return address */
-		if (!take_return(w, w->r->sp, false))
+		if (!take_entry_return(w))
 			walk_fail(w, PROFILE_END_BAD_FRAME);
 		else if (!leaf)
 			cache_put(w, f, pc, 0, CACHED_RA);
@@ -537,7 +620,7 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	/* else they (StubRoutines, adapters, call_stub) keep rbp as a frame
 	 * pointer, or (adapters, leaf stubs) have only a return address on top:
 	 * rbp is then still the caller's */
-	if (leaf && unwind_by_size(w, 8, false))
+	if (leaf && (WALKER_LINK_REGISTER ? take_entry_return(w) : unwind_by_size(w, 8, false)))
 		return;
 	if (!fp_plausible(w))
 		return walk_fail(w, PROFILE_END_BAD_FRAME);
@@ -545,6 +628,29 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	if (!leaf)
 		cache_put(w, f, pc, 0, CACHED_FP);
 }
+
+#if WALKER_LINK_REGISTER
+/* A native leaf whose frame record is not the one at x29 (leaf functions save
+ * none; others not before their prologue's stp): the link register is its
+ * return address. Into the JVM's code: the caller's sp is sp (a frameless
+ * leaf moves none); else the caller is named from x30 and the walk goes on by
+ * x29, which is still the caller's record. */
+static __always_inline bool native_leaf_link(struct walk *w)
+{
+	const __u64 *rec;
+	__u64 lr = w->r->lr;
+	if (!lr || lr == w->r->pc)
+		return false;
+	if (fp_plausible(w) && (rec = stack_at(w, w->r->fp, FRAME_RECORD_WORDS)) && frame_return_address(rec) == lr)
+		return false; /* its own record holds x30: the frame-pointer walk takes it */
+	if (in_code(w->hp, lr) || (lr >= w->hp->jvm_text_low && lr < w->hp->jvm_text_high)) {
+		w->r->pc = lr;
+		w->r->lr = 0;
+		return true;
+	}
+	return false;
+}
+#endif
 
 #define SCAN_WORDS 256 /* stack words searched past a native frame without a frame pointer */
 
@@ -561,7 +667,7 @@ static __always_inline long scan_word(__u32 j, struct scan *q)
 	if (a + 8 > w->r->win_hi || a < w->r->win_lo + 8)
 		return a + 8 > w->r->win_hi ? 1 : 0;
 	__u64 idx = ((a - w->r->win_lo) >> 3) & (WINDOW_WORDS - 1);
-	__u64 ra = w->win[idx], fp = w->win[(idx - 1) & (WINDOW_WORDS - 1)];
+	__u64 ra = strip_pac(w->win[idx]), fp = w->win[(idx - 1) & (WINDOW_WORDS - 1)];
 	/* a return address into libjvm with a saved frame pointer below it that
 	 * points up the stack: a call from libjvm's frame-pointer code */
 	if (ra < w->hp->jvm_text_low || ra >= w->hp->jvm_text_high || fp <= a || fp - a > MAX_FRAME_BYTES || (fp & 7))
@@ -621,14 +727,20 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy, bool 
 		unwind_interp(w, f, leaf);
 	else if (in_code(hp, pc))
 		unwind_code(w, f, leaf, legacy);
+#if WALKER_LINK_REGISTER
+	else if (leaf && native_leaf_link(w))
+		; /* a native leaf that saved no frame record (yet): its caller is in x30 */
+#else
 	else if (leaf && !fp_plausible(w) && take_return(w, w->r->sp, false))
 		; /* a native leaf called from compiled code before it set up rbp */
+#endif
 	else {
 		__u64 sp = w->r->sp;
 		unwind_fp(w);
 		if (w->r->done && !later && i < 4 && scan_to_jvm(w, sp, legacy))
 			w->r->done = false;
 	}
+	w->r->lr = 0; /* the link register is the leaf's return address only */
 	if (!w->r->done && !w->r->pc)
 		w->r->done = true;
 	if (w->r->done)
@@ -749,6 +861,9 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w, bool 
 		w->r->sp = pe->regs.USER_REG_SP;
 		w->r->fp = pe->regs.USER_REG_FP;
 		w->r->bcp = pe->regs.USER_REG_BCP;
+#if WALKER_LINK_REGISTER
+		w->r->lr = strip_pac(pe->regs.USER_REG_LR);
+#endif
 		return 0;
 	}
 	struct pt_regs *regs = task_regs(current_task(legacy), legacy);
@@ -758,6 +873,9 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w, bool 
 	w->r->sp = BPF_CORE_READ(regs, USER_REG_SP);
 	w->r->fp = BPF_CORE_READ(regs, USER_REG_FP);
 	w->r->bcp = BPF_CORE_READ(regs, USER_REG_BCP);
+#if WALKER_LINK_REGISTER
+	w->r->lr = strip_pac(BPF_CORE_READ(regs, USER_REG_LR));
+#endif
 	return 0;
 }
 

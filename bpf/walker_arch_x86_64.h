@@ -9,18 +9,20 @@
  * - INTERP_*: the interpreter frame's slots, in words from its frame pointer;
  * - the places a compiled leaf's return address is in its prologue, and the instructions
  *   its epilogue is recognised by.
- * The walker also assumes, as x86-64's call does, that a function's return address is on the
- * stack at sp on entry (arm64 keeps it in the link register x30 until the prologue saves it:
- * a port adds it to the registers the walk starts from). */
+ * - WALKER_LINK_REGISTER and USER_REG_LR where a call leaves the return address in a register
+ *   (arm64's x30) rather than on the stack, and strip_pac() for signed return addresses.
+ * A leaf's prologue and epilogue are handled per architecture in profile.bpf.c's
+ * unwind_leaf_edges (x86-64: by bytes; arm64: by the instruction words its header names). */
 #ifndef JFLAME_WALKER_ARCH_X86_64_H
 #define JFLAME_WALKER_ARCH_X86_64_H
 
 /* ---- user registers (struct pt_regs; a perf event's bpf_user_pt_regs_t is the same) ---- */
-#define USER_REG_PC	 ip
-#define USER_REG_SP	 sp
-#define USER_REG_FP	 bp	 /* rbp: native code's frame pointer, and the interpreter's */
-#define USER_REG_BCP	 r13	 /* the running interpreter frame's bytecode pointer */
-#define USER_REG_SYSCALL orig_ax /* the syscall the task entered the kernel for */
+#define USER_REG_PC	     ip
+#define USER_REG_SP	     sp
+#define USER_REG_FP	     bp	     /* rbp: native code's frame pointer, and the interpreter's */
+#define USER_REG_BCP	     r13     /* the running interpreter frame's bytecode pointer */
+#define USER_REG_SYSCALL     orig_ax /* the syscall the task entered the kernel for */
+#define WALKER_LINK_REGISTER 0	     /* a call pushes the return address: no link register */
 
 /* Whether a perf event's sample hit user mode (cs's privilege level 3). The
  * context's registers are uapi (struct pt_regs of <asm/ptrace.h>, cs its 18th
@@ -33,6 +35,9 @@ static __always_inline bool user_mode_sampled(struct bpf_perf_event_data *pe)
 {
 	return (((volatile const __u64 *)pe)[PT_REGS_CS_WORD] & 3) == 3;
 }
+
+/* Return addresses are plain addresses (no pointer authentication). */
+#define strip_pac(addr) (addr)
 
 /* ---- the frame record: `push rbp; mov rbp, rsp` after a call ---- */
 /* Its words, read at the frame pointer: the caller's saved frame pointer, then

@@ -55,9 +55,13 @@ if [[ $scope == all ]]; then
   # (TCG), their disk made by mke2fs -d and read back by debugfs (e2fsprogs); the
   # root file system by mmdebstrap (above)
   qemu-system-x86 e2fsprogs
-  # arm64 (issue 36): the agent cross-built from x86-64 (scripts/cross-build.sh,
-  # the unit test unit.agent_arm64): Debian's cross gcc and its arm64 libc
-  gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+  # arm64 (issue 36): jflame and the agent cross-built from x86-64 (scripts/cross-build.sh,
+  # the unit test unit.arm64): Debian's cross gcc and its arm64 libc, the arm64 (multiarch)
+  # -dev packages of jflame's libraries, and qemu-user to run the arm64 build's unit tests
+  gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static
+  libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 libcap-dev:arm64
+  libcapstone-dev:arm64 libxxhash-dev:arm64 libgsl-dev:arm64 libprotobuf-c-dev:arm64
+  libjson-c-dev:arm64 libcurl4-openssl-dev:arm64
   )
 fi
 # Node.js and npm (the tests'): the machine's own when it has them, else Debian's
@@ -97,6 +101,10 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# the arm64 packages (name:arm64) are multiarch: dpkg takes the architecture first
+if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  dpkg --add-architecture arm64
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 npm_packages

@@ -9,6 +9,7 @@
 set -euo pipefail
 out=${1:?usage: vmlinux-arm64.sh OUT [SUITE]}
 suite=${2:-bookworm}
+mkdir -p "$(dirname "$out")"
 die() {
 	echo "jflame: vmlinux-arm64.sh: $*" >&2
 	exit 1

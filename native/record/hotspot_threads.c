@@ -446,15 +446,21 @@ static uint64_t klass_decode(const struct hotspot_threads *t, const unsigned cha
 }
 
 /* An uncompressed oop as stored (in a field or a root). Generational ZGC
- * (x86-64) stores an address shifted left past 16 bits of color whose
- * remapped bits (12 to 15, one set) tell the shift: 13 to 16. The older ZGC's
- * colored addresses are mapped as they are. */
+ * stores an address shifted left past 16 bits of color: on x86-64 its
+ * remapped bits (12 to 15, one set) tell the shift, 13 to 16 (the load
+ * barrier's patched shift); on aarch64 the shift is fixed, 16 (its
+ * ZPointerLoadShift is a constant there). The older ZGC's colored addresses
+ * are mapped as they are. */
 static uint64_t oop_wide(const struct hotspot_threads *t, uint64_t v)
 {
-	static const int shift[16] = { [1] = 13, [2] = 14, [4] = 15, [8] = 16 };
 	if (!t->zpointers)
 		return v;
+#if defined(__aarch64__)
+	return v >> 16;
+#else
+	static const int shift[16] = { [1] = 13, [2] = 14, [4] = 15, [8] = 16 };
 	return shift[(v >> 12) & 0xf] ? v >> shift[(v >> 12) & 0xf] : 0;
+#endif
 }
 
 static uint64_t oop_decode(const struct hotspot_threads *t, const unsigned char *p)

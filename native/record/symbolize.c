@@ -1020,7 +1020,14 @@ int symbolizer_stub_rows(struct symbolizer *sy, pid_t pid, struct stub_row **row
 		snprintf(err, errlen, "pid %d is not walked", (int)pid);
 		return -1;
 	}
+#if !defined(__x86_64__)
+	/* stub_cfa.c reads x86-64 code, and the JVMs here run this machine's:
+	 * arm64's stubs keep x29/x30 frame records the walker's heuristics follow */
+	snprintf(err, errlen, "stubs' machine code is analysed on x86-64 only");
+	return -1;
+#else
 	return hotspot_vm_stub_rows(p->hs, rows, n, err, errlen);
+#endif
 }
 
 bool symbolizer_walks_hotspot(struct symbolizer *sy, pid_t pid)

@@ -160,6 +160,7 @@ static int resolve(enum path_kind kind, pid_t pid, const char *path, const char 
 		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 		if (fd >= 0 || errno != ENOSYS)
 			goto out;
+		target_file_no_openat2 = true; /* not this kernel's (or emulator's): not asked again */
 	}
 	if (links && kind == PATH_HOST) {
 		fd = open(path, O_PATH | O_CLOEXEC); /* the readable-by-its-user rule protects */

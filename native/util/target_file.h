@@ -51,8 +51,9 @@ int target_file_recheck(int fd, uint64_t max_size, char *why, size_t whylen);
 
 /* Prints `jflame: ignored PATH: WHY` once per path (target text escaped). */
 void target_file_warn(const char *path, const char *why);
-/* Test hooks: resolve without openat2, as on kernels before 5.6; forget the
- * paths warned about. */
+/* Resolve without openat2, as on kernels before 5.6 (set by the first
+ * ENOSYS too: qemu-user lacks it; tests set it); and a test hook that
+ * forgets the paths warned about. */
 extern bool target_file_no_openat2;
 void target_file_reset_warnings(void);
 

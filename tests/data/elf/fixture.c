@@ -15,7 +15,11 @@ __asm__(".text\n"
 	".globl fixture_nosize\n"
 	".type fixture_nosize, @function\n"
 	"fixture_nosize:\n"
+#if defined(__aarch64__)
+	"\tmov w0, #42\n"
+#else
 	"\tmovl $42, %eax\n"
+#endif
 	"\tret\n"
 	"\t.p2align 4\n");
 int fixture_nosize(void);
