@@ -68,6 +68,7 @@ struct proc {
 	struct jit_syms *jit;
 	uint64_t agent_checked_ns;
 	uint64_t start_ticks; /* when the process started (an exec keeps it) */
+	bool exited;	      /* seen gone by one forget pass: forgotten by the next */
 	double start_epoch;
 	uint64_t exe_dev, exe_ino, exe_checked_ns;
 	int pfp;
@@ -191,8 +192,15 @@ size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max)
 		struct proc *p = sy->procs[i];
 		if (!p)
 			continue;
-		/* gone, or its pid is another process's now */
-		if (p->start_ticks && proc_info_start_time(p->pid) == p->start_ticks && proc_info_alive(p->pid)) {
+		/* gone, or its pid is another process's now. A process that has
+		 * exited is kept until the next pass: the samples it left in the
+		 * ring (seconds of them behind a slow reader) are named after its
+		 * exit, and by then its memory is gone but what was read is not */
+		uint64_t start = proc_info_start_time(p->pid);
+		bool reused = start && p->start_ticks && start != p->start_ticks;
+		bool alive = p->start_ticks && start == p->start_ticks && proc_info_alive(p->pid);
+		if (alive || (!reused && !p->exited)) {
+			p->exited = !alive;
 			size_t k = (size_t)p->pid & (sy->cap - 1);
 			while (live[k])
 				k = (k + 1) & (sy->cap - 1);

@@ -153,8 +153,11 @@ void symbolizer_recheck_agent(struct symbolizer *sy, pid_t pid);
 bool symbolizer_names_later(struct symbolizer *sy, pid_t pid, const struct frame *f);
 
 /* Forgets the processes that have exited (or whose pid another process has
- * now): their maps, symbols and names. Their pids go to out[0..max); the
- * number of them. A long recording calls it as each window closes. */
+ * now): their maps, symbols and names. One that has exited is forgotten by
+ * the pass after the one that first sees it gone (its samples still in the
+ * ring are named as it was); one whose pid is another's, at once. Their pids
+ * go to out[0..max); the number of them. A long recording calls it as each
+ * window closes. */
 size_t symbolizer_forget_exited(struct symbolizer *sy, pid_t *out, size_t max);
 
 /* A process's application name for its Pyroscope series: a JVM's

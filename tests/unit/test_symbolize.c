@@ -1,14 +1,17 @@
 /* test_symbolize.c - the symbolizer on this very process: frames in its
  * [vdso] named from the kernel's vDSO image as perf names them
  * (__vdso_clock_gettime, dso [vdso]), as a return address too; libc's
- * clock_gettime still named from its file. */
+ * clock_gettime still named from its file. A child that exits is forgotten
+ * by the second forget pass after its exit, not the first. */
 #include "check.h"
 #include "symbolize.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/auxv.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,8 +58,60 @@ static void test_vdso(void)
 	str_intern_free(si);
 }
 
+static bool known(const struct symbolizer *sy, pid_t pid)
+{
+	pid_t pids[64];
+	size_t n = symbolizer_processes(sy, pids, 64);
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* A process that exits keeps its names through the pass that first sees it
+ * gone (the samples it left behind a slow reader are named after its exit) */
+static void test_forget_exited(void)
+{
+	char err[256] = "";
+	pid_t gone[8];
+	struct str_intern *si = str_intern_new();
+	struct symbolizer *sy = si ? symbolizer_new(si, err, sizeof(err)) : NULL;
+	CHECK_MSG(sy != NULL, "%s", err);
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	if (!sy || child <= 0)
+		goto out;
+	struct frame f = symbolize_user(sy, child, (uint64_t)(uintptr_t)&test_forget_exited, 0, false);
+	CHECK_EQ_STR(f.name, "test_forget_exited"); /* its copy of this program, named */
+	CHECK(known(sy, child));
+	CHECK_EQ_INT((int)symbolizer_forget_exited(sy, gone, 8), 0); /* alive */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	pid_t was = child;
+	child = -1;
+	CHECK_EQ_INT((int)symbolizer_forget_exited(sy, gone, 8), 0); /* seen gone: kept */
+	CHECK(known(sy, was));
+	f = symbolize_user(sy, was, (uint64_t)(uintptr_t)&test_forget_exited, 0, false);
+	CHECK_EQ_STR(f.name, "test_forget_exited");		     /* still named as it was */
+	CHECK_EQ_INT((int)symbolizer_forget_exited(sy, gone, 8), 1); /* then forgotten */
+	CHECK_EQ_INT(gone[0], was);
+	CHECK(!known(sy, was));
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	symbolizer_free(sy);
+	str_intern_free(si);
+}
+
 int main(void)
 {
 	test_vdso();
+	test_forget_exited();
 	return check_report("test_symbolize");
 }
