@@ -60,8 +60,11 @@ if [[ $scope == all ]]; then
   # -dev packages of jflame's libraries, and qemu-user to run the arm64 build's unit tests
   gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static
   libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 libcap-dev:arm64
-  libcapstone-dev:arm64 libxxhash-dev:arm64 libgsl-dev:arm64 libprotobuf-c-dev:arm64
-  libjson-c-dev:arm64 libcurl4-openssl-dev:arm64
+  libcapstone-dev:arm64 libxxhash-dev:arm64 libprotobuf-c-dev:arm64 libjson-c-dev:arm64
+  libcurl4-openssl-dev:arm64
+  # (libgsl-dev is not Multi-Arch: same, its :arm64 would remove the host's: the runtime
+  # libraries, and the host's headers; native/CMakeLists.txt)
+  libgsl27:arm64 libgslcblas0:arm64
   )
 fi
 # Node.js and npm (the tests'): the machine's own when it has them, else Debian's

@@ -190,6 +190,16 @@ static void stub_seen(void *ctx, uint64_t begin, uint64_t end, const char *name)
 	}
 	printf("stub %s %#" PRIx64 " %zu insns %zu unknown %zu conflicts %zu unreached %zu rows %zu\n", name, begin,
 	       len, st.insns, st.unknown, st.conflicts, st.bytes_unreached, n);
+	const char *dump = getenv("HOTSPOT_PROBE_DUMP"); /* a stub's code and rows, to look at */
+	if (dump && strcmp(dump, name) == 0) {
+		printf("code ");
+		for (size_t i = 0; i < len; i++)
+			printf("%02x", code[i]);
+		printf("\n");
+		for (size_t i = 0; i < n; i++)
+			printf("row +%u base %u fp %u off %d off2 %d fp_off %d\n", rows[i].at, rows[i].base, rows[i].fp,
+			       rows[i].off, rows[i].off2, rows[i].fp_off);
+	}
 	t->insns += st.insns;
 	t->unknown += st.unknown;
 	t->conflicts += st.conflicts;
@@ -240,7 +250,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: hotspot_probe PID [--method Lpkg/Class;::name]... [--tables] [--threads] [--stubs]\n"
 			"  --threads: the java.lang.Thread name of every thread of PID instead\n"
-			"  --stubs: each stub's code analysed for unwinding (stub_cfa) instead\n");
+			"  --stubs: each stub's code analysed for unwinding (stub_cfa) instead\n"
+			"           (HOTSPOT_PROBE_DUMP=NAME: that stub's code in hex and its rows too)\n");
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[1]);
