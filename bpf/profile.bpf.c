@@ -112,6 +112,7 @@ struct blob_cache_entry {
 struct walk_regs {
 	__u64 pc, sp, fp, bcp; /* bcp: the interpreter's bcp register (USER_REG_BCP) */
 	__u64 lr;	       /* the link register where there is one (arm64's x30), else 0 */
+	__u64 sender_sp;       /* the interpreter's sender sp register (USER_REG_SENDER_SP) */
 	__u64 win_lo, win_hi;
 	__u32 n;
 	__u8 end;
@@ -555,6 +556,29 @@ static __always_inline bool unwind_stub_row(struct walk *w, __u64 pc)
 	return true;
 }
 
+/* The interpreter's intrinsic entries (CRC32's and CRC32C's updateBytes, the
+ * math functions) call a stub or the VM without a frame of their own; a
+ * compiled caller reaches them through a c2i adapter, so that the frame
+ * pointer is not an interpreter frame's. The return address into the caller
+ * is the word below the sender sp the entry keeps in a register
+ * (USER_REG_SENDER_SP: the c2i adapter and the interpreter's invokes set it
+ * there) and its callee, a stub or C, preserves: the sample's value, for the
+ * frame just above the leaf only. */
+static __always_inline bool unwind_interp_entry(struct walk *w, struct profile_frame *f)
+{
+	__u64 sender = w->r->sender_sp, ra = 0;
+	if (sender <= w->r->sp || sender - w->r->sp > MAX_FRAME_BYTES || (sender & 7) ||
+	    !stack_word(w, sender - 8, &ra) || !in_code(w->hp, strip_pac(ra)))
+		return false;
+	f->kind = PROFILE_FRAME_STUB; /* named as the interpreter's code blob */
+	f->method = find_blob(w->hp, w->r->pc);
+	w->r->pc = strip_pac(ra);
+	w->r->sp = sender;
+	w->r->end = PROFILE_END_OK;
+	w->r->done = false;
+	return true;
+}
+
 static __always_inline void unwind_code(struct walk *w, struct profile_frame *f, bool leaf, bool legacy)
 {
 	const struct hotspot_proc *hp = w->hp;
@@ -723,9 +747,11 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy, bool 
 	f->kind = PROFILE_FRAME_NATIVE;
 	f->flags = 0;
 	w->r->n = i + 1;
-	if (pc >= hp->interp_low && pc < hp->interp_high)
+	if (pc >= hp->interp_low && pc < hp->interp_high) {
 		unwind_interp(w, f, leaf);
-	else if (in_code(hp, pc))
+		if (w->r->done && w->r->end == PROFILE_END_BAD_INTERP && !later && i == 1)
+			unwind_interp_entry(w, f);
+	} else if (in_code(hp, pc))
 		unwind_code(w, f, leaf, legacy);
 #if WALKER_LINK_REGISTER
 	else if (leaf && native_leaf_link(w))
@@ -861,6 +887,7 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w, bool 
 		w->r->sp = pe->regs.USER_REG_SP;
 		w->r->fp = pe->regs.USER_REG_FP;
 		w->r->bcp = pe->regs.USER_REG_BCP;
+		w->r->sender_sp = pe->regs.USER_REG_SENDER_SP;
 #if WALKER_LINK_REGISTER
 		w->r->lr = strip_pac(pe->regs.USER_REG_LR);
 #endif
@@ -873,6 +900,7 @@ static __always_inline int user_regs(void *ctx, bool perf, struct walk *w, bool 
 	w->r->sp = BPF_CORE_READ(regs, USER_REG_SP);
 	w->r->fp = BPF_CORE_READ(regs, USER_REG_FP);
 	w->r->bcp = BPF_CORE_READ(regs, USER_REG_BCP);
+	w->r->sender_sp = BPF_CORE_READ(regs, USER_REG_SENDER_SP);
 #if WALKER_LINK_REGISTER
 	w->r->lr = strip_pac(BPF_CORE_READ(regs, USER_REG_LR));
 #endif

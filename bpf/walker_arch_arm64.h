@@ -17,6 +17,7 @@
 #define USER_REG_FP	     regs[29]  /* x29: native code's frame pointer, and the interpreter's */
 #define USER_REG_LR	     regs[30]  /* x30: the return address until a prologue saves it */
 #define USER_REG_BCP	     regs[22]  /* rbcp: the running interpreter frame's bytecode pointer */
+#define USER_REG_SENDER_SP   regs[19]  /* r19_sender_sp: the sender sp at a method entry */
 #define USER_REG_SYSCALL     syscallno /* the kernel's pt_regs only (not the uapi registers) */
 #define WALKER_LINK_REGISTER 1
 

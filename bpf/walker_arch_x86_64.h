@@ -21,6 +21,7 @@
 #define USER_REG_SP	     sp
 #define USER_REG_FP	     bp	     /* rbp: native code's frame pointer, and the interpreter's */
 #define USER_REG_BCP	     r13     /* the running interpreter frame's bytecode pointer */
+#define USER_REG_SENDER_SP   r13     /* at a method entry: the sender sp (the bcp register in a frame) */
 #define USER_REG_SYSCALL     orig_ax /* the syscall the task entered the kernel for */
 #define WALKER_LINK_REGISTER 0	     /* a call pushes the return address: no link register */
 

@@ -5,6 +5,8 @@
 # (--attach), the samples whose leaf is a stub (the JVM's own list of them,
 # read by hotspot_probe --stubs) run from the thread's start through their Java
 # caller to the stub, and [unwind failed] stays under 0.5% of the workload's.
+# Also C1's stubs (C1StubsTest) and the stubs the interpreter's intrinsic
+# entries call (InterpEntryStubsTest).
 import collections
 import os
 import re
@@ -159,6 +161,64 @@ class C1StubsTest(unittest.TestCase):
         self.assertGreaterEqual(good, c1 * 0.95)
         # a sample in the caller between the return from slow_subtype_check and the
         # pops of its two arguments is not unwound (~0.2%: docs/walker.md)
+        self.assertLess(sum(failed.values()), total * 0.01, failed.most_common(5))
+
+
+class InterpEntryStubsTest(unittest.TestCase):
+    """The interpreter's intrinsic entries for CRC32.updateBytes and
+    CRC32C.updateBytes call their stub without a frame of their own; compiled
+    code reaches them through a c2i adapter whenever it calls the method
+    instead of inlining its intrinsic (C1, a JIT that has not got to it yet, an
+    emulated CPU: 5% of the Kafka example's producer in a qemu guest). Forced
+    here: the JIT's intrinsics off and the methods kept from compiling. Each
+    sample in the stubs is whole with its Java caller (JDK 17 has the entries;
+    JDK 25 interprets the methods' bytecode instead)."""
+
+    FLAGS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_updateBytesCRC32C,_updateBytesCRC32,_updateCRC32",
+             "-XX:CompileCommand=quiet", "-XX:CompileCommand=exclude,java.util.zip.CRC32C::updateBytes",
+             "-XX:CompileCommand=exclude,java.util.zip.CRC32::updateBytes0"]
+
+    @classmethod
+    def setUpClass(cls):
+        jvmtest.check_setup()
+        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
+        cls.tmp = tempfile.mkdtemp(prefix="jflame-interp-stubs-")
+        cls.jvm = Jvm(["--seconds", "300", "--families", "crc32,crc32c"], agent_opts=None, jvm_flags=cls.FLAGS,
+                      main="jflame.examples.StubMix", ready="jflame-example: ready")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.jvm.cleanup()
+        shutil.rmtree(cls.tmp, True)
+
+    def test_interp_entry_stubs_unwound(self):
+        folded = os.path.join(self.tmp, "interp.folded")
+        r = jvmtest.record(["-p", str(self.jvm.pid), "-d", "5", "-o", folded], timeout=180)
+        stacks = [(f, n) for f, n in jvmtest.read_folded(folded) if len(f) > 1 and f[0] == "[%d] java" % self.jvm.pid]
+        total = sum(n for _, n in stacks)
+        failed = collections.Counter()
+        crc = good = 0
+        for f, n in stacks:
+            if "[unwind failed]" in f:
+                failed[";".join(f[-3:])] += n
+            leaf = user_leaf(f)
+            if leaf not in ("updateBytesCRC32", "updateBytesCRC32C"):
+                continue
+            crc += n
+            # the stub, the interpreter's entry (named as the interpreter), the Java caller
+            java = [x for x in f[:-1] if JAVA_FRAME.search(x) or x.endswith("_[i]")]
+            if (any(x.startswith("start_thread") for x in f[2:8]) and
+                    any(x.startswith("java/lang/Thread.run_[") for x in f) and java and
+                    java[-1].startswith(("java/util/zip/CRC32", "jflame/examples/StubMix"))):
+                good += n
+        jdk = jvmtest.java_version()
+        print("\nJDK %d, intrinsics through the interpreter's entries: %d samples, %d in the CRC stubs, %d of them "
+              "whole with their Java caller, %d [unwind failed]" % (jdk, total, crc, good, sum(failed.values())),
+              file=sys.stderr)
+        self.assertGreater(total, 200, r.stderr)
+        if jdk < 25:
+            self.assertGreater(crc, 50, "samples in updateBytesCRC32/updateBytesCRC32C through the interpreter")
+        self.assertGreaterEqual(good, crc * 0.95, failed.most_common(5))
         self.assertLess(sum(failed.values()), total * 0.01, failed.most_common(5))
 
 
