@@ -48,6 +48,7 @@ const volatile __u64 ring_wakeup_bytes = RING_BYTES / 4;
 
 #define SEGMAP_STEPS	12	   /* segment map hops to a blob's start (OTel saw at most 9) */
 #define RA_SEARCH_SLOTS 6	   /* stack words searched for a return address */
+#define RA_SEARCH_LOOSE 14	   /* ... after a native frame whose sp is a guess (arm64) */
 #define BLOB_HEADER	512	   /* CodeBlob bytes read at once, at most */
 #define MAX_FRAME_BYTES (1 << 20)  /* a frame pointer further from sp than this is not one */
 #define BLOB_NMETHOD	0x74656d6e /* the first four characters of CodeBlob::_name: "nmet" */
@@ -113,6 +114,8 @@ struct walk_regs {
 	__u64 pc, sp, fp, bcp; /* bcp: the interpreter's bcp register (USER_REG_BCP) */
 	__u64 lr;	       /* the link register where there is one (arm64's x30), else 0 */
 	__u64 sender_sp;       /* the interpreter's sender sp register (USER_REG_SENDER_SP) */
+	__u8 sp_loose;	       /* sp is a native frame's record + 16, below the caller's true sp (arm64):
+				* 2 when the step that set it has just run, 1 in the next step */
 	__u64 win_lo, win_hi;
 	__u32 n;
 	__u8 end;
@@ -298,9 +301,13 @@ static __always_inline bool unwind_by_size(struct walk *w, __u64 frame_bytes, bo
 			w->r->fp = frame_saved_fp(rec);
 		return true;
 	}
-	if (!(rec = stack_at(w, record_of_return_at(at), RA_SEARCH_SLOTS + 1)))
+	if (!(rec = stack_at(w, record_of_return_at(at), RA_SEARCH_LOOSE + 1)))
 		return false;
-	for (int i = 0; i < RA_SEARCH_SLOTS; i++) {
+	/* after a native frame on arm64 the sp is short by that frame's locals */
+	int slots = w->r->sp_loose ? RA_SEARCH_LOOSE : RA_SEARCH_SLOTS;
+	for (int i = 0; i < RA_SEARCH_LOOSE; i++) {
+		if (i >= slots)
+			break;
 		/* the record one word further */
 		if (in_code(w->hp, frame_return_address(rec + i))) {
 			w->r->pc = frame_return_address(rec + i);
@@ -325,6 +332,7 @@ static __always_inline void unwind_fp(struct walk *w)
 	w->r->pc = frame_return_address(rec);
 	w->r->sp = frame_caller_sp(w->r->fp);
 	w->r->fp = frame_saved_fp(rec);
+	w->r->sp_loose = WALKER_LINK_REGISTER ? 2 : 0; /* exact where records top their frames (x86-64) */
 }
 
 static __always_inline bool fp_plausible(const struct walk *w)
@@ -631,6 +639,17 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 	if (frame_bytes) {
 		if (leaf && unwind_leaf_edges(w, code_begin, complete))
 			return;
+#if WALKER_LINK_REGISTER
+		/* native wrappers keep x29 as their frame record (enter()), and the sp a
+		 * native callee leaves is not exact on arm64 (gcc puts a frame's record
+		 * at its bottom, below its locals): the record is */
+		const __u64 *rec;
+		if (!leaf && type == BLOB_NATIVE && w->r->sp_loose && fp_plausible(w) &&
+		    (rec = stack_at(w, w->r->fp, FRAME_RECORD_WORDS)) && in_code(hp, frame_return_address(rec))) {
+			unwind_fp(w);
+			return;
+		}
+#endif
 		if (!unwind_by_size(w, frame_bytes, true))
 			walk_fail(w, PROFILE_END_BAD_FRAME);
 		else if (!leaf)
@@ -767,6 +786,8 @@ static __always_inline long walk_one(__u32 i, struct walk *w, bool legacy, bool 
 			w->r->done = false;
 	}
 	w->r->lr = 0; /* the link register is the leaf's return address only */
+	if (w->r->sp_loose)
+		w->r->sp_loose--; /* loose for the step after the native frame's only */
 	if (!w->r->done && !w->r->pc)
 		w->r->done = true;
 	if (w->r->done)

@@ -59,6 +59,9 @@ if [[ $scope == all ]]; then
   # the unit test unit.arm64): Debian's cross gcc and its arm64 libc, the arm64 (multiarch)
   # -dev packages of jflame's libraries, and qemu-user to run the arm64 build's unit tests
   gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static
+  # the arm64 guest (tests/kernel/run-vm-arm64.sh): Debian's arm64 kernel under
+  # qemu-system-aarch64, its root file system by mmdebstrap --arch=arm64 (arch-test)
+  qemu-system-arm arch-test
   libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 libcap-dev:arm64
   libcapstone-dev:arm64 libxxhash-dev:arm64 libprotobuf-c-dev:arm64 libjson-c-dev:arm64
   libcurl4-openssl-dev:arm64

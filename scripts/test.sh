@@ -11,6 +11,8 @@ jobs=$(nproc)
 # compiles; the kernel tests wait for it (a lock), and build it themselves when this failed.
 mkdir -p build
 bash tests/kernel/rootfs.sh >build/kernel-rootfs.log 2>&1 &
+# and the arm64 guest's (Debian's arm64 kernel and JRE: tests/kernel/rootfs-arm64.sh)
+bash tests/kernel/rootfs-arm64.sh >build/kernel-rootfs-arm64.log 2>&1 &
 passed=0 failed=0 status=0
 
 run_suite() { # build-dir, build target ("" for all), ctest label selection ("" for all), cmake args...

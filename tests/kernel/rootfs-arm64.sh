@@ -55,11 +55,14 @@ for m in "${mirrors[@]}"; do bookworm_sources+=("deb $m"); done
 
 # --- what goes in ------------------------------------------------------------------
 # As rootfs.sh's: jflame's runtime libraries, capstone, libc6-dbg, the JRE, busybox,
-# mount and util-linux, initramfs-tools and kmod; and the kernel, linux-image-arm64
-# (its postinst writes the initramfs, under qemu-user).
+# mount and util-linux, initramfs-tools and kmod. The kernel, linux-image-arm64,
+# is installed after them, on its own (apt-get in the chroot, a customize hook):
+# in the same apt run its postinst wrote the initramfs and the update-initramfs
+# trigger that busybox, kmod and udev pull wrote it again (a minute each under
+# qemu-user); after it, once.
 packages=(libbpf1 libelf1 zlib1g libcap2 libprotobuf-c1 libjson-c5 libcurl4 libxxhash0 libgsl27 libgslcblas0
-	libzstd1 libcapstone4 libc6-dbg openjdk-17-jre-headless busybox mount util-linux initramfs-tools kmod linux-base
-	linux-image-arm64)
+	libzstd1 libcapstone4 libc6-dbg openjdk-17-jre-headless busybox mount util-linux initramfs-tools kmod linux-base)
+kernel_pkg=linux-image-arm64
 slim=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*'
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
 	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias')
@@ -76,9 +79,9 @@ initramfs_hook='#!/bin/sh
 for m in virtio_pci virtio_blk virtio_net virtio_console ext4; do force_load "$m"; done'
 
 # bump when the build below changes in a way the inputs do not show
-recipe=2
+recipe=3
 args=(--arch=arm64 --variant=essential --include="$(IFS=,; echo "${packages[*]}")" --mode=root --format=directory "${slim[@]}")
-key=$(printf '%s\n' "$recipe" "${args[@]}" "${mirrors[@]}" "$initramfs_conf" "$initramfs_hook" | sha256sum | cut -c1-12)
+key=$(printf '%s\n' "$recipe" "${args[@]}" "$kernel_pkg" "${mirrors[@]}" "$initramfs_conf" "$initramfs_hook" | sha256sum | cut -c1-12)
 if ((key_only)); then
 	echo "$key"
 	exit 0
@@ -130,7 +133,7 @@ mkdir -p "$cache/debs"
 rm -rf "$dir.tmp"
 mkdir -p "$dir.tmp"
 root=$dir.tmp/rootfs
-say "mmdebstrap --arch=arm64 bookworm (essential + ${#packages[@]} packages, under qemu-user) from ${mirrors[0]}"
+say "mmdebstrap --arch=arm64 bookworm (essential + ${#packages[@]} packages + $kernel_pkg, under qemu-user) from ${mirrors[0]}"
 hooks=$dir.tmp/hooks
 mkdir -p "$hooks"
 printf '%s\n' "$initramfs_conf" >"$hooks/initramfs.conf"
@@ -159,8 +162,8 @@ done
 rm -rf "$root"/boot/* "$root"/lib/modules/* "$root"/var/lib/initramfs-tools/* "$root/usr/lib/linux-image-$release"
 chroot "$root" java -version
 EOF
-# The initramfs set-up goes in before the kernel's postinst runs (the essential hook:
-# the essential packages installed, the included ones not yet); downloaded .debs
+# The initramfs set-up goes in before initramfs-tools is installed (the essential
+# hook: the essential packages installed, the included ones not yet); downloaded .debs
 # are kept in $cache/debs for the next build ("$1" in a hook: the chroot)
 # shellcheck disable=SC2016
 mmdebstrap "${args[@]}" --skip=essential/unlink \
@@ -171,6 +174,7 @@ mmdebstrap "${args[@]}" --skip=essential/unlink \
 	--essential-hook="upload $hooks/initramfs.conf /etc/initramfs-tools/conf.d/jflame-vm.conf" \
 	--essential-hook="upload $hooks/initramfs-hook /etc/initramfs-tools/hooks/jflame-vm" \
 	--essential-hook='chmod 755 "$1"/etc/initramfs-tools/hooks/jflame-vm' \
+	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends install $kernel_pkg" \
 	--customize-hook="sync-out /var/cache/apt/archives $cache/debs" \
 	--customize-hook="sh $hooks/customize.sh \"\$1\" $dir.tmp" \
 	--customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages*' \

@@ -19,14 +19,17 @@
 # by the next run) and timing (seconds per stage on the host: rootfs, image, boot
 # to results). On failure the console's tail is printed.
 #
-# The machine: qemu's virt board, -cpu max, one vCPU, 3 GB, the kernel Image and
-# its initramfs booted directly (-kernel/-initrd: no firmware), the disk
-# virtio-blk on PCI, the console the PL011 serial port (ttyAMA0), no network.
-# qemu runs TCG single-threaded (-accel tcg,thread=single), as run-vm.sh does and
-# for its reasons (with thread=multi, JVMs crashed in C1 code just compiled on the
-# x86-64 guests); JFLAME_KERNEL_ARM64_ACCEL=tcg,thread=multi brings the other
-# back, JFLAME_KERNEL_ARM64_CPU overrides -cpu max (max,pauth-impdef=on: pointer
-# authentication with QEMU's cheaper hash, see README-arm64.md),
+# The machine: qemu's virt board, -cpu max,pauth-impdef=on, one vCPU, 3 GB, the
+# kernel Image and its initramfs booted directly (-kernel/-initrd: no firmware),
+# the disk virtio-blk on PCI, the console the PL011 serial port (ttyAMA0), no
+# network. qemu runs TCG single-threaded (-accel tcg,thread=single), as run-vm.sh
+# does and for its reasons (with thread=multi, JVMs crashed in C1 code just
+# compiled on the x86-64 guests); JFLAME_KERNEL_ARM64_ACCEL=tcg,thread=multi
+# brings the other back. pauth-impdef=on: the CPU has pointer authentication
+# (Debian's arm64 kernel signs the return address of its non-leaf functions with
+# it: CONFIG_ARM64_PTR_AUTH_KERNEL), computed with QEMU's own cheap hash instead
+# of the architected QARMA, whose emulation took the boot to init from 21 s to
+# 48 s (README-arm64.md); JFLAME_KERNEL_ARM64_CPU overrides it (max: QARMA),
 # JFLAME_KERNEL_ARM64_SMP -smp 1 and JFLAME_KERNEL_ARM64_MEM -m 3072. panic=1: a
 # guest kernel that panics ends the run at once (said as such) instead of at the
 # timeout.
@@ -79,7 +82,7 @@ say "booting $(cat "$kernel/release") (qemu-system-aarch64 TCG, at most $limit s
 t0=$SECONDS
 rc=0
 timeout -k 10 "$limit" qemu-system-aarch64 -machine virt -accel "${JFLAME_KERNEL_ARM64_ACCEL:-tcg,thread=single}" \
-	-cpu "${JFLAME_KERNEL_ARM64_CPU:-max}" -smp "${JFLAME_KERNEL_ARM64_SMP:-1}" -m "${JFLAME_KERNEL_ARM64_MEM:-3072}" \
+	-cpu "${JFLAME_KERNEL_ARM64_CPU:-max,pauth-impdef=on}" -smp "${JFLAME_KERNEL_ARM64_SMP:-1}" -m "${JFLAME_KERNEL_ARM64_MEM:-3072}" \
 	-nographic -no-reboot \
 	-kernel "$kernel/Image" -initrd "$kernel/initrd.img" \
 	-append "root=/dev/vda rw console=ttyAMA0 init=/opt/jflame-test/init.sh quiet panic=1" \

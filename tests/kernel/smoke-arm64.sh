@@ -3,7 +3,7 @@
 # init.sh as /opt/jflame-test/checks.sh): what the kernel and the JVM are, that
 # the kernel has BTF and that debugfs, tracefs and the BPF file system are
 # mounted, the JVM's PreserveFramePointer default, and ArmSmoke (armsmoke.jar,
-# next to it: JFLAME_KERNEL_EXTRA) run for 20 s of its integer loop and 10 s of
+# next to it: JFLAME_KERNEL_EXTRA) run for 20 s of its integer loop and 20 s of
 # its objects, with the shell's clock before java to time each start; dmesg.
 # Results in $RES; exits non-zero when something is missing.
 #
@@ -46,7 +46,7 @@ smoke() { # name seconds kind
 }
 if [[ -f $dir/armsmoke.jar ]]; then
 	smoke armsmoke 20 loop
-	smoke armsmoke-objects 10 objects
+	smoke armsmoke-objects 20 objects
 else
 	bad "no $dir/armsmoke.jar (JFLAME_KERNEL_EXTRA)"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_arm64.sh READELF-AARCH64 CHECK-GLIBC: jflame cross-builds for arm64 (scripts/cross-build.sh:
+# check_arm64.sh READELF-AARCH64 CHECK-GLIBC [BUILD-DIR]: jflame cross-builds for arm64 (scripts/cross-build.sh:
 # jflame, the agent and the BPF walker for __TARGET_ARCH_arm64) and what comes out is what an
 # arm64 machine runs: AArch64 ELF files, an agent an arm64 JVM loads (no glibc newer than 2.17:
 # jvmagent/glibc_compat.h; capstone dlopened), a BPF object whose registers are arm64's
@@ -7,7 +7,7 @@
 # regression runs, on arm64 code under qemu-user (Debian's qemu-user-static: ctest prefixes
 # the test programs with it, binfmt_misc runs the ones scripts start).
 set -euo pipefail
-readelf=$1 check_glibc=$2
+readelf=$1 check_glibc=$2 keep=${3:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 fail() {
 	echo "arm64: $*" >&2
@@ -23,8 +23,13 @@ if [[ ! -e $binfmt/qemu-aarch64 ]]; then
 	[[ -e $binfmt/qemu-aarch64 ]] || grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf >"$binfmt/register" ||
 		fail "qemu-aarch64 could not be registered with binfmt_misc (/usr/lib/binfmt.d/qemu-aarch64.conf)"
 fi
-dir=$(mktemp -d /tmp/jflame-arm64.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+# BUILD-DIR: kept for the arm64 guest's test (kernel.arm64), else a scratch directory
+if [[ -n $keep ]]; then
+	dir=$keep
+else
+	dir=$(mktemp -d /tmp/jflame-arm64.XXXXXX)
+	trap 'rm -rf "$dir"' EXIT
+fi
 bash "$here/scripts/cross-build.sh" "$dir" -DBUILD_TESTING=ON -DJFLAME_MAN=OFF >/dev/null
 jflame=$dir/native/jflame agent=$dir/jvmagent/libjflame-agent.so bpf=$dir/bpf/profile.bpf.o
 for f in "$jflame" "$agent"; do
