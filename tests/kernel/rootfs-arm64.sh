@@ -56,7 +56,8 @@ for m in "${mirrors[@]}"; do bookworm_sources+=("deb $m"); done
 # --- what goes in ------------------------------------------------------------------
 # As rootfs.sh's: jflame's runtime libraries, capstone, libc6-dbg, the JRE, busybox,
 # mount and util-linux, initramfs-tools and kmod. The kernel, linux-image-arm64,
-# is installed after them, on its own (apt-get in the chroot, a customize hook):
+# is installed after them, on its own (a customize hook: the essential variant has
+# no apt in the chroot, so mmdebstrap's apt from outside, dpkg in the chroot):
 # in the same apt run its postinst wrote the initramfs and the update-initramfs
 # trigger that busybox, kmod and udev pull wrote it again (a minute each under
 # qemu-user); after it, once.
@@ -128,9 +129,19 @@ grep -qx enabled "$binfmt/status" || die "binfmt_misc is disabled ($binfmt/statu
 
 t_start=$SECONDS
 mkdir -p "$cache/debs"
+# A build that was killed can leave mmdebstrap's mounts (the chroot's /proc, /sys,
+# /dev/pts, /dev/shm) under its .tmp directory: unmounted before it is removed
+# (rm -rf would walk into them), innermost first.
+rm_tmp() { # dir
+	local m
+	while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" || die "cannot unmount $m (left by a killed build): remove it by hand"
+	done < <(awk -v d="$1/" 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r)
+	rm -rf "$1"
+}
 
 # --- the root file system --------------------------------------------------------------
-rm -rf "$dir.tmp"
+rm_tmp "$dir.tmp"
 mkdir -p "$dir.tmp"
 root=$dir.tmp/rootfs
 say "mmdebstrap --arch=arm64 bookworm (essential + ${#packages[@]} packages + $kernel_pkg, under qemu-user) from ${mirrors[0]}"
@@ -174,7 +185,7 @@ mmdebstrap "${args[@]}" --skip=essential/unlink \
 	--essential-hook="upload $hooks/initramfs.conf /etc/initramfs-tools/conf.d/jflame-vm.conf" \
 	--essential-hook="upload $hooks/initramfs-hook /etc/initramfs-tools/hooks/jflame-vm" \
 	--essential-hook='chmod 755 "$1"/etc/initramfs-tools/hooks/jflame-vm' \
-	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends install $kernel_pkg" \
+	--customize-hook="APT_CONFIG=\$MMDEBSTRAP_APT_CONFIG DEBIAN_FRONTEND=noninteractive apt-get --yes --no-install-recommends install -oDPkg::Chroot-Directory=\"\$1\" $kernel_pkg" \
 	--customize-hook="sync-out /var/cache/apt/archives $cache/debs" \
 	--customize-hook="sh $hooks/customize.sh \"\$1\" $dir.tmp" \
 	--customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages*' \
@@ -197,7 +208,7 @@ mv "$dir.tmp" "$dir"
 find "$cache" -mindepth 1 -maxdepth 1 -type d -regextype egrep -regex '.*/[0-9a-f]{12}' ! -name "$key" \
 	-printf '%T@ %p\n' | sort -nr | awk -v old="$(($(date +%s) - 7 * 86400))" 'NR > 2 || $1 < old {print $2}' |
 	xargs -r rm -rf
-find "$cache" -mindepth 1 -maxdepth 1 -type d -name '*.tmp' -exec rm -rf {} +
+for t in "$cache"/*.tmp; do if [[ -d $t ]]; then rm_tmp "$t"; fi; done
 find "$cache/debs" -name '*.deb' -atime +30 -delete
 say "built $dir in $((SECONDS - t_start)) s: $(tr '\n' ';' <"$dir/manifest")"
 echo "$dir"
