@@ -16,8 +16,8 @@
 # /lib/modules: the initramfs has what mounting the root takes), kernel/Image
 # (Debian's arm64 vmlinuz: an uncompressed Image, which qemu boots directly),
 # kernel/initrd.img (initrd.list: what it holds), kernel/release and
-# kernel/package, and manifest (the kernel's package, the
-# JDK, when and how long the build took).
+# kernel/package, and manifest (the kernel's package, the JDK, when and how long
+# the build took).
 #
 # The JDK is the archive's openjdk-17-jre-headless for arm64 (the host's is an
 # x86-64 one): its version is in the manifest.
