@@ -640,13 +640,19 @@ static __always_inline void unwind_code(struct walk *w, struct profile_frame *f,
 		if (leaf && unwind_leaf_edges(w, code_begin, complete))
 			return;
 #if WALKER_LINK_REGISTER
-		/* native wrappers keep x29 as their frame record (enter()), and the sp a
-		 * native callee leaves is not exact on arm64 (gcc puts a frame's record
-		 * at its bottom, below its locals): the record is */
+		/* the sp a native callee leaves is not exact on arm64 (gcc puts a
+		 * frame's record at its bottom, below its locals). Blobs that build
+		 * their frame with enter() (native wrappers, the safepoint and resolve
+		 * blobs, C1's stubs) keep x29 as their record at the frame's top: taken
+		 * when x29 is where that top can be (not C2's runtime stubs, whose x29
+		 * is a stale caller's), else the return address is searched for */
 		const __u64 *rec;
-		if (!leaf && type == BLOB_NATIVE && w->r->sp_loose && fp_plausible(w) &&
+		__u64 top = w->r->sp + frame_bytes - 16;
+		if (!leaf && type != BLOB_NMETHOD && w->r->sp_loose && w->r->fp >= top &&
+		    w->r->fp <= top + 8 * RA_SEARCH_LOOSE && !(w->r->fp & 7) &&
 		    (rec = stack_at(w, w->r->fp, FRAME_RECORD_WORDS)) && in_code(hp, frame_return_address(rec))) {
 			unwind_fp(w);
+			w->r->sp_loose = 0; /* the caller's sp is exact: above the record */
 			return;
 		}
 #endif

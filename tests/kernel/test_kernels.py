@@ -63,7 +63,10 @@ PRODUCER = "kafka-producer-network-thread | producer-1"
 FORMAT = "java/lang/String.format_"
 HOST_WARMUP = "3"  # s after ready on the host; a guest's JIT needs more (run-vm.sh: 8)
 LIMIT = {"host": 10.0}  # s a hostile-target recording may take, start-up included (test_hostile.py: 10)
-GUEST_LIMIT = 30.0      # under TCG jflame's start-up (BTF, the verifier) takes seconds more
+# under TCG jflame's start-up (BTF, the verifier: the legacy programs on 5.10) takes
+# seconds more, and more again beside another guest (5.10: 37.3 s in one CI run); what
+# this holds is that the FIFO does not stop the recording (stuck: the 180-s kill)
+GUEST_LIMIT = 60.0
 
 # ---- what each kernel cannot give, and what jflame says instead --------------------
 # A degradation: the line jflame prints once at start (on stderr) on that kernel, and
