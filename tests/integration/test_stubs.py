@@ -116,19 +116,18 @@ class StubsTest(unittest.TestCase):
         self.check("with the agent", stacks, err)
 
 
-class C1StubsTest(unittest.TestCase):
-    """C1's runtime stubs that HotSpot gives no frame size (g1_post_barrier_slow,
-    slow_subtype_check: Runtime1::_blobs): the Kafka-style example compiled by C1
-    alone (-XX:TieredStopAtLevel=1, as a slow or busy host runs it for minutes)
-    spends ~10% in them; each such sample is whole, with its Java caller."""
+class OneJvmStubsCase(unittest.TestCase):
+    """One JVM (ARGS, FLAGS, MAIN) recorded agentless for 5 s; tally() counts its
+    samples whose user leaf is_stub(leaf) and those of them whole with a Java
+    caller (caller(frames, at): the frame below the leaf, at f[at - 1], judged)."""
+    ARGS, FLAGS, MAIN, PREFIX = (), (), "", "jflame-stubs-"
 
     @classmethod
     def setUpClass(cls):
         jvmtest.check_setup()
         jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        cls.tmp = tempfile.mkdtemp(prefix="jflame-c1-stubs-")
-        cls.jvm = Jvm(["--seconds", "300", "--format", "string-format"], agent_opts=None,
-                      jvm_flags=["-XX:TieredStopAtLevel=1"], main="jflame.examples.KafkaStyle",
+        cls.tmp = tempfile.mkdtemp(prefix=cls.PREFIX)
+        cls.jvm = Jvm(list(cls.ARGS), agent_opts=None, jvm_flags=list(cls.FLAGS), main=cls.MAIN,
                       ready="jflame-example: ready")
 
     @classmethod
@@ -136,27 +135,42 @@ class C1StubsTest(unittest.TestCase):
         cls.jvm.cleanup()
         shutil.rmtree(cls.tmp, True)
 
-    def test_c1_stubs_unwound(self):
-        folded = os.path.join(self.tmp, "c1.folded")
+    def tally(self, is_stub, caller):
+        """(samples, in stubs, of them whole with a Java caller, [unwind failed] by last frames, stderr)."""
+        folded = os.path.join(self.tmp, "stubs.folded")
         r = jvmtest.record(["-p", str(self.jvm.pid), "-d", "5", "-o", folded], timeout=180)
         stacks = [(f, n) for f, n in jvmtest.read_folded(folded) if len(f) > 1 and f[0] == "[%d] java" % self.jvm.pid]
-        total = sum(n for _, n in stacks)
         failed = collections.Counter()
-        c1 = good = 0
+        stubs = good = 0
         for f, n in stacks:
             if "[unwind failed]" in f:
                 failed[";".join(f[-3:])] += n
             leaf = user_leaf(f)
-            if not C1_STUB.search(leaf or ""):
+            if not is_stub(leaf or ""):
                 continue
             at = len(f) - 1 - f[::-1].index(leaf)
-            c1 += n
-            if (any(x.startswith("start_thread") for x in f[2:8]) and at > 0 and
-                    JAVA_FRAME.search(f[at - 1]) is not None):
+            stubs += n
+            if any(x.startswith("start_thread") for x in f[2:8]) and caller(f, at):
                 good += n
+        return sum(n for _, n in stacks), stubs, good, failed, r.stderr
+
+
+class C1StubsTest(OneJvmStubsCase):
+    """C1's runtime stubs that HotSpot gives no frame size (g1_post_barrier_slow,
+    slow_subtype_check: Runtime1::_blobs): the Kafka-style example compiled by C1
+    alone (-XX:TieredStopAtLevel=1, as a slow or busy host runs it for minutes)
+    spends ~10% in them; each such sample is whole, with its Java caller."""
+    ARGS = ("--seconds", "300", "--format", "string-format")
+    FLAGS = ("-XX:TieredStopAtLevel=1",)
+    MAIN, PREFIX = "jflame.examples.KafkaStyle", "jflame-c1-stubs-"
+
+    def test_c1_stubs_unwound(self):
+        total, c1, good, failed, err = self.tally(
+            lambda leaf: C1_STUB.search(leaf) is not None,
+            lambda f, at: at > 0 and JAVA_FRAME.search(f[at - 1]) is not None)
         print("\nJDK %d C1 only: %d samples, %d in C1's stubs, %d of them whole with a Java caller, %d [unwind "
               "failed]" % (jvmtest.java_version(), total, c1, good, sum(failed.values())), file=sys.stderr)
-        self.assertGreater(total, 200, r.stderr)
+        self.assertGreater(total, 200, err)
         self.assertGreater(c1, 10, "samples in C1's g1_post_barrier_slow / Runtime1 stubs")
         self.assertGreaterEqual(good, c1 * 0.95)
         # a sample in the caller between the return from slow_subtype_check and the
@@ -164,7 +178,7 @@ class C1StubsTest(unittest.TestCase):
         self.assertLess(sum(failed.values()), total * 0.01, failed.most_common(5))
 
 
-class InterpEntryStubsTest(unittest.TestCase):
+class InterpEntryStubsTest(OneJvmStubsCase):
     """The interpreter's intrinsic entries for CRC32.updateBytes and
     CRC32C.updateBytes call their stub without a frame of their own; compiled
     code reaches them through a c2i adapter whenever it calls the method
@@ -173,54 +187,29 @@ class InterpEntryStubsTest(unittest.TestCase):
     here: the JIT's intrinsics off and the methods kept from compiling. Each
     sample in the stubs is whole with its Java caller (JDK 17 has the entries;
     JDK 25 interprets the methods' bytecode instead)."""
-
-    FLAGS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_updateBytesCRC32C,_updateBytesCRC32,_updateCRC32",
+    ARGS = ("--seconds", "300", "--families", "crc32,crc32c")
+    FLAGS = ("-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_updateBytesCRC32C,_updateBytesCRC32,_updateCRC32",
              "-XX:CompileCommand=quiet", "-XX:CompileCommand=exclude,java.util.zip.CRC32C::updateBytes",
-             "-XX:CompileCommand=exclude,java.util.zip.CRC32::updateBytes0"]
-
-    @classmethod
-    def setUpClass(cls):
-        jvmtest.check_setup()
-        jvmtest.require(os.access(JFLAME, os.X_OK), "jflame not built (JFLAME_BIN=%r)" % JFLAME)
-        cls.tmp = tempfile.mkdtemp(prefix="jflame-interp-stubs-")
-        cls.jvm = Jvm(["--seconds", "300", "--families", "crc32,crc32c"], agent_opts=None, jvm_flags=cls.FLAGS,
-                      main="jflame.examples.StubMix", ready="jflame-example: ready")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.jvm.cleanup()
-        shutil.rmtree(cls.tmp, True)
+             "-XX:CompileCommand=exclude,java.util.zip.CRC32::updateBytes0")
+    MAIN, PREFIX = "jflame.examples.StubMix", "jflame-interp-stubs-"
 
     def test_interp_entry_stubs_unwound(self):
-        folded = os.path.join(self.tmp, "interp.folded")
-        r = jvmtest.record(["-p", str(self.jvm.pid), "-d", "5", "-o", folded], timeout=180)
-        stacks = [(f, n) for f, n in jvmtest.read_folded(folded) if len(f) > 1 and f[0] == "[%d] java" % self.jvm.pid]
-        total = sum(n for _, n in stacks)
-        failed = collections.Counter()
-        crc = good = 0
-        for f, n in stacks:
-            if "[unwind failed]" in f:
-                failed[";".join(f[-3:])] += n
-            leaf = user_leaf(f)
-            if leaf not in ("updateBytesCRC32", "updateBytesCRC32C"):
-                continue
-            crc += n
+        def java_caller(f, at):
             # the stub, the interpreter's entry (named as the interpreter), the Java caller
-            java = [x for x in f[:-1] if JAVA_FRAME.search(x) or x.endswith("_[i]")]
-            if (any(x.startswith("start_thread") for x in f[2:8]) and
-                    any(x.startswith("java/lang/Thread.run_[") for x in f) and java and
-                    java[-1].startswith(("java/util/zip/CRC32", "jflame/examples/StubMix"))):
-                good += n
+            java = [x for x in f[:at] if JAVA_FRAME.search(x) or x.endswith("_[i]")]
+            return (any(x.startswith("java/lang/Thread.run_[") for x in f) and java and
+                    java[-1].startswith(("java/util/zip/CRC32", "jflame/examples/StubMix")))
+        total, crc, good, failed, err = self.tally(
+            lambda leaf: leaf in ("updateBytesCRC32", "updateBytesCRC32C"), java_caller)
         jdk = jvmtest.java_version()
         print("\nJDK %d, intrinsics through the interpreter's entries: %d samples, %d in the CRC stubs, %d of them "
               "whole with their Java caller, %d [unwind failed]" % (jdk, total, crc, good, sum(failed.values())),
               file=sys.stderr)
-        self.assertGreater(total, 200, r.stderr)
+        self.assertGreater(total, 200, err)
         if jdk < 25:
             self.assertGreater(crc, 50, "samples in updateBytesCRC32/updateBytesCRC32C through the interpreter")
         self.assertGreaterEqual(good, crc * 0.95, failed.most_common(5))
         self.assertLess(sum(failed.values()), total * 0.01, failed.most_common(5))
-
 
 if __name__ == "__main__":
     jvmtest.main()
