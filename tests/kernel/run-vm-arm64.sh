@@ -41,6 +41,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 say() { printf 'kernel-vm-arm64: %s\n' "$*" >&2; }
 die() { printf 'kernel-vm-arm64: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=vm-results.sh
+. "$here/vm-results.sh"
 [[ $# -eq 2 ]] || die "usage: $0 SCRIPT OUTDIR"
 script=$1 out=$2
 limit=${JFLAME_KERNEL_TIMEOUT:-720}
@@ -92,20 +94,5 @@ t_boot=$((SECONDS - t0))
 printf 'rootfs %d\nimage %d\nboot-to-results %d\nqemu-exit %d\n' "$t_rootfs" "$t_image" "$t_boot" "$rc" >"$out/timing"
 
 # --- the results, read out of the image ---------------------------------------------
-debugfs -R "rdump /res $out" "$out/disk.img" >/dev/null 2>"$out/debugfs.log" || true
-tail_console() { echo "--- last 40 lines of $out/console.log:" >&2; tail -n 40 "$out/console.log" | tr -d '\r' >&2; }
-if grep -q "Kernel panic" "$out/console.log"; then
-	tail_console
-	die "the guest kernel panicked (console: $out/console.log)"
-elif ((rc == 124 || rc == 137)); then
-	tail_console
-	die "qemu killed after $limit s (the guest did not power off)"
-elif ((rc != 0)); then
-	tail_console
-	die "qemu exited $rc"
-fi
-if [[ ! -f $out/res/checks-exit ]]; then
-	tail_console
-	die "the guest's script did not finish (no res/checks-exit)"
-fi
+vm_results ""
 say "results in $out/res (script exit $(cat "$out/res/checks-exit"); image $t_image s, boot to results $t_boot s)"

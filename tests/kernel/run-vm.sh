@@ -35,6 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 say() { printf 'kernel-vm: %s\n' "$*" >&2; }
 die() { printf 'kernel-vm: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=vm-results.sh
+. "$here/vm-results.sh"
 [[ $# -eq 2 ]] || die "usage: $0 5.10|6.1|6.12 OUTDIR"
 kernel=$1 out=$2
 case $kernel in 5.10 | 6.1 | 6.12) ;; *) die "no kernel '$kernel': 5.10, 6.1 or 6.12" ;; esac
@@ -98,20 +100,5 @@ t_boot=$((SECONDS - t0))
 printf 'rootfs %d\nimage %d\nboot-to-results %d\nqemu-exit %d\n' "$t_rootfs" "$t_image" "$t_boot" "$rc" >"$out/timing"
 
 # --- the results, read out of the image ---------------------------------------------
-debugfs -R "rdump /res $out" "$out/disk.img" >/dev/null 2>"$out/debugfs.log" || true
-tail_console() { echo "--- last 40 lines of $out/console.log:" >&2; tail -n 40 "$out/console.log" | tr -d '\r' >&2; }
-if grep -q "Kernel panic" "$out/console.log"; then
-	tail_console
-	die "kernel $kernel: the guest kernel panicked (console: $out/console.log)"
-elif ((rc == 124 || rc == 137)); then
-	tail_console
-	die "kernel $kernel: qemu killed after $limit s (the guest did not power off)"
-elif ((rc != 0)); then
-	tail_console
-	die "kernel $kernel: qemu exited $rc"
-fi
-if [[ ! -f $out/res/checks-exit ]]; then
-	tail_console
-	die "kernel $kernel: the guest's checks did not finish (no res/checks-exit)"
-fi
+vm_results "kernel $kernel: "
 say "kernel $kernel: results in $out/res (image $t_image s, boot to results $t_boot s)"
