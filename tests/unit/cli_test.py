@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 
 JFLAME = os.environ.get("JFLAME_BIN", "")
 DATA = os.environ.get("JFLAME_TEST_DATA", "tests/data")
+# set by tests/unit/check_arm64.sh: jflame runs under qemu-user, whose signal emulation differs
+QEMU_USER = os.environ.get("JFLAME_QEMU_USER") == "1"
 SVG = "{http://www.w3.org/2000/svg}"
 # a frame's tooltip: "name (1,234 samples, 12.34%)", differential "…%; +5.67%)"
 TITLE = re.compile(r"^(?P<name>.*) \((?P<count>[0-9,]+) (?P<unit>[^,]+), (?P<pct>[0-9.]+)%"

@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from cli_test import DATA, JFLAME, CliCase, run
+from cli_test import DATA, JFLAME, QEMU_USER, CliCase, run
 
 DATA = os.path.abspath(DATA)  # the commands run in other directories
 PERF = os.path.join(DATA, "collapse", "java.perf")
@@ -219,6 +219,10 @@ class Signals(Case):
             self.assertEqual(p.returncode, -sig, sig)
             self.assertEqual(glob.glob(self.p("a.svg*")), [], "left behind after %s" % sig)
 
+    # qemu-user keeps a host handler for default-fatal signals even when the guest ignores
+    # them, so the ignored SIGHUP interrupts the blocked write (EINTR) there and only there;
+    # a kernel never interrupts a system call for an ignored signal. The host build runs it.
+    @unittest.skipIf(QEMU_USER, "qemu-user interrupts a write for an ignored signal")
     def test_an_ignored_signal_stays_ignored(self):
         p = self.start_blocked(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
         p.send_signal(signal.SIGHUP)
