@@ -9,6 +9,7 @@
 
 #include "hotspot_flags.h"
 #include "hotspot_scopes.h" /* hotspot_stream_int */
+#include "hotspot_zgc.h"
 #include "utf8.h"
 
 #define MAX_OFFSET	     0xffff	/* a field offset past this is no offset this code uses */
@@ -163,7 +164,8 @@ struct hotspot_threads {
 	int attempts;
 	uint64_t tried_list; /* the thread list when the layout was last not found */
 	bool narrow_oops, narrow_klass;
-	bool zpointers; /* generational ZGC: oops are colored pointers */
+	bool zpointers;		 /* generational ZGC: oops are colored pointers */
+	struct hotspot_zgc *zgc; /* where ZGC moved an object a stale pointer names; NULL: not read */
 	uint64_t oop_base, klass_base;
 	unsigned oop_shift, klass_shift;
 	long klass_off, len_off, data_off; /* data_off -1: not known until a name is read */
@@ -197,6 +199,10 @@ struct hotspot_threads *hotspot_threads_new(const struct remote_mem *mem, int jd
 		t->f[i] = -1;
 	t->data_off = -1;
 	t->state = LAYOUT_NEVER; /* until hotspot_threads_ready */
+	if (!(t->zgc = hotspot_zgc_new(mem))) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -205,6 +211,7 @@ void hotspot_threads_take(void *ctx, const struct hotspot_entry *e)
 	struct hotspot_threads *t = ctx;
 	long v = e->value <= MAX_OFFSET ? (long)e->value : -1;
 	size_t k;
+	hotspot_zgc_take(t->zgc, e);
 	if (!e->field) {
 		for (k = 0; k < sizeof(wanted_types) / sizeof(wanted_types[0]); k++)
 			if (strcmp(e->type, wanted_types[k].type) == 0)
@@ -249,6 +256,7 @@ int hotspot_threads_ready(struct hotspot_threads *t)
 	for (size_t i = 0; i < sizeof(need_static) / sizeof(need_static[0]); i++)
 		ok = ok && t->a[need_static[i]] != 0;
 	t->state = ok ? LAYOUT_FIND : LAYOUT_NEVER;
+	hotspot_zgc_ready(t->zgc, 0, 0); /* -1: a JVM without ZGC, or one whose tables lack it */
 	return ok ? 0 : -1;
 }
 
@@ -257,6 +265,7 @@ void hotspot_threads_free(struct hotspot_threads *t)
 	if (!t)
 		return;
 	free(t->threads);
+	hotspot_zgc_free(t->zgc);
 	free(t);
 }
 
@@ -453,14 +462,17 @@ static uint64_t klass_decode(const struct hotspot_threads *t, const unsigned cha
  * are mapped as they are. */
 static uint64_t oop_wide(const struct hotspot_threads *t, uint64_t v)
 {
+	uint64_t addr;
 	if (!t->zpointers)
 		return v;
 #if defined(__aarch64__)
-	return v >> 16;
+	addr = v >> 16;
 #else
 	static const int shift[16] = { [1] = 13, [2] = 14, [4] = 15, [8] = 16 };
-	return shift[(v >> 12) & 0xf] ? v >> shift[(v >> 12) & 0xf] : 0;
+	addr = shift[(v >> 12) & 0xf] ? v >> shift[(v >> 12) & 0xf] : 0;
 #endif
+	/* a pointer ZGC has not healed since it moved the object: where it went */
+	return t->zgc ? hotspot_zgc_current(t->zgc, v, addr) : addr;
 }
 
 static uint64_t oop_decode(const struct hotspot_threads *t, const unsigned char *p)
@@ -828,7 +840,12 @@ static int list_refresh(struct hotspot_threads *t)
 
 bool hotspot_threads_moving(const struct hotspot_threads *t)
 {
-	return t->state == LAYOUT_FOUND && t->zpointers;
+	return t->state == LAYOUT_FOUND && t->zpointers && !hotspot_zgc_usable(t->zgc);
+}
+
+unsigned long long hotspot_threads_forwarded(const struct hotspot_threads *t)
+{
+	return hotspot_zgc_forwarded(t->zgc);
 }
 
 int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t len)

@@ -37,10 +37,13 @@ int hotspot_threads_ready(struct hotspot_threads *t);
  * ended): then a name costs five reads of the JVM's memory, a tid that is no
  * Java thread one. Callers keep names by tid. */
 int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t len);
-/* True when the JVM runs generational ZGC: a Thread object it has moved is
- * not found through a root it has not healed yet (no exported table holds
- * the forwarding), so such a name is not read until ZGC's next marking. */
+/* True when the JVM runs generational ZGC and its forwarding tables were not
+ * found (hotspot_zgc.h): a Thread object it has moved is then not found
+ * through a root it has not healed yet, and such a name is not read until
+ * the JVM loads the root again or ZGC next marks. */
 bool hotspot_threads_moving(const struct hotspot_threads *t);
+/* Objects found moved through generational ZGC's forwarding tables so far. */
+unsigned long long hotspot_threads_forwarded(const struct hotspot_threads *t);
 void hotspot_threads_free(struct hotspot_threads *t);
 
 #endif

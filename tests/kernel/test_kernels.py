@@ -54,9 +54,10 @@ RECORDED = re.compile(r"(?m)^jflame: recorded from ([0-9.]+) to ([0-9.]+) s of C
 LOCK_TOTALS = re.compile(r"jflame-example: totals monotonic_ns (\d+) blocked_ns (\d+) calls \d+ slow_calls \d+ "
                          r"jvm_blocked_ms (-?\d+)")
 WORK = "jflame-mixed-work-thread-with-a-long-name"
-# Generational ZGC moves Thread objects and says where only when the JVM next reads
-# its reference: until then jflame cannot read the name and the thread shows its
-# kernel name, and says so once (the JDK matrix's jdk.21-zgc).
+# Generational ZGC moves Thread objects and heals the references to them lazily:
+# jflame follows its forwarding tables (the JDK matrix's jdk.21-zgc collects twice
+# before the recordings so that it must), and says once when it cannot
+# (ZGC_NOTE): never in these runs.
 ZGC = "ZGC" in os.environ.get("JFLAME_JVM_GC", "")
 ZGC_NOTE = re.compile(r"^jflame: pid \d+ runs generational ZGC, which moves Thread objects", re.M)
 PRODUCER = "kafka-producer-network-thread | producer-1"
@@ -288,9 +289,8 @@ class KernelTest(unittest.TestCase):
         return self.thread_stacks(folded, pid, HOT) + self.thread_stacks(folded, pid, WORK)
 
     def thread_stacks(self, folded, pid, name):
-        """test_walker's thread_stacks; under ZGC its kernel name's too (ZGC_NOTE)."""
-        stacks = thread_stacks(folded, pid, name)
-        return stacks + thread_stacks(folded, pid, name[:15]) if ZGC else stacks
+        """test_walker's thread_stacks."""
+        return thread_stacks(folded, pid, name)
 
     def whole_share(self, stacks):
         """test_walker's measure: from the thread's start (start_thread, JavaMain)
@@ -458,19 +458,8 @@ class KernelTest(unittest.TestCase):
         for frames, n in read_folded(self.path("cpu.folded")):
             if frames[0] == "[%d] java" % pid and len(frames) > 1:
                 threads[frames[1]] += n
-        if ZGC:
-            # the full names where read (the retries find them once ZGC's references are
-            # healed, within seconds), the kernel's before, and the note said once
-            err = self.stderr("cpu")
-            short = sum(threads[t] for t in (HOT[:15], WORK[:15]))
-            print("\nZGC: the workload's threads %d samples under their full names, %d under their kernel names"
-                  % (threads[HOT] + threads[WORK], short), file=sys.stderr)
-            self.assertLessEqual(len(ZGC_NOTE.findall(err)), 1, err)
-            if short:
-                self.assertRegex(err, ZGC_NOTE, "names unread without the note")
-            self.assertFalse([t for t in threads if t.startswith("jflame-") and t not in (HOT, WORK, HOT[:15],
-                                                                                        WORK[:15])], threads)
-            return
+        if ZGC:  # the Thread objects moved: read through ZGC's forwarding, not given up on
+            self.assertNotRegex(self.stderr("cpu"), ZGC_NOTE)
         self.assertIn(HOT, threads, threads.most_common(10))
         self.assertIn(WORK, threads, threads.most_common(10))
         self.assertFalse([t for t in threads if t in (HOT[:15], WORK[:15])], threads.most_common(10))
@@ -751,7 +740,7 @@ class KernelTest(unittest.TestCase):
 
     def test_kafka_string_format_share(self):
         """The demo's recording: String.format's share of the producer thread within
-        10 points of the host's in each guest (the full thread name, as the agent
+        5 points of the host's in each guest (the full thread name, as the agent
         would say it)."""
         err = self.ran("kafka")
         if not self.holds("kafka", "kafka"):
@@ -770,16 +759,20 @@ class KernelTest(unittest.TestCase):
         settle = self.steps().get("settle-kafka", ["", "", "", "?"])
         unsettled = "" if settle[3] == "0" else " (the example had not settled when it was recorded: %s)" % (
             "; ".join([l for l in slurp(self.path("kafka.out")).splitlines() if "records/s" in l][-4:]))
+        compiled = self.steps().get("compile-kafka", ["", "", "", "?"])
+        if settle[3] == "0" and compiled[3] != "0":
+            unsettled = " (its producer still ran interpreted code when it was recorded: %s)" % (
+                "; ".join(slurp(self.path("kafka-probe.err")).splitlines()[-3:]))
 
         def top(c):
             return "\n".join("  %5.1f%% %s" % (100 * share(n, sum(c.values())), k) for k, n in c.most_common(8))
-        # 10 points in every guest: the emulated JIT spreads the producer's own Java code
-        # (String.encode, buildBatch) against a host run minutes apart, with every stack
-        # whole (5.10: 94.3 vs 94.4 in one run, 88.3 vs 96.3 in another; 6.1: 5.05 and 6.05
-        # points in two CI runs of four, 6.12: 5.1). #32's 5 points for 6.1 is not held
-        # under emulation; a walker defect shows in the lines below (the C1 stubs' 4.7%
-        # [unwind failed] moved it 7 points) and in the whole-stack checks
-        bound = 10
+        # 5 points (#32), once the example has settled and a probe found its producer's
+        # own code compiled (checks.sh's compiled): before that probe, the emulated JIT
+        # left buildBatch interpreted for minutes in some runs (6.1: 5.05, 6.05 and 10.49
+        # points in CI runs, 17% of the producer interpreted in the last); a walker defect
+        # shows in the lines below (the C1 stubs' 4.7% [unwind failed] moved it 7 points)
+        # and in the whole-stack checks
+        bound = 5
         self.assertLess(abs(mine_java - host_java) * 100, bound,
                         "String.format %.1f%% of the producer thread's samples in Java code on %s, %.1f%% on the "
                         "host (%.1f%% and %.1f%% of all its samples)%s; its other samples' last two frames, here:\n%s\n"

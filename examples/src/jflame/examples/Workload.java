@@ -100,6 +100,11 @@ public final class Workload {
         // emulated CPU, compiles their inlined code seconds later)
         warm.await();
         Example.awaitJitQuiet(Math.max(30, Example.latestSeconds()) * 1000);
+        // -Djflame.workload.gc=N: N collections first, which a moving collector
+        // moves the Thread objects in (generational ZGC: its roots to them stale
+        // until it next marks, what an outside reader follows its forwarding for)
+        for (int i = Integer.getInteger("jflame.workload.gc", 0); i > 0; i--)
+            System.gc();
         System.out.println("jflame-workload: ready");
         System.out.flush();
         hot.join();
