@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hotspot_vm.h" /* struct hotspot_entry */
+#include "vm_tables.h" /* struct hotspot_entry */
 #include "remote_mem.h"
 
 /* Generational ZGC relocates an object and heals the pointers to it lazily:
