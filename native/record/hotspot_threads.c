@@ -256,7 +256,7 @@ int hotspot_threads_ready(struct hotspot_threads *t)
 	for (size_t i = 0; i < sizeof(need_static) / sizeof(need_static[0]); i++)
 		ok = ok && t->a[need_static[i]] != 0;
 	t->state = ok ? LAYOUT_FIND : LAYOUT_NEVER;
-	hotspot_zgc_ready(t->zgc, 0, 0); /* -1: a JVM without ZGC, or one whose tables lack it */
+	hotspot_zgc_ready(t->zgc); /* -1: a JVM without ZGC, or one whose tables lack it */
 	return ok ? 0 : -1;
 }
 

@@ -67,7 +67,6 @@ struct hotspot_zgc {
 	struct remote_mem mem;
 	long f[NFIELDS];
 	uint64_t a[NSTATICS];
-	uint64_t data_lo, data_hi; /* libjvm's writable data */
 	enum state state;
 	int attempts;
 	uint64_t load_bad_addr;	      /* where ZPointerLoadBadMask is */
@@ -105,7 +104,7 @@ void hotspot_zgc_take(void *ctx, const struct hotspot_entry *e)
 		z->f[id] = e->value <= 0xffff ? (long)e->value : -1;
 }
 
-int hotspot_zgc_ready(struct hotspot_zgc *z, uint64_t data_lo, uint64_t data_hi)
+int hotspot_zgc_ready(struct hotspot_zgc *z)
 {
 	bool ok = z->a[A_COLLECTED_HEAP] && z->a[A_GLOBALS];
 	for (size_t i = 0; i < NFIELDS; i++)
@@ -115,8 +114,6 @@ int hotspot_zgc_ready(struct hotspot_zgc *z, uint64_t data_lo, uint64_t data_hi)
 	     z->f[F_FWD_SHIFT] + 8 <= z->f[T_FORWARDING] &&
 	     z->f[F_FWD_ENTRIES] + z->f[F_ARRAY_LENGTH] + 8 <= z->f[T_FORWARDING] &&
 	     z->f[F_FWD_VIRTUAL] + z->f[F_VM_START] + 8 <= z->f[T_FORWARDING];
-	z->data_lo = data_lo;
-	z->data_hi = data_hi;
 	z->state = ok ? Z_FIND : Z_UNUSABLE;
 	return ok ? 0 : -1;
 }
@@ -200,8 +197,6 @@ static int tables_find(struct hotspot_zgc *z)
 		return -1; /* not set up yet; the mask is 2^n - 1 */
 	z->ntables = 0;
 	tables_search(z, ch, ch + (uint64_t)(size > MAX_HEAP_SCAN ? MAX_HEAP_SCAN : size), pa, pt);
-	if (z->ntables < GENERATIONS && z->data_lo < z->data_hi)
-		tables_search(z, z->data_lo, z->data_hi, pa, pt);
 	return z->ntables == GENERATIONS ? 0 : -1;
 }
 

@@ -18,7 +18,8 @@
  * ZForwarding's layout and the heap's, not where the two generations' tables
  * are: each ZGeneration holds its page allocator's and page table's addresses
  * (the ZHeap's, exported) followed by its forwarding table, and is found by
- * that pair in the ZCollectedHeap or, failing that, in libjvm's own data. */
+ * that pair in the ZCollectedHeap (both are members of its ZHeap in JDK 21
+ * and 25). */
 struct hotspot_zgc;
 
 /* Built as hotspot_threads is: every table entry through hotspot_zgc_take,
@@ -27,10 +28,8 @@ struct hotspot_zgc *hotspot_zgc_new(const struct remote_mem *mem);
 /* A hotspot_entry_fn: ctx is the struct hotspot_zgc. */
 void hotspot_zgc_take(void *ctx, const struct hotspot_entry *e);
 /* 0 when the tables say what a lookup needs (a JVM with generational ZGC
- * compiled in), -1 when not. data_lo..data_hi: libjvm's writable data, where
- * the generations are searched for when they are not in the collected heap
- * (0, 0: not searched there). */
-int hotspot_zgc_ready(struct hotspot_zgc *z, uint64_t data_lo, uint64_t data_hi);
+ * compiled in), -1 when not. */
+int hotspot_zgc_ready(struct hotspot_zgc *z);
 /* The address where the object at addr is now, addr being the address the
  * coloured pointer raw (as stored in a field or root) names: the forwarded
  * one when raw is load-bad and its page's forwarding has the object; addr

@@ -12,7 +12,7 @@
 
 /* Input: a 24-byte header, then the memory image, "mapped" at BASE.
  *   h[0..7] the coloured pointer, h[8..15] the address it names,
- *   h[16] bit 0: libjvm's data is the image's third 4 KB (else not searched);
+ *   h[16] unused;
  *   h[17] how many lookups (1-4), h[18..19] the ZForwarding's size (any),
  *   h[20..21] its _entries offset, h[22] its _object_alignment_shift offset
  * The layout otherwise as tests/unit/test_hotspot_zgc.c's: Universe::_collectedHeap
@@ -23,8 +23,7 @@
 /* what one lookup may read once the tables are found: the mask, per
  * generation the table's slot, the forwarding's header and its probes */
 #define LOOKUP_READS (1 + 2 * (2 + 64))
-/* what finding the tables may read: the globals, then the collected heap and
- * libjvm's data in 64 KB reads */
+/* what finding the tables may read: the globals, then the collected heap */
 #define FIND_READS 64
 
 struct image {
@@ -90,8 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	take(z, "ZCollectedHeap", NULL, false, 0x800);
 	take(z, "ZForwarding", NULL, false, le16(data + 18));
 	take(z, "ZForwardingEntry", NULL, false, 8);
-	bool data_region = data[16] & 1;
-	if (hotspot_zgc_ready(z, data_region ? BASE + 0x2000 : 0, data_region ? BASE + 0x3000 : 0) != 0) {
+	if (hotspot_zgc_ready(z) != 0) {
 		if (hotspot_zgc_current(z, raw, addr) != addr || im.reads)
 			abort(); /* unusable: addresses as they are, nothing read */
 		hotspot_zgc_free(z);
