@@ -2,26 +2,33 @@
 # checks-arm64.sh - the arm64 guest's checks (run-vm-arm64.sh runs it as part of PID 1):
 # the arm64 build of jflame records Debian's arm64 OpenJDK 17 running Workload mixed (two
 # long-named threads: a hot loop that reads the clock through the vDSO, and units of
-# interpreted, compiled and inlined work) agentless, without -XX:+PreserveFramePointer,
-# and -a beside it. Writes outputs, stderr, exit codes and a timeline to $RES; asserts
-# nothing (test_arm64.py does).
+# interpreted, compiled and inlined work; -XX:+DebugNonSafepoints) agentless, without
+# -XX:+PreserveFramePointer, and -a beside it; then the agent's events, attached by pid:
+# -e lock of LockContend, -e alloc of AllocMix. Writes outputs, stderr, exit codes and a
+# timeline to $RES; asserts nothing (test_arm64.py does).
 RES=${RES:-/res}
 d=${JFLAME_TEST_DIR:-/opt/jflame-test}
 java=$(find /usr/lib/jvm -maxdepth 3 -path "*/java-17-openjdk-*/bin/java" | head -n 1)
+export JFLAME_AGENT=$d/libjflame-agent.so
 up() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "$1 $(up)" >>"$RES/timeline"; }
 uname -r >"$RES/uname"
 "$java" -version >"$RES/java-version" 2>&1
 "$d/jflame" --version >"$RES/jflame-version" 2>&1
 log start
-"$java" -cp "$d/jflame-examples.jar" jflame.examples.Workload mixed 900000 >"$RES/mixed.out" 2>&1 &
+# ready NAME TEXT: waits (400 s at most) until the JVM NAME has printed TEXT
+ready() {
+	for _ in $(seq 1 400); do
+		grep -q "$2" "$RES/$1.out" && break
+		sleep 1
+	done
+	log "$1-ready"
+}
+"$java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp "$d/jflame-examples.jar" \
+	jflame.examples.Workload mixed 900000 >"$RES/mixed.out" 2>&1 &
 pid=$!
 echo "$pid" >"$RES/mixed.pid"
-for _ in $(seq 1 400); do
-	grep -q "jflame-workload: ready" "$RES/mixed.out" && break
-	sleep 1
-done
-log ready
+ready mixed "jflame-workload: ready"
 sleep 15 # the JIT settles (emulated: slowly)
 "$d/jflame" record -p "$pid" -d 10 -o "$RES/cpu.folded" -o "$RES/cpu.svg" >"$RES/cpu.stdout" 2>"$RES/cpu.err"
 echo $? >"$RES/cpu.rc"
@@ -29,5 +36,24 @@ log cpu
 "$d/jflame" record -a -d 3 -o "$RES/all.folded" >"$RES/all.stdout" 2>"$RES/all.err"
 echo $? >"$RES/all.rc"
 log all
+kill "$pid"
+wait "$pid" 2>/dev/null
+# the agent's events: each JVM attached by pid when jflame records it
+"$java" -cp "$d/jflame-examples.jar" jflame.examples.LockContend --seconds 600 --hold-ms 50 >"$RES/lockcontend.out" 2>&1 &
+pid=$!
+echo "$pid" >"$RES/lockcontend.pid"
+ready lockcontend "jflame-example: ready"
+"$d/jflame" record -e lock -p "$pid" -d 5 -o "$RES/lock.folded" >"$RES/lock.stdout" 2>"$RES/lock.err"
+echo $? >"$RES/lock.rc"
+log lock
+kill "$pid"
+wait "$pid" 2>/dev/null
+"$java" -cp "$d/jflame-examples.jar" jflame.examples.AllocMix --seconds 600 >"$RES/allocmix.out" 2>&1 &
+pid=$!
+echo "$pid" >"$RES/allocmix.pid"
+ready allocmix "jflame-example: ready"
+"$d/jflame" record -e alloc --alloc-interval 64k -p "$pid" -d 5 -o "$RES/alloc.folded" >"$RES/alloc.stdout" 2>"$RES/alloc.err"
+echo $? >"$RES/alloc.rc"
+log alloc
 kill "$pid"
 exit 0

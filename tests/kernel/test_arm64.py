@@ -3,8 +3,10 @@
 # arm64 kernel under qemu-system-aarch64 (run-vm-arm64.sh, on rootfs-arm64.sh's root file
 # system with Debian's arm64 OpenJDK 17) and records a JVM there (checks-arm64.sh), held to
 # the host's assertions for agentless CPU recording: the program loads, stacks reach their
-# thread's start (no PreserveFramePointer), interpreted and compiled frames named, full Java
-# thread names, the vDSO named, and -a beside it.
+# thread's start (no PreserveFramePointer), interpreted, compiled and inlined frames named,
+# full Java thread names, the vDSO named, and -a beside it; and for the agent's events,
+# attached by pid: lock samples on the contended Ledger through Ledger.post, allocation
+# samples of byte[] under makeBytes and String under makeStrings.
 #
 # JFLAME_ARM64_BUILD: the cross build's directory (built or brought up to date here);
 # JFLAME_KERNEL_OUT: where the guest's console, res/ and timing go.
@@ -19,6 +21,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 
 import jvmtest  # noqa: E402
 from jvmtest import read_folded  # noqa: E402
+import test_alloc  # noqa: E402
+import test_lock  # noqa: E402
 from test_walker import UNNAMED, reaches_entry  # noqa: E402
 
 BUILD = os.environ.get("JFLAME_ARM64_BUILD") or os.path.join(SRC, "build-arm64")
@@ -100,6 +104,12 @@ class Arm64Test(unittest.TestCase):
                         "no compiled Workload frame")
         self.assertIn("JavaCalls::call_helper", frames)
         self.assertIn("__kernel_clock_gettime", frames, "the vDSO's clock_gettime, named")
+        # -XX:+DebugNonSafepoints: the hot loop's inlined callees from the nmethods' scopes
+        hot = [f for f, _ in named if f[1] == HOT]
+        inlined = {x for f in hot for x in f if x.endswith("_[i]")}
+        self.assertTrue({"jflame/examples/Workload.mix_[i]", "jflame/examples/HotMath.scramble_[i]",
+                         "jflame/examples/Workload.spin_[i]"} & inlined,
+                        "no inlined frame on the hot thread; its leaves: %s" % sorted({f[-1] for f in hot})[:10])
 
     def test_all(self):
         """record -a beside it: the JVM's threads among every process's."""
@@ -107,6 +117,38 @@ class Arm64Test(unittest.TestCase):
         stacks = read_folded(os.path.join(self.res, "all.folded"))
         self.assertGreater(sum(n for _, n in stacks), 50, err)
         self.assertTrue(any(len(f) > 1 and f[1] == HOT for f, _ in stacks), "the hot thread under -a")
+
+    def pid(self, name):
+        return int(slurp(os.path.join(self.res, name + ".pid")).strip())
+
+    def test_lock(self):
+        """-e lock -p of LockContend (the arm64 agent attached by pid): the waiter's
+        samples on the contended Ledger through Ledger.post."""
+        err = self.ran("lock")
+        pid = self.pid("lockcontend")
+        stacks = [(f, n) for f, n in read_folded(os.path.join(self.res, "lock.folded"))
+                  if f[0] == "[%d] java" % pid and len(f) > 2 and f[1] == test_lock.WAITER]
+        on_lock = sum(n for f, n in stacks if f[-1] == test_lock.LEDGER and test_lock.POST in f)
+        print("arm64: lock graph %.1f ms on %s through %s" % (on_lock / 1e3, test_lock.LEDGER, test_lock.POST),
+              file=sys.stderr)
+        self.assertGreater(on_lock, 0, "no %s leaf through %s:\n%s\n%s" % (test_lock.LEDGER, test_lock.POST,
+                                                                           stacks[:5], err[-2000:]))
+
+    def test_alloc(self):
+        """-e alloc -p of AllocMix (attached): every leaf an allocated class; byte[]
+        under makeBytes and String under makeStrings."""
+        err = self.ran("alloc")
+        pid = self.pid("allocmix")
+        stacks = read_folded(os.path.join(self.res, "alloc.folded"))
+        self.assertTrue(stacks, err[-2000:])
+        for f, n in stacks:
+            self.assertTrue(f[-1].endswith("_[a]"), "leaf is not an allocated class: %r" % f[-1])
+        mine = [(f, n) for f, n in stacks if f[0] == "[%d] java" % pid and len(f) > 2 and f[1] == test_alloc.THREAD]
+        b = sum(n for f, n in mine if f[-1] == "byte[]_[a]" and f[-2] == test_alloc.MAKE_BYTES)
+        s = sum(n for f, n in mine if f[-1] == "java/lang/String_[a]" and test_alloc.MAKE_STRINGS in f)
+        print("arm64: alloc byte[] under makeBytes %d, String under makeStrings %d" % (b, s), file=sys.stderr)
+        self.assertGreater(b, 0, "no byte[] under makeBytes: %s" % [";".join(f[-3:]) for f, _ in mine][:5])
+        self.assertGreater(s, 0, "no String under makeStrings: %s" % [";".join(f[-3:]) for f, _ in mine][:5])
 
 
 if __name__ == "__main__":
