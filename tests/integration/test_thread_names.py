@@ -290,10 +290,16 @@ class ThreadNamesTest(unittest.TestCase):
         ZGC (JDK 21+) leaves the roots to them stale (the old address, a colour that
         says so), and the names are read where its forwarding tables say the objects
         went; the older ZGC (11, 17) heals its roots as it moves the objects."""
-        forwarded = self.check_names(self.zgc(generational=True), gcs=2)
-        print("  objects found moved through ZGC's forwarding tables: %d" % forwarded)
+        # every name is checked in each try; a collection of ZGC's own between the
+        # program's last one and the read (a periodic or warm-up cycle) heals the
+        # roots first, and then nothing is stale to follow: tried again
+        for attempt in range(3):
+            forwarded = self.check_names(self.zgc(generational=True), gcs=2)
+            print("  objects found moved through ZGC's forwarding tables: %d" % forwarded)
+            if forwarded or self.jdk < 21:
+                break
         if self.jdk >= 21:
-            self.assertGreater(forwarded, 0, "no stale root followed: the test moved nothing")
+            self.assertGreater(forwarded, 0, "no stale root followed in 3 tries: the test moved nothing")
         else:
             self.assertEqual(forwarded, 0)
 
