@@ -848,6 +848,11 @@ unsigned long long hotspot_threads_forwarded(const struct hotspot_threads *t)
 	return hotspot_zgc_forwarded(t->zgc);
 }
 
+unsigned long long hotspot_threads_stale(const struct hotspot_threads *t)
+{
+	return hotspot_zgc_stale(t->zgc);
+}
+
 int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t len)
 {
 	struct thread_entry key = { .tid = tid }, *e;

@@ -42,8 +42,10 @@ int hotspot_threads_name(struct hotspot_threads *t, pid_t tid, char *out, size_t
  * through a root it has not healed yet, and such a name is not read until
  * the JVM loads the root again or ZGC next marks. */
 bool hotspot_threads_moving(const struct hotspot_threads *t);
-/* Objects found moved through generational ZGC's forwarding tables so far. */
+/* Objects found moved through generational ZGC's forwarding tables so far,
+ * and its load-bad pointers looked up there (hotspot_zgc.h). */
 unsigned long long hotspot_threads_forwarded(const struct hotspot_threads *t);
+unsigned long long hotspot_threads_stale(const struct hotspot_threads *t);
 void hotspot_threads_free(struct hotspot_threads *t);
 
 #endif

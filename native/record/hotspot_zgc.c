@@ -72,7 +72,7 @@ struct hotspot_zgc {
 	uint64_t load_bad_addr;	      /* where ZPointerLoadBadMask is */
 	uint64_t offset_mask;	      /* ZAddressOffsetMask */
 	uint64_t tables[GENERATIONS]; /* each generation's ZForwarding* array, by granule */
-	uint64_t ntables, forwarded;
+	uint64_t ntables, forwarded, stale;
 };
 
 struct hotspot_zgc *hotspot_zgc_new(const struct remote_mem *mem)
@@ -126,6 +126,11 @@ bool hotspot_zgc_usable(const struct hotspot_zgc *z)
 uint64_t hotspot_zgc_forwarded(const struct hotspot_zgc *z)
 {
 	return z ? z->forwarded : 0;
+}
+
+uint64_t hotspot_zgc_stale(const struct hotspot_zgc *z)
+{
+	return z ? z->stale : 0;
 }
 
 void hotspot_zgc_free(struct hotspot_zgc *z)
@@ -271,6 +276,7 @@ uint64_t hotspot_zgc_current(struct hotspot_zgc *z, uint64_t raw, uint64_t addr)
 	}
 	if (remote_mem_read(&z->mem, z->load_bad_addr, &bad, 8) != 0 || !(raw & bad))
 		return addr; /* load-good: the address is the object's */
+	z->stale++;
 	off = addr & z->offset_mask;
 	for (size_t g = 0; g < z->ntables; g++) {
 		uint64_t fwd = u64(z, z->tables[g] + (off >> GRANULE_SHIFT) * 8), to;

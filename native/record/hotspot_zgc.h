@@ -40,8 +40,11 @@ uint64_t hotspot_zgc_current(struct hotspot_zgc *z, uint64_t raw, uint64_t addr)
 /* False once the generations' tables are known not to be found (or the JVM's
  * tables lack what a lookup needs): stale pointers are then not followed. */
 bool hotspot_zgc_usable(const struct hotspot_zgc *z);
-/* Objects found moved so far (for tests and -v). */
+/* Objects found moved so far, and load-bad pointers looked up (moved or not:
+ * every pointer not loaded since the collector's last phase change), for
+ * tests and -v. */
 uint64_t hotspot_zgc_forwarded(const struct hotspot_zgc *z);
+uint64_t hotspot_zgc_stale(const struct hotspot_zgc *z);
 void hotspot_zgc_free(struct hotspot_zgc *z);
 
 #endif

@@ -158,8 +158,8 @@ static int threads_print(struct hotspot_vm *vm)
 		if (first < 0 && n >= 0) /* the layout found, the list read, the first name */
 			first = reads;
 	}
-	printf("threads %ld named %ld reads %ld first %ld forwarded %llu\n", tids, named, reads, first,
-	       (unsigned long long)hotspot_threads_forwarded(t));
+	printf("threads %ld named %ld reads %ld first %ld forwarded %llu stale %llu\n", tids, named, reads, first,
+	       hotspot_threads_forwarded(t), hotspot_threads_stale(t));
 	rc = 0;
 out:
 	if (dir)

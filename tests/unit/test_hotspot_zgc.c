@@ -204,11 +204,13 @@ static void test_moved(void)
 	CHECK(hotspot_zgc_usable(z));
 	CHECK_EQ_U64(hotspot_zgc_current(z, stale(obj), heap(obj)), heap(to));
 	CHECK_EQ_U64(hotspot_zgc_forwarded(z), 1);
+	CHECK_EQ_U64(hotspot_zgc_stale(z), 1);
 	CHECK(hotspot_zgc_usable(z));
 	/* healed: left alone, whatever the forwarding says */
 	CHECK_EQ_U64(hotspot_zgc_current(z, good(obj), heap(obj)), heap(obj));
 	/* another object of the page, not moved yet */
 	CHECK_EQ_U64(hotspot_zgc_current(z, stale(obj + 8), heap(obj + 8)), heap(obj + 8));
+	CHECK_EQ_U64(hotspot_zgc_stale(z), 2); /* the healed one is not looked up */
 	/* a page not relocated */
 	CHECK_EQ_U64(hotspot_zgc_current(z, stale(GRANULE(4)), heap(GRANULE(4))), heap(GRANULE(4)));
 	/* the old generation's table */
