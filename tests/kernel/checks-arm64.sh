@@ -3,8 +3,9 @@
 # the arm64 build of jflame records Debian's arm64 OpenJDK 17 running Workload mixed (two
 # long-named threads: a hot loop that reads the clock through the vDSO, and units of
 # interpreted, compiled and inlined work; -XX:+DebugNonSafepoints) agentless, without
-# -XX:+PreserveFramePointer, and -a beside it; then the agent's events, attached by pid:
-# -e lock of LockContend, -e alloc of AllocMix. Writes outputs, stderr, exit codes and a
+# -XX:+PreserveFramePointer, and -a beside it; Stacks' never-compiled huge method and its
+# 700-deep recursion; launch mode (record -- java ...); then the agent's events, attached by
+# pid: -e lock of LockContend, -e alloc of AllocMix. Writes outputs, stderr, exit codes and a
 # timeline to $RES; asserts nothing (test_arm64.py does).
 RES=${RES:-/res}
 d=${JFLAME_TEST_DIR:-/opt/jflame-test}
@@ -38,6 +39,34 @@ echo $? >"$RES/all.rc"
 log all
 kill "$pid"
 wait "$pid" 2>/dev/null
+# a method HotSpot never compiles (over HugeMethodLimit): the interpreter's frame, named
+"$java" -cp "$d/jflame-examples.jar" jflame.examples.Stacks huge 600000 >"$RES/huge.out" 2>&1 &
+pid=$!
+echo "$pid" >"$RES/huge.pid"
+ready huge "jflame-stacks: ready huge"
+"$d/jflame" record -p "$pid" -d 5 -o "$RES/huge.folded" >"$RES/huge.stdout" 2>"$RES/huge.err"
+echo $? >"$RES/huge.rc"
+log huge
+kill "$pid"
+wait "$pid" 2>/dev/null
+# a 700-deep recursion, one physical frame a level, walked whole
+"$java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,jflame.examples.Stacks::descend \
+	-XX:CompileCommand=dontinline,jflame.examples.Stacks::bottom -cp "$d/jflame-examples.jar" \
+	jflame.examples.Stacks deep 700 600000 >"$RES/deep.out" 2>&1 &
+pid=$!
+echo "$pid" >"$RES/deep.pid"
+ready deep "jflame-stacks: ready deep"
+sleep 5 # descend and bottom compiled
+"$d/jflame" record -p "$pid" -d 5 -o "$RES/deep.folded" >"$RES/deep.stdout" 2>"$RES/deep.err"
+echo $? >"$RES/deep.rc"
+log deep
+kill "$pid"
+wait "$pid" 2>/dev/null
+# launch mode: jflame starts the JVM (the agent from its start); its exit code, 7, passes through
+"$d/jflame" record -o "$RES/launch.folded" -o "$RES/launch.svg" -- "$java" -cp "$d/jflame-examples.jar" \
+	jflame.examples.Workload hot 8000 7 >"$RES/launch.stdout" 2>"$RES/launch.err"
+echo $? >"$RES/launch.rc"
+log launch
 # the agent's events: each JVM attached by pid when jflame records it
 "$java" -cp "$d/jflame-examples.jar" jflame.examples.LockContend --seconds 600 --hold-ms 50 >"$RES/lockcontend.out" 2>&1 &
 pid=$!

@@ -4,7 +4,8 @@
 # system with Debian's arm64 OpenJDK 17) and records a JVM there (checks-arm64.sh), held to
 # the host's assertions for agentless CPU recording: the program loads, stacks reach their
 # thread's start (no PreserveFramePointer), interpreted, compiled and inlined frames named,
-# full Java thread names, the vDSO named, and -a beside it; and for the agent's events,
+# full Java thread names, the vDSO named, and -a beside it; a never-compiled method named,
+# a 700-deep recursion whole, launch mode; and for the agent's events,
 # attached by pid: lock samples on the contended Ledger through Ledger.post, allocation
 # samples of byte[] under makeBytes and String under makeStrings.
 #
@@ -23,7 +24,7 @@ import jvmtest  # noqa: E402
 from jvmtest import read_folded  # noqa: E402
 import test_alloc  # noqa: E402
 import test_lock  # noqa: E402
-from test_walker import UNNAMED, reaches_entry  # noqa: E402
+from test_walker import UNNAMED, java_region, reaches_entry  # noqa: E402
 
 BUILD = os.environ.get("JFLAME_ARM64_BUILD") or os.path.join(SRC, "build-arm64")
 OUT = os.environ.get("JFLAME_KERNEL_OUT") or "/tmp/jflame-kernel-arm64"
@@ -70,10 +71,10 @@ class Arm64Test(unittest.TestCase):
             slurp(os.path.join(cls.res, "java-version"), "?").splitlines()[:1],
             " ".join(slurp(os.path.join(cls.res, "timeline"), "").split())), file=sys.stderr)
 
-    def ran(self, mode):
+    def ran(self, mode, expect=0):
         rc = slurp(os.path.join(self.res, mode + ".rc"), "").strip()
         err = slurp(os.path.join(self.res, mode + ".err"), "")
-        self.assertEqual(rc, "0", "jflame record (%s) exited %r on arm64:\n%s\nworkload: %s" % (
+        self.assertEqual(rc, str(expect), "jflame record (%s) exited %r on arm64:\n%s\nworkload: %s" % (
             mode, rc, err[-3000:], slurp(os.path.join(self.res, "mixed.out"), "")[-1000:]))
         return err
 
@@ -117,6 +118,64 @@ class Arm64Test(unittest.TestCase):
         stacks = read_folded(os.path.join(self.res, "all.folded"))
         self.assertGreater(sum(n for _, n in stacks), 50, err)
         self.assertTrue(any(len(f) > 1 and f[1] == HOT for f, _ in stacks), "the hot thread under -a")
+
+    def thread(self, mode, name):
+        """MODE's stacks of the JVM MODE.pid names, on its thread NAME."""
+        pid = self.pid(mode)
+        return [(f, n) for f, n in read_folded(os.path.join(self.res, mode + ".folded"))
+                if len(f) > 2 and f[0] == "[%d] java" % pid and f[1] == name]
+
+    def test_interpreted(self):
+        """A method HotSpot never compiles (Stacks.huge, over HugeMethodLimit) named
+        from its interpreter frame, on whole stacks, agentless."""
+        err = self.ran("huge")
+        stacks = self.thread("huge", "jflame-huge-method")
+        total = sum(n for _, n in stacks)
+        huge = sum(n for f, n in stacks if "jflame/examples/Stacks.huge_[0]" in f)
+        whole = sum(n for f, n in stacks if reaches_entry(f[2:]))
+        named = unnamed = 0
+        for f, n in stacks:
+            named += n * sum(1 for x in java_region(f) if x.endswith("_[0]"))
+            unnamed += n * sum(1 for x in java_region(f) if x == "Interpreter")
+        print("arm64: huge method %d of %d samples, %d whole; interpreted frames %d named, %d not" % (
+            huge, total, whole, named, unnamed), file=sys.stderr)
+        self.assertGreater(total, 100, err[-2000:])
+        self.assertGreaterEqual(huge, total * 0.9, [";".join(f[-3:]) for f, _ in stacks][:5])
+        self.assertFalse(any("Stacks.huge_[j]" in f for f, _ in stacks), "the huge method was compiled")
+        self.assertGreaterEqual(whole, total * 0.99, [";".join(f[:4]) for f, _ in stacks if not reaches_entry(f[2:])][:5])
+        self.assertGreaterEqual(named, (named + unnamed) * 0.99, "interpreted frames: %d named, %d not" % (named, unnamed))
+
+    def test_deep_recursion(self):
+        """A 700-deep recursion (one compiled frame a level) walked whole from the
+        bottom to the thread's start, nothing truncated."""
+        err = self.ran("deep")
+        stacks = [(f, n) for f, n in self.thread("deep", "jflame-deep-700")
+                  if any(x.startswith("jflame/examples/Stacks.bottom_[") for x in f)]
+        total = sum(n for _, n in stacks)
+        whole = sum(n for f, n in stacks if reaches_entry(f[2:]) and "[truncated]" not in f and
+                    sum(1 for x in f if x.startswith("jflame/examples/Stacks.descend_[")) >= 700)
+        print("arm64: 700 deep: %d of %d samples at the bottom whole; depths %s" % (
+            whole, total, sorted({len(f) for f, _ in stacks})[:6]), file=sys.stderr)
+        self.assertGreater(total, 100, err[-2000:])
+        self.assertGreaterEqual(whole, total * 0.95, [(len(f), f[:4]) for f, _ in stacks][:5])
+
+    def test_launch(self):
+        """record -- java ...: the JVM's exit code (7) passes through, its output is
+        its own, its hot thread recorded whole by the HotSpot walker."""
+        err = self.ran("launch", expect=7)
+        self.assertIn("jflame-workload: ready", slurp(os.path.join(self.res, "launch.stdout"), ""))
+        stacks = read_folded(os.path.join(self.res, "launch.folded"))
+        pids = {f[0] for f, _ in stacks if len(f) > 1 and f[1] == HOT}
+        self.assertEqual(len(pids), 1, (pids, err[-2000:]))
+        root = pids.pop()
+        spin = [(f, n) for f, n in stacks if f[0] == root and f[1] == HOT and
+                any(x.startswith("jflame/examples/Workload.spin_[") for x in f)]
+        total = sum(n for _, n in spin)
+        whole = sum(n for f, n in spin if reaches_entry(f[2:]))
+        print("arm64: launch: %d samples in Workload.spin, %d whole" % (total, whole), file=sys.stderr)
+        self.assertGreater(total, 100, err[-2000:])
+        self.assertGreater(whole, total * 0.9, [";".join(f[:4]) for f, _ in spin if not reaches_entry(f[2:])][:3])
+        self.assertIn("Java stacks: HotSpot walker", slurp(os.path.join(self.res, "launch.svg")))
 
     def pid(self, name):
         return int(slurp(os.path.join(self.res, name + ".pid")).strip())
