@@ -10,6 +10,11 @@
 #   scripts/image.sh --test-app    also localhost/jflame-testapp:latest (OpenJDK 17 JRE +
 #                                  the examples jar), for tests/integration/test_container_e2e.py
 #   scripts/image.sh --refresh     rebuild the rootfs tarballs (new Debian updates)
+#   scripts/image.sh --arm64       also localhost/jflame:latest-arm64 (the arm64 runtime rootfs,
+#                                  made under qemu-user, with scripts/package.sh --arch aarch64's
+#                                  cross-built tree) and the manifest list localhost/jflame:multiarch
+#                                  of both, saved as an OCI archive (an image index: linux/amd64
+#                                  and linux/arm64, as a registry serves a multi-arch image)
 #
 # Environment: JFLAME_IMAGE_CACHE (default /var/cache/jflame-image: the rootfs
 # tarballs and downloaded .debs, so a second run takes seconds),
@@ -21,12 +26,13 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cache=${JFLAME_IMAGE_CACHE:-/var/cache/jflame-image}
 outdir=$(realpath -m "${JFLAME_IMAGE_OUT:-$src/out}")
-test_app=0 refresh=0
+test_app=0 refresh=0 arm64=0
 for a in "$@"; do
 	case $a in
 	--test-app) test_app=1 ;;
 	--refresh) refresh=1 ;;
-	-h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--arm64) arm64=1 ;;
+	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "image: unknown option $a (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -37,6 +43,9 @@ die() { printf 'image: %s\n' "$*" >&2; exit 1; }
 for tool in mmdebstrap podman crun; do
 	command -v $tool >/dev/null || die "$tool missing; run scripts/deps.sh (it installs mmdebstrap, podman, crun, runc, buildah, skopeo)"
 done
+[[ $(uname -m) == x86_64 || $arm64 -eq 0 ]] || die "--arm64 builds arm64 beside x86-64: run it on an x86-64 host"
+# the arm64 rootfs' maintainer scripts and the arm64 image's check run under qemu-user
+((arm64 == 0)) || bash "$src/scripts/binfmt-arm64.sh" image || exit 1
 
 # Podman on this kind of host (see docs/always-on.md "The image"):
 # - cgroups: v1 with a v2 hierarchy beside it and no systemd managing containers,
@@ -97,11 +106,12 @@ flock 9 # one run at a time per cache (and podman storage)
 mkdir -p "$cache/debs"
 rootfs_tar="" rootfs_key=""
 rootfs() { # name, packages...: sets rootfs_tar and rootfs_key, building the tarball unless cached
+	# (for $rootfs_arch, when set: another architecture, its maintainer scripts under qemu-user)
 	local name=$1
 	shift
 	local inc
 	inc=$(IFS=,; echo "$*")
-	local args=(--variant=essential --include="$inc" --mode=root --format=tar "${slim[@]}")
+	local args=(${rootfs_arch:+--arch="$rootfs_arch"} --variant=essential --include="$inc" --mode=root --format=tar "${slim[@]}")
 	rootfs_key=$(printf '%s\n' 1 "${args[@]}" "${sources[@]}" | sha256sum | cut -c1-12)
 	rootfs_tar=$cache/rootfs-$name-$rootfs_key.tar
 	local tar=$rootfs_tar
@@ -135,7 +145,7 @@ base_image() { # variable, name, image, packages...: imports the rootfs as IMAGE
 	rootfs "$name" "$@"
 	if ! "${podman[@]}" image exists "$image:$rootfs_key"; then
 		say "podman import $rootfs_tar as $image:$rootfs_key"
-		"${podman[@]}" import --change 'CMD ["/bin/sh"]' "$rootfs_tar" "$image:$rootfs_key" >/dev/null ||
+		"${podman[@]}" import ${rootfs_arch:+--arch="$rootfs_arch"} --change 'CMD ["/bin/sh"]' "$rootfs_tar" "$image:$rootfs_key" >/dev/null ||
 			die "podman import $rootfs_tar failed"
 	fi
 	"${podman[@]}" tag "$image:$rootfs_key" "$image:latest"
@@ -152,6 +162,8 @@ build_base="" runtime_base="" java_base=""
 base_image build_base build localhost/jflame-debian12-build "${build_pkgs[@]}"
 base_image runtime_base runtime localhost/jflame-debian12 "${runtime_pkgs[@]}"
 ((test_app)) && base_image java_base java localhost/jflame-debian12-java "${java_pkgs[@]}"
+arm64_base=""
+((arm64)) && rootfs_arch=arm64 base_image arm64_base runtime-arm64 localhost/jflame-debian12-arm64 "${runtime_pkgs[@]}"
 
 # --- the build context: the source tree as git sees it (tracked and new files,
 # not what .gitignore leaves out: no build directories, no node_modules) -----------
@@ -164,7 +176,7 @@ trap 'rm -rf "$ctx"' EXIT
 build() { # target, tag
 	say "podman build --target $1 -t $2"
 	"${podman[@]}" build "${build_isolation[@]}" "${limits[@]}" --pull=never --layers --target "$1" \
-		--build-arg BUILD_BASE="$build_base" --build-arg RUNTIME_BASE="$runtime_base" \
+		--build-arg BUILD_BASE="$build_base" --build-arg RUNTIME_BASE="$runtime_base" --build-arg TREE=build \
 		${java_base:+--build-arg JAVA_BASE="$java_base"} \
 		-f "$src/deploy/Containerfile" -t "$2" "$ctx" >"$cache/build-$1.log" 2>&1 ||
 		{ tail -40 "$cache/build-$1.log" >&2; die "podman build --target $1 failed (log: $cache/build-$1.log)"; }
@@ -186,6 +198,47 @@ mv "$archive.tmp" "$archive"
 size=$("${podman[@]}" image inspect --format '{{.Size}}' localhost/jflame:latest)
 echo "image: localhost/jflame:latest ($((size / 1000000)) MB; $(du -m "$archive" | cut -f1) MB as OCI archive, layers gzipped)"
 echo "oci-archive: $archive"
+
+# --- arm64: the cross-built tree on the arm64 runtime rootfs, and the manifest list ----
+# No arm64 compiler runs emulated: scripts/package.sh --arch aarch64 cross-builds the
+# installed tree here (as the build stage's, for arm64) and the runtime stage takes it
+# (TREE=prebuilt: the Containerfile's prebuilt stage copies it from the context).
+if ((arm64)); then
+	ctx64=$(mktemp -d /tmp/jflame-image-arm64.XXXXXX)
+	trap 'rm -rf "$ctx" "$ctx64"' EXIT
+	say "scripts/package.sh --arch aarch64 (the cross build)"
+	tarball=$(bash "$src/scripts/package.sh" --arch aarch64 "$ctx64" 2>"$cache/package-arm64.log" | tail -1) ||
+		{ tail -30 "$cache/package-arm64.log" >&2; die "scripts/package.sh --arch aarch64 failed (log: $cache/package-arm64.log)"; }
+	mkdir "$ctx64/jflame-prebuilt"
+	tar -C "$ctx64/jflame-prebuilt" --strip-components=1 -xzf "$tarball"
+	rm -f "$tarball"
+	say "podman build --platform linux/arm64 --target runtime -t localhost/jflame:latest-arm64"
+	"${podman[@]}" build "${build_isolation[@]}" "${limits[@]}" --pull=never --layers --platform linux/arm64 \
+		--target runtime --build-arg RUNTIME_BASE="$arm64_base" --build-arg TREE=prebuilt \
+		-f "$src/deploy/Containerfile" -t localhost/jflame:latest-arm64 "$ctx64" >"$cache/build-runtime-arm64.log" 2>&1 ||
+		{ tail -40 "$cache/build-runtime-arm64.log" >&2; die "podman build of the arm64 image failed (log: $cache/build-runtime-arm64.log)"; }
+	"${podman[@]}" image prune -f --filter label=jflame.image.stage >/dev/null
+	# it runs (under qemu-user) and is the same jflame
+	v64=$("${podman[@]}" run "${limits[@]}" --rm --network=none --platform linux/arm64 localhost/jflame:latest-arm64 --version |
+		awk '{print $2}') || true
+	[[ $v64 == "$version" ]] || die "localhost/jflame:latest-arm64 does not run under qemu-user, or is not jflame $version (it said '$v64')"
+	# one name for both: the manifest list (a registry push of it serves each node its own)
+	"${podman[@]}" manifest rm localhost/jflame:multiarch >/dev/null 2>&1 || true
+	"${podman[@]}" manifest create localhost/jflame:multiarch >/dev/null
+	for img in localhost/jflame:latest localhost/jflame:latest-arm64; do
+		"${podman[@]}" manifest add localhost/jflame:multiarch "containers-storage:$img" >/dev/null ||
+			die "podman manifest add localhost/jflame:multiarch $img failed"
+	done
+	multi=$outdir/jflame-image-$version-multiarch.oci.tar
+	rm -f "$multi.tmp"
+	"${podman[@]}" manifest push -q --all localhost/jflame:multiarch "oci-archive:$multi.tmp" >/dev/null ||
+		die "podman manifest push of localhost/jflame:multiarch to $multi failed"
+	mv "$multi.tmp" "$multi"
+	size=$("${podman[@]}" image inspect --format '{{.Size}}' localhost/jflame:latest-arm64)
+	echo "image: localhost/jflame:latest-arm64 ($((size / 1000000)) MB)"
+	echo "manifest: localhost/jflame:multiarch (linux/amd64, linux/arm64)"
+	echo "oci-archive (multi-arch): $multi ($(du -m "$multi" | cut -f1) MB)"
+fi
 ((test_app)) && echo "test app: localhost/jflame-testapp:latest"
 echo "podman: ${podman[*]} run ${limits[*]} ..."
 say "done in $((SECONDS - t_start)) s"

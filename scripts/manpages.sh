@@ -14,13 +14,16 @@
 #                                  (help2man takes a description starting with '-' for
 #                                  more of the option)
 #   "  jflame ..." under "Examples:" -> "  $ jflame ..." (help2man's verbatim examples)
+# JFLAME_EMULATOR: what runs JFLAME when it is not for this machine (a cross build's
+# qemu-aarch64-static: CMAKE_CROSSCOMPILING_EMULATOR).
 set -euo pipefail
+jf() { ${JFLAME_EMULATOR:+"$JFLAME_EMULATOR"} "$jflame" "$@"; }
 
 if [[ ${1:-} == --help-of ]]; then
 	shift
 	jflame=$1
 	shift
-	"$jflame" "$@" | awk '
+	jf "$@" | awk '
 		NR == 1 && /^usage: / { sub(/^usage: /, "Usage: "); line = $0; inusage = 1; next }
 		inusage && /^ +jflame / { print line; sub(/^ +/, "  or:  "); line = $0; next }
 		inusage && /^ +[^ ]/ { sub(/^ +/, " "); line = line $0; next }
@@ -53,7 +56,7 @@ help2man=${HELP2MAN:-help2man} # the one CMake found
 command -v "$help2man" >/dev/null || { echo "jflame: help2man not found; install the Debian package 'help2man' (or run scripts/deps.sh)" >&2; exit 1; }
 mkdir -p "$out"
 
-version=$("$jflame" --version | awk '{print $2}')
+version=$(jf --version | awk '{print $2}')
 [[ -n $version ]] || { echo "manpages: cannot read the version from $jflame --version" >&2; exit 1; }
 # the date on the pages: the last commit's, so a rebuild writes the same pages
 if [[ -z ${SOURCE_DATE_EPOCH:-} ]] && epoch=$(git -C "$src" log -1 --format=%ct 2>/dev/null) && [[ -n $epoch ]]; then
@@ -61,7 +64,7 @@ if [[ -z ${SOURCE_DATE_EPOCH:-} ]] && epoch=$(git -C "$src" log -1 --format=%ct 
 fi
 
 # the commands and their one-line summaries: the lines under "commands:" in jflame --help
-mapfile -t lines < <("$jflame" --help | awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on')
+mapfile -t lines < <(jf --help | awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on')
 ((${#lines[@]})) || { echo "manpages: no commands in $jflame --help" >&2; exit 1; }
 names=() summaries=()
 for l in "${lines[@]}"; do

@@ -42,11 +42,19 @@
 # with the reason (image.sh's or podman's own words, once: the other tests
 # repeat it); they never skip.
 #
+#   MultiArchTest  scripts/image.sh --arm64 (on an x86-64 host: the same call builds
+#                  both): the arm64 image runs under qemu-user as aarch64, holds
+#                  AArch64 machine code, and draws the same SVG byte for byte as the
+#                  x86-64 image from the same folded input; the multi-arch OCI
+#                  archive is an image index of linux/amd64 and linux/arm64.
+#
 #   UnshareSidecarTest   the sidecar's pid namespace without any container
 #                  runtime: the JVM in namespaces made with unshare, jflame
 #                  entering its pid namespace (nsenter) with its own /proc.
 #                  It runs whether podman works or not.
+import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -96,7 +104,10 @@ class Podman:
             jvmtest.require(shutil.which(tool), "%s missing (scripts/deps.sh installs %s)" % (tool, pkg))
         self.archive_dir = tempfile.mkdtemp(prefix="jflame-e2e-image-")
         t0 = time.monotonic()
-        r = subprocess.run(["bash", os.path.join(SRC, "scripts", "image.sh"), "--test-app"], capture_output=True,
+        # on x86-64 the arm64 image and the manifest list of both too (MultiArchTest)
+        self.arm64 = platform.machine() == "x86_64"
+        r = subprocess.run(["bash", os.path.join(SRC, "scripts", "image.sh"), "--test-app"] +
+                           (["--arm64"] if self.arm64 else []), capture_output=True,
                            text=True, timeout=3000, stdin=subprocess.DEVNULL,
                            env=dict(os.environ, JFLAME_IMAGE_OUT=self.archive_dir))
         self.build_seconds = time.monotonic() - t0
@@ -110,6 +121,8 @@ class Podman:
         m = re.search(r"^oci-archive: (\S+)$", r.stdout, re.M)
         assert m and os.path.getsize(m.group(1)) > 1000000, r.stdout
         self.archive = m.group(1)
+        m = re.search(r"^oci-archive \(multi-arch\): (\S+)", r.stdout, re.M)
+        self.multiarch = m.group(1) if m else None
         # can podman run a container here at all?
         r = self.run_cmd("run", "--rm", "--network=none", *self.run_flags, "localhost/jflame:latest", "--version")
         if r.returncode != 0:
@@ -292,6 +305,75 @@ class UnshareSidecarTest(test_container.ContainerCase):
         spin = sum(n for f, n in jvm_stacks if HOT_THREAD in f and any(x.startswith(SPIN) for x in f))
         self.assertGreater(total, 50, context)
         self.assertGreater(spin, total * 0.8, "the hot method in the hot thread: %d of %d%s" % (spin, total, context))
+
+
+class MultiArchTest(unittest.TestCase):
+    """scripts/image.sh --arm64: the arm64 image beside the x86-64 one, and one name for both."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.p = Podman.get()
+        jvmtest.require(cls.p.arm64, "the arm64 image is built beside the x86-64 one (an x86-64 host)")
+        cls.tmp = tempfile.mkdtemp(prefix="jflame-multiarch-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def podman(self, *args):
+        r = self.p.run_cmd(*args)
+        self.assertEqual(r.returncode, 0, "%s %s: %s" % (" ".join(self.p.podman), " ".join(args), r.stderr[-2000:]))
+        return r.stdout
+
+    def test_index_of_both_platforms(self):
+        """The multi-arch OCI archive is an image index of linux/amd64 and linux/arm64,
+        each the image podman holds under its own tag (skopeo reads it)."""
+        self.assertTrue(self.p.multiarch and os.path.getsize(self.p.multiarch) > 1000000, self.p.image_out)
+        jvmtest.require(shutil.which("skopeo"), "skopeo missing (scripts/deps.sh installs it)")
+        r = subprocess.run(["skopeo", "inspect", "--raw", "oci-archive:" + self.p.multiarch], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        index = json.loads(r.stdout)
+        self.assertEqual(index["mediaType"], "application/vnd.oci.image.index.v1+json")
+        platforms = sorted("%s/%s" % (m["platform"]["os"], m["platform"]["architecture"]) for m in index["manifests"])
+        self.assertEqual(platforms, ["linux/amd64", "linux/arm64"])
+        for tag, arch in (("latest", "amd64"), ("latest-arm64", "arm64")):
+            self.assertEqual(self.podman("image", "inspect", "--format", "{{.Os}}/{{.Architecture}}",
+                                         "localhost/jflame:" + tag).strip(), "linux/" + arch)
+
+    def test_arm64_image_is_arm64(self):
+        """Its jflame and agent are AArch64 code, and it runs (qemu-user) as aarch64."""
+        run = ["run", "--rm", "--network=none", *self.p.run_flags, "--platform", "linux/arm64"]
+        self.assertEqual(self.podman(*run, "--entrypoint", "/usr/bin/uname", "localhost/jflame:latest-arm64",
+                                     "-m").strip(), "aarch64")
+        self.assertEqual(self.podman(*run, "localhost/jflame:latest-arm64", "--version").strip(), self.p.version)
+        cid = self.podman("create", "--platform", "linux/arm64", "localhost/jflame:latest-arm64").strip()
+        try:
+            self.podman("cp", cid + ":/opt/jflame", os.path.join(self.tmp, "opt"))
+        finally:
+            self.p.run_cmd("rm", "-f", cid)
+        for f in ("bin/jflame", "lib/libjflame-agent.so"):
+            r = subprocess.run(["readelf", "-h", os.path.join(self.tmp, "opt", f)], capture_output=True, text=True,
+                               env=dict(os.environ, LC_ALL="C"))
+            self.assertRegex(r.stdout, r"Machine:\s+AArch64", f)
+
+    def test_same_svg_on_both(self):
+        """The same folded input drawn by each image's jflame gives the same SVG, byte for byte."""
+        vol = os.path.join(self.tmp, "svg")
+        os.makedirs(vol, exist_ok=True)
+        with open(os.path.join(vol, "in.folded"), "w") as f:
+            f.write("[7] java;jflame-hot-worker-thread-with-a-long-name;start_thread;java/lang/Thread.run_[j];"
+                    "jflame/examples/Workload.spin_[j] 90\n[7] java;GC Thread#0;start_thread;G1ParTask::work 10\n"
+                    "[9] kafka;main;__libc_start_call_main;do_syscall_64_[k] 5\n")
+        svgs = []
+        for tag, plat in (("latest", "linux/amd64"), ("latest-arm64", "linux/arm64")):
+            out = "%s.svg" % tag
+            self.podman("run", "--rm", "--network=none", *self.p.run_flags, "--platform", plat, "-v", vol + ":/out",
+                        "localhost/jflame:" + tag, "svg", "/out/in.folded", "-o", "/out/" + out)
+            with open(os.path.join(vol, out), "rb") as f:
+                svgs.append(f.read())
+        self.assertIn(b"<title>jflame/examples/Workload.spin (90 samples", svgs[0])
+        self.assertEqual(svgs[0], svgs[1], "the arm64 image's SVG differs from the x86-64 image's")
 
 
 def tearDownModule():
