@@ -11,7 +11,7 @@
 #include "cli_num.h"
 #include "collapse.h"
 #include "out_file.h"
-#include "profile_writer.h"
+#include "format_table.h"
 #include "recording.h"
 
 #define MAX_INPUTS 256
@@ -133,7 +133,7 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 /* the folded row of the writer table, from the recording's stack store */
 static int write_folded(FILE *f, void *ctx, char *err, size_t errlen)
 {
-	if (profile_writer_write(profile_writer_of(PFMT_FOLDED), f, ctx, NULL, err, errlen) != 0)
+	if (profile_format_write(profile_format_named("folded"), f, ctx, NULL, err, errlen) != 0)
 		return cli_err_prefix(err, errlen);
 	return 0;
 }

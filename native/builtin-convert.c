@@ -12,8 +12,7 @@
 #include "profile_read.h"
 #include "folded.h"
 #include "out_file.h"
-#include "profile_format.h"
-#include "profile_writer.h"
+#include "format_table.h"
 #include "stack_table.h"
 
 #define MAX_OUTPUTS 16
@@ -69,36 +68,38 @@ static const char usage[] = "usage: jflame convert [-f FORMAT] [-t FORMAT] [opti
 struct convert_cmd {
 	const char *input;
 	const char *outputs[MAX_OUTPUTS];
-	const struct profile_writer *writers[MAX_OUTPUTS];
+	const struct profile_format *writers[MAX_OUTPUTS];
 	bool raw[MAX_OUTPUTS]; /* pprof without gzip (.pb) */
 	size_t noutputs;
-	enum profile_format from;
-	const struct profile_writer *to;
+	const struct profile_format *from;
+	const struct profile_format *to;
 	long rate;
 	const char *sample_index;
 	const char *title;
 };
 
-static int parse_from(const char *arg, enum profile_format *f)
+static int parse_from(const char *arg, const struct profile_format **f)
 {
-	enum profile_format x = profile_format_named(arg);
-	if (x != PFMT_UNKNOWN && x != PFMT_SVG) {
+	const struct profile_format *x = profile_format_named(arg);
+	char names[128];
+	if (x && (x->cmds & PF_READ)) {
 		*f = x;
 		return 0;
 	}
-	fprintf(stderr, "jflame: -f takes folded, stacks, pprof, speedscope or jfr, not '%s'\n", arg);
+	profile_format_list(names, sizeof(names), PF_READ, false);
+	fprintf(stderr, "jflame: -f takes %s, not '%s'\n", names, arg);
 	return -1;
 }
 
-static int parse_to(const char *arg, const struct profile_writer **w)
+static int parse_to(const char *arg, const struct profile_format **w)
 {
-	const struct profile_writer *x = profile_writer_named(arg);
+	const struct profile_format *x = profile_format_named(arg);
 	char names[128];
-	if (x && (x->cmds & PW_CONVERT)) {
+	if (x && (x->cmds & PF_CONVERT)) {
 		*w = x;
 		return 0;
 	}
-	profile_writer_list(names, sizeof(names), PW_CONVERT, false);
+	profile_format_list(names, sizeof(names), PF_CONVERT, false);
 	fprintf(stderr, "jflame: -t takes %s, not '%s'\n", names, arg);
 	return -1;
 }
@@ -174,11 +175,11 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 		return -1;
 	}
 	char names[128], exts[128];
-	profile_writer_list(names, sizeof(names), PW_CONVERT, false);
-	profile_writer_list(exts, sizeof(exts), PW_CONVERT, true);
+	profile_format_list(names, sizeof(names), PF_CONVERT, false);
+	profile_format_list(exts, sizeof(exts), PF_CONVERT, true);
 	for (size_t i = 0; i < c->noutputs; i++) {
 		bool raw = false;
-		const struct profile_writer *w = profile_writer_of_name(c->outputs[i], &raw);
+		const struct profile_format *w = profile_format_of_name(c->outputs[i], &raw, NULL);
 		if (c->to) {
 			w = c->to;
 			raw = false;
@@ -186,14 +187,14 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			fprintf(stderr, "jflame: -o - (standard output) needs -t FORMAT: %s\n", names);
 			return -1;
 		}
-		if (w && w->format == PFMT_STACKS) {
+		if (w && (w->needs & PF_NEEDS_SAMPLE_LOG)) {
 			fprintf(stderr,
 				"jflame: convert does not write .stacks ('%s'): only jflame record has each sample's "
 				"addresses and times; record with -o run.stacks\n",
 				c->outputs[i]);
 			return -1;
 		}
-		if (!w || !(w->cmds & PW_CONVERT)) {
+		if (!w || !(w->cmds & PF_CONVERT)) {
 			fprintf(stderr, "jflame: cannot tell the format of '%s'; name it %s, or give -t FORMAT\n",
 				c->outputs[i], exts);
 			return -1;
@@ -207,14 +208,14 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 /* One output of the table, written by its row of the writer table. */
 struct table_out {
 	const struct stack_table *t;
-	const struct profile_writer *w;
+	const struct profile_format *w;
 	struct profile_write_opts o;
 };
 
 static int write_table(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct table_out *x = ctx;
-	return profile_writer_write(x->w, out, x->t, &x->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
+	return profile_format_write(x->w, out, x->t, &x->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
 }
 
 int cmd_convert(int argc, char **argv)

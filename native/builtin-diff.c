@@ -13,7 +13,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "profile_read.h"
+#include "format_table.h"
 #include "fg_cli.h"
 #include "diff_graph.h"
 #include "flamegraph.h"
@@ -22,7 +22,6 @@
 #include "html_compare.h"
 #include "name_normalize.h"
 #include "out_file.h"
-#include "profile_format.h"
 #include "stack_table.h"
 #include "regress.h"
 #include "regress_report.h"
@@ -352,17 +351,8 @@ static bool is_profile_name(const char *name)
 	bool raw;
 	if (name[0] == '.')
 		return false; /* hidden, and record's files being written */
-	switch (profile_format_of_name(name, &raw)) {
-	case PFMT_FOLDED:
-	case PFMT_STACKS:
-	case PFMT_PPROF:
-	case PFMT_SPEEDSCOPE:
-	case PFMT_JFR:
-	case PFMT_TEXT:
-		return true;
-	default:
-		return false;
-	}
+	const struct profile_format *f = profile_format_of_name(name, &raw, NULL);
+	return f && f->read;
 }
 
 static int add_window(struct diff_side *d, const char *path, char *err, size_t errlen)
@@ -381,7 +371,7 @@ static int add_window(struct diff_side *d, const char *path, char *err, size_t e
 	}
 	d->names[d->nwins] = name;
 	stack_table_init(&w[d->nwins]);
-	int rc = profile_read(&w[d->nwins], path, PFMT_UNKNOWN, NULL, 0, "diff", err, errlen);
+	int rc = profile_read(&w[d->nwins], path, NULL, NULL, 0, "diff", err, errlen);
 	d->nwins++; /* freed with the side, read or not */
 	return rc != 0 ? cli_err_prefix(err, errlen) : 0;
 }
@@ -579,8 +569,8 @@ static bool graph_reads_folded(const char *path)
 	struct stat st;
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return false;
-	enum profile_format f = profile_format_of_name(path, &raw);
-	return f == PFMT_FOLDED || f == PFMT_TEXT || f == PFMT_UNKNOWN;
+	const struct profile_format *f = profile_format_of_name(path, &raw, NULL);
+	return !f || (f->traits & PF_FALLBACK);
 }
 
 int cmd_diff(int argc, char **argv)

@@ -11,7 +11,7 @@
 #include "builtin.h"
 #include "cli_io.h"
 #include "cli_num.h"
-#include "profile_read.h"
+#include "format_table.h"
 #include "collapse.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
@@ -152,34 +152,38 @@ static int write_page(FILE *f, void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-/* A JFR recording: named .jfr (or .jfr.gz), or a regular file starting with
- * its magic (a pipe is left unread: its bytes are perf script's). */
-static bool is_jfr(const char *path)
+/* A recording read through the format table, whose samples carry their times
+ * (a PF_TIMED row: JFR): named for it (.jfr, .jfr.gz), or a regular file
+ * whose first bytes say it (a pipe is left unread: its bytes are perf
+ * script's, streamed here). Its row, or NULL. */
+static const struct profile_format *timed_row(const char *path)
 {
 	bool raw;
-	char magic[4];
+	char magic[64];
 	struct stat st;
 	if (strcmp(path, "-") == 0)
-		return false;
-	if (profile_format_of_name(path, &raw) == PFMT_JFR)
-		return true;
+		return NULL;
+	const struct profile_format *row = profile_format_of_name(path, &raw, NULL);
+	if (row && (row->traits & PF_TIMED))
+		return row;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
+		return NULL;
 	FILE *f = fopen(path, "rb");
-	bool jfr = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) && memcmp(magic, "FLR\0", 4) == 0;
+	size_t n = f ? fread(magic, 1, sizeof(magic), f) : 0;
 	if (f)
 		fclose(f);
-	return jfr;
+	return profile_format_sniff(magic, n, PF_TIMED);
 }
 
 /* Adds the CPU samples of a JFR recording to the map, each once at its time
  * (its stack folded as convert folds it). 0, or -1 with one line in err. */
-static int jfr_add(struct heatmap *h, const char *path, uint64_t *samples, char *err, size_t errlen)
+static int jfr_add(struct heatmap *h, const char *path, const struct profile_format *row, uint64_t *samples, char *err,
+		   size_t errlen)
 {
 	struct stack_table t;
 	int rc;
 	stack_table_init(&t);
-	if ((rc = profile_read(&t, path, PFMT_JFR, NULL, 0, "heatmap", err, errlen)) != 0)
+	if ((rc = profile_read(&t, path, row, NULL, 0, "heatmap", err, errlen)) != 0)
 		cli_err_prefix(err, errlen);
 	for (size_t i = 0; rc == 0 && i < t.ntimeline; i++) {
 		const struct timed_sample *s = &t.timeline[i];
@@ -222,9 +226,10 @@ int cmd_heatmap(int argc, char **argv)
 	size_t nscripts = 0;
 	uint64_t jfr_samples = 0;
 	for (size_t i = 0; i < cmd.ninputs; i++) {
-		if (!is_jfr(cmd.inputs[i]))
+		const struct profile_format *row = timed_row(cmd.inputs[i]);
+		if (!row)
 			scripts[nscripts++] = cmd.inputs[i];
-		else if (jfr_add(&h, cmd.inputs[i], &jfr_samples, err, sizeof(err)) != 0)
+		else if (jfr_add(&h, cmd.inputs[i], row, &jfr_samples, err, sizeof(err)) != 0)
 			goto out;
 	}
 	memset(&lines, 0, sizeof(lines));

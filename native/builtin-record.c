@@ -306,12 +306,11 @@ static int opt_event(struct record_cli *cli, char *arg)
 static int opt_output(struct record_cli *cli, char *arg)
 {
 	struct record_opts *o = &cli->o;
-	enum profile_format f;
-	if (record_output_format(arg, &f) != 0) {
-		fprintf(stderr,
-			"jflame: cannot tell the format of '%s'; name it .svg, .folded, .collapsed, "
-			".stacks, .pb.gz, .json, .jfr or .html\n",
-			arg);
+	const struct profile_format *f = record_output_format(arg);
+	if (!f) {
+		char exts[128];
+		profile_format_list(exts, sizeof(exts), PF_RECORD, true);
+		fprintf(stderr, "jflame: cannot tell the format of '%s'; name it %s\n", arg, exts);
 		return -1;
 	}
 	if (o->nuser_outputs < MAX_OUTPUTS)

@@ -12,7 +12,7 @@
 #include "fg_cli.h"
 #include "flamegraph.h"
 #include "out_file.h"
-#include "profile_writer.h"
+#include "format_table.h"
 
 static const char usage[] = "usage: jflame svg [options] [FILE...] > graph.svg\n"
 			    "\n"
@@ -189,7 +189,7 @@ struct svg_out {
 static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct svg_out *w = ctx;
-	return profile_writer_write(profile_writer_of(PFMT_SVG), out, w->t,
+	return profile_format_write(profile_format_named("svg"), out, w->t,
 				    &(struct profile_write_opts){ .graph = w->o }, err, errlen) != 0 ?
 		       cli_err_prefix(err, errlen) :
 		       0;
@@ -210,7 +210,7 @@ int cmd_svg(int argc, char **argv)
 		return p > 0 ? 0 : 2;
 	}
 	unsigned flags = PROFILE_READ_BEFORE | PROFILE_READ_FOLDED | (cmd.o.flamechart ? PROFILE_READ_ORDER : 0);
-	if (profile_read(&t, cmd.input, PFMT_UNKNOWN, NULL, flags, "svg", err, sizeof(err)) != 0) {
+	if (profile_read(&t, cmd.input, NULL, NULL, flags, "svg", err, sizeof(err)) != 0) {
 		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}

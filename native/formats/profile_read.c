@@ -1,5 +1,6 @@
-/* profile_read.c - reads a profile in any format the commands take (folded,
- * perf script or .stacks, pprof, speedscope, JFR) into the stack store. */
+/* profile_read.c - the readers of the profile formats the commands take (folded,
+ * perf script or .stacks, pprof, speedscope, JFR) into the stack store, with
+ * their checks and warnings; the format table (render/format_table.c) picks one. */
 #include "profile_read.h"
 
 #include <inttypes.h>
@@ -9,7 +10,6 @@
 
 #include "collapse.h"
 #include "folded.h"
-#include "input_file.h"
 #include "jfr_read.h"
 #include "msg.h"
 #include "perf_script.h"
@@ -160,121 +160,71 @@ static int skipped_said(const struct stack_table *t, const char *why, char *err,
 	return 0;
 }
 
-int profile_read(struct stack_table *t, const char *path, enum profile_format from, const char *sample_index,
-		 unsigned flags, const char *cmd, char *err, size_t errlen)
+int profile_read_folded(struct stack_table *t, const struct profile_source *s, char *err, size_t errlen)
 {
-	const char *name = profile_input_name(path);
-	bool raw;
-	enum profile_format f = from ? from : profile_format_of_name(path, &raw);
 	struct folded fo;
-	unsigned order = flags & PROFILE_READ_ORDER ? FOLDED_KEEP_ORDER : 0;
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = -1;
+	unsigned order = s->flags & PROFILE_READ_ORDER ? FOLDED_KEEP_ORDER : 0;
+	int rc = s->buf ? folded_parse(&fo, t, s->buf, s->len, s->name, order, err, errlen) :
+			  folded_read(&fo, t, s->path, 0, order, err, errlen);
+	return rc != 0 ? -1 : folded_done(&fo, s->name, s->cmd, s->flags, err, errlen);
+}
 
-	if (f == PFMT_SVG) {
-		snprintf(err, errlen,
-			 "%s is an SVG; %s reads folded stacks, perf script text, pprof, "
-			 "speedscope JSON or JFR (the folded stacks behind an SVG are not in it)",
-			 name, cmd);
-		return -1;
+int profile_read_stacks(struct stack_table *t, const struct profile_source *s, char *err, size_t errlen)
+{
+	return table_from_stacks(t, s->buf ? NULL : s->path, s->buf, s->len, s->name, err, errlen);
+}
+
+int profile_read_pprof(struct stack_table *t, const struct profile_source *s, char *err, size_t errlen)
+{
+	struct pprof_stats st;
+	int rc = pprof_read(t, s->buf, s->len, s->name, s->sample_index, &st, err, errlen);
+	uint64_t skipped = st.bad_refs + st.no_frames + st.negative + st.too_long;
+	if (rc == 0 && skipped) {
+		char why[512];
+		snprintf(why, sizeof(why),
+			 "skipped %" PRIu64 " of %" PRIu64 " samples in %s (%" PRIu64 " refer to "
+			 "a location, function or string that does not exist, %" PRIu64 " have no frames, %" PRIu64
+			 " a negative value, %" PRIu64 " are longer than %u MiB)",
+			 skipped, st.samples, s->name, st.bad_refs, st.no_frames, st.negative, st.too_long,
+			 FOLDED_MAX_LINE >> 20);
+		rc = skipped_said(t, why, err, errlen);
 	}
-	/* folded and perf script files stream from their readers */
-	if (f == PFMT_FOLDED) {
-		if (folded_read(&fo, t, path, 0, order, err, errlen) != 0) {
-			goto out;
-		}
-		rc = folded_done(&fo, name, cmd, flags, err, errlen);
-		goto out;
-	}
-	if (f == PFMT_STACKS) {
-		rc = table_from_stacks(t, path, NULL, 0, name, err, errlen);
-		goto out;
-	}
-	if (input_file_read(path, 0, &buf, &len, err, errlen) != 0) {
-		goto out;
-	}
-	enum profile_format seen = profile_format_sniff(buf, len);
-	if (f == PFMT_TEXT)
-		f = seen == PFMT_STACKS ? PFMT_STACKS : PFMT_FOLDED;
-	if (f == PFMT_UNKNOWN)
-		f = seen == PFMT_UNKNOWN && (flags & PROFILE_READ_FOLDED) ? PFMT_FOLDED : seen;
-	switch (f) {
-	case PFMT_FOLDED:
-		if (folded_parse(&fo, t, buf, len, name, order, err, errlen) != 0) {
-			goto out;
-		}
-		rc = folded_done(&fo, name, cmd, flags, err, errlen);
-		break;
-	case PFMT_STACKS:
-		rc = table_from_stacks(t, NULL, buf, len, name, err, errlen);
-		break;
-	case PFMT_PPROF: {
-		struct pprof_stats st;
-		rc = pprof_read(t, buf, len, name, sample_index, &st, err, errlen);
-		uint64_t skipped = st.bad_refs + st.no_frames + st.negative + st.too_long;
-		if (rc == 0 && skipped) {
-			char why[512];
-			snprintf(why, sizeof(why),
-				 "skipped %" PRIu64 " of %" PRIu64 " samples in %s (%" PRIu64 " refer to "
-				 "a location, function or string that does not exist, %" PRIu64
-				 " have no frames, %" PRIu64 " a negative value, %" PRIu64 " are longer than %u MiB)",
-				 skipped, st.samples, name, st.bad_refs, st.no_frames, st.negative, st.too_long,
-				 FOLDED_MAX_LINE >> 20);
-			rc = skipped_said(t, why, err, errlen);
-		}
-		break;
-	}
-	case PFMT_SPEEDSCOPE: {
-		struct speedscope_stats st;
-		rc = speedscope_read(t, buf, len, name, &st, err, errlen);
-		if (rc == 0 && st.too_long && t->stacks.n)
-			msg_warn("skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long, name,
-				 FOLDED_MAX_LINE >> 20);
-		break;
-	}
-	case PFMT_JFR: {
-		struct jfr_stats st;
-		rc = jfr_read(t, buf, len, name, sample_index, &st, err, errlen);
-		uint64_t skipped = st.bad_refs + st.bad_events + st.no_frames + st.too_long;
-		if (rc == 0 && skipped) {
-			char why[512];
-			snprintf(why, sizeof(why),
-				 "skipped %" PRIu64 " of %" PRIu64 " %s events in %s (%" PRIu64 " refer "
-				 "to a thread, stack trace, method, class or string that is not in the file, %" PRIu64
-				 " do not "
-				 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)",
-				 skipped, st.events + st.bad_events, t->meta.event, name, st.bad_refs, st.bad_events,
-				 st.no_frames, st.too_long, FOLDED_MAX_LINE >> 20);
-			rc = skipped_said(t, why, err, errlen);
-		}
-		if (rc == 0 && t->stacks.n == 0) {
-			snprintf(err, errlen,
-				 "no %s events with stacks in %s (%" PRIu64 " chunks read); "
-				 "--sample-index picks what to read: " JFR_EVENT_NAMES,
-				 t->meta.event, name, st.chunks);
-			rc = -1;
-		}
-		break;
-	}
-	default:
-		snprintf(err, errlen,
-			 "cannot tell the format of %s (%s); give -f folded, stacks, pprof, "
-			 "speedscope or jfr",
-			 name, len == 0 ? "it is empty" : "not folded stacks, perf script text, pprof, JSON or JFR");
-		break;
-	}
-out:
-	if (rc == 0 && sample_index && f != PFMT_PPROF && f != PFMT_JFR) {
-		snprintf(err, errlen, "--sample-index is for pprof and JFR input; %s is %s", name,
-			 profile_format_label(f));
-		rc = -1;
+	return rc;
+}
+
+int profile_read_speedscope(struct stack_table *t, const struct profile_source *s, char *err, size_t errlen)
+{
+	struct speedscope_stats st;
+	int rc = speedscope_read(t, s->buf, s->len, s->name, &st, err, errlen);
+	if (rc == 0 && st.too_long && t->stacks.n)
+		msg_warn("skipped %" PRIu64 " samples in %s longer than %u MiB\n", st.too_long, s->name,
+			 FOLDED_MAX_LINE >> 20);
+	return rc;
+}
+
+int profile_read_jfr(struct stack_table *t, const struct profile_source *s, char *err, size_t errlen)
+{
+	struct jfr_stats st;
+	int rc = jfr_read(t, s->buf, s->len, s->name, s->sample_index, &st, err, errlen);
+	uint64_t skipped = st.bad_refs + st.bad_events + st.no_frames + st.too_long;
+	if (rc == 0 && skipped) {
+		char why[512];
+		snprintf(why, sizeof(why),
+			 "skipped %" PRIu64 " of %" PRIu64 " %s events in %s (%" PRIu64 " refer "
+			 "to a thread, stack trace, method, class or string that is not in the file, %" PRIu64
+			 " do not "
+			 "parse, %" PRIu64 " have no frames, %" PRIu64 " are longer than %u MiB)",
+			 skipped, st.events + st.bad_events, t->meta.event, s->name, st.bad_refs, st.bad_events,
+			 st.no_frames, st.too_long, FOLDED_MAX_LINE >> 20);
+		rc = skipped_said(t, why, err, errlen);
 	}
 	if (rc == 0 && t->stacks.n == 0) {
-		snprintf(err, errlen, "no stacks in %s; nothing to %s", name, cmd);
+		snprintf(err, errlen,
+			 "no %s events with stacks in %s (%" PRIu64 " chunks read); "
+			 "--sample-index picks what to read: " JFR_EVENT_NAMES,
+			 t->meta.event, s->name, st.chunks);
 		rc = -1;
 	}
-	free(buf);
 	return rc;
 }
 

@@ -14,7 +14,7 @@
 #include "out_file.h"
 #include "out_name.h"
 #include "pprof.h"
-#include "profile_writer.h"
+#include "format_table.h"
 #include "push.h"
 #include "record_windows.h"
 #include "sampler.h"
@@ -73,7 +73,7 @@ static int write_folded(FILE *f, const struct recording *rec, bool count_view, c
 	if (value_table(&t, rec, count_view, true) != 0)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = profile_writer_write(profile_writer_of(PFMT_FOLDED), f, &t, NULL, err, errlen);
+		rc = profile_format_write(profile_format_named("folded"), f, &t, NULL, err, errlen);
 	stack_table_free(&t);
 	return rc;
 }
@@ -139,29 +139,31 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 		.count_scale = recording_timed(rec) || (recording_lock(rec) && !count_view) ? 1000 : 0,
 		.bytes = recording_alloc(rec) && !count_view,
 	};
-	rc = profile_writer_write(profile_writer_of(PFMT_SVG), f, &t, &(struct profile_write_opts){ .graph = &o }, err,
+	rc = profile_format_write(profile_format_named("svg"), f, &t, &(struct profile_write_opts){ .graph = &o }, err,
 				  errlen);
 out:
 	stack_table_free(&t);
 	return rc;
 }
 
-/* pprof, speedscope or JFR: counts are samples, weights samples x 1e9/freq cpu ns;
- * the stacks of lines, whose interpreted frames carry their source lines. */
+/* A format with source lines (pprof, speedscope, JFR): counts are samples, weights
+ * samples x 1e9/freq cpu ns; the stacks of lines, whose interpreted frames carry
+ * their source lines; the samples' times for a format that needs them. */
 static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, int64_t end_real_ns,
-			 enum profile_format format, bool count_view, char *err, size_t errlen)
+			 const struct profile_format *format, bool count_view, char *err, size_t errlen)
 {
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
 	/* JFR's events carry the samples' times (their window's store keeps them for it) */
 	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0 ||
-	    (format == PFMT_JFR && stack_table_timeline_from(&t, lines ? &lines->stacks : &rec->stacks) != 0)) {
+	    ((format->needs & PF_NEEDS_TIMES) &&
+	     stack_table_timeline_from(&t, lines ? &lines->stacks : &rec->stacks) != 0)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
-		if (format == PFMT_SPEEDSCOPE && count_view && (recording_alloc(rec) || recording_lock(rec)))
-			t.meta.has_weight = false; /* speedscope: the samples */
-		rc = profile_writer_write(profile_writer_of(format), f, &t, NULL, err, errlen);
+		if ((format->traits & PF_ONE_VALUE) && count_view && (recording_alloc(rec) || recording_lock(rec)))
+			t.meta.has_weight = false; /* one value a sample: the samples */
+		rc = profile_format_write(format, f, &t, NULL, err, errlen);
 	}
 	stack_table_free(&t);
 	return rc;
@@ -219,7 +221,8 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 		e[0] = '\0';
 		if (r->o.out_ev[i] != ev)
 			continue;
-		if (r->o.formats[i] == PFMT_STACKS) {
+		const struct profile_format *fmt = r->o.formats[i];
+		if (fmt->needs & PF_NEEDS_SAMPLE_LOG) {
 			if (!w->stacks_open)
 				continue;
 			w->stacks_open = false;
@@ -231,13 +234,12 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 		} else if (out_file_open(&of, path, e, sizeof(e)) != 0) {
 			wr = -1;
 		} else {
-			if (r->o.formats[i] == PFMT_SVG)
+			if (fmt->needs & PF_NEEDS_GRAPH)
 				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
-			else if (r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE ||
-				 r->o.formats[i] == PFMT_JFR)
+			else if (fmt->needs & PF_NEEDS_LINES)
 				wr = write_profile(of.f, rec, ev == EV_BPF && r->want_lines ? &w->rec_lines : NULL,
-						   end_real_ns, r->o.formats[i], r->o.count_view, e, sizeof(e));
-			else if (r->o.formats[i] == PFMT_HTML)
+						   end_real_ns, fmt, r->o.count_view, e, sizeof(e));
+			else if (fmt->needs & PF_NEEDS_HEATMAP)
 				wr = write_heatmap(w, of.f, e, sizeof(e));
 			else
 				wr = write_folded(of.f, rec, r->o.count_view, e, sizeof(e));
@@ -266,13 +268,9 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 	return rc;
 }
 
-int record_output_format(const char *path, enum profile_format *f)
+const struct profile_format *record_output_format(const char *path)
 {
-	const struct profile_writer *w = profile_writer_for_record(path);
-	if (!w)
-		return -1;
-	*f = w->format;
-	return 0;
+	return profile_format_for_record(path);
 }
 
 /* ---- which outputs each event has ------------------------------------------- */
@@ -280,7 +278,7 @@ int record_output_format(const char *path, enum profile_format *f)
 static const char *const event_words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
 
 /* Adds one output of event ev (its name copied). */
-static int add_spec(struct record_opts *o, const char *name, enum profile_format f, enum rec_event ev)
+static int add_spec(struct record_opts *o, const char *name, const struct profile_format *f, enum rec_event ev)
 {
 	static char names[MAX_SPECS][4096];
 	if (o->noutputs == MAX_SPECS) {
@@ -306,9 +304,10 @@ static int outputs_expand(struct record_opts *o)
 	size_t nev = (size_t)o->bpf_on + o->alloc + o->lock;
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
 		const char *name = o->user_outputs[i];
-		enum profile_format f = o->user_formats[i];
-		bool timeline = f == PFMT_STACKS || f == PFMT_HTML;
-		const char *what = f == PFMT_STACKS ? "the .stacks output (timestamped samples)" : "the .html heat map";
+		const struct profile_format *f = o->user_formats[i];
+		bool timeline = (f->needs & (PF_NEEDS_SAMPLE_LOG | PF_NEEDS_HEATMAP)) != 0;
+		const char *what = f->needs & PF_NEEDS_SAMPLE_LOG ? "the .stacks output (timestamped samples)" :
+								    "the .html heat map";
 		char buf[4096];
 		int w = out_name_event_word(name, event_words, 5);
 		enum rec_event named = EV_N;
@@ -403,7 +402,7 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 {
 	if (o->nuser_outputs == 0 && !o->push) { /* with --push, files only when asked for */
 		o->user_outputs[0] = "jflame.svg";
-		o->user_formats[0] = PFMT_SVG;
+		o->user_formats[0] = profile_format_named("svg");
 		o->nuser_outputs = 1;
 	}
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
@@ -451,7 +450,7 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 				o->outputs[i]);
 			return -1;
 		}
-		nstacks += o->formats[i] == PFMT_STACKS;
+		nstacks += (o->formats[i]->needs & PF_NEEDS_SAMPLE_LOG) != 0;
 	}
 	if (nstacks > 1) {
 		msg_say("only one .stacks output at a time\n");

@@ -316,11 +316,11 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 	r->si = str_intern_new();
 	r->want_lines = r->o.push != NULL; /* pushed profiles carry source lines */
 	for (size_t i = 0; i < r->o.noutputs; i++) {
-		r->want_lines |= r->o.formats[i] == PFMT_PPROF || r->o.formats[i] == PFMT_SPEEDSCOPE ||
-				 r->o.formats[i] == PFMT_JFR;
-		r->want_heatmap |= r->o.formats[i] == PFMT_HTML;
-		r->want_times |= r->o.formats[i] == PFMT_JFR;
-		r->want_stacks |= r->o.formats[i] == PFMT_STACKS;
+		unsigned needs = r->o.formats[i]->needs;
+		r->want_lines |= (needs & PF_NEEDS_LINES) != 0;
+		r->want_heatmap |= (needs & PF_NEEDS_HEATMAP) != 0;
+		r->want_times |= (needs & PF_NEEDS_TIMES) != 0;
+		r->want_stacks |= (needs & PF_NEEDS_SAMPLE_LOG) != 0;
 	}
 	if (!r->si) {
 		snprintf(err, errlen, "out of memory");

@@ -15,7 +15,7 @@
 #include "attach.h"
 #include "heatmap.h"
 #include "out_file.h"
-#include "profile_format.h"
+#include "format_table.h"
 #include "recording.h"
 #include "sample_pipeline.h"
 #include "stacks_order.h"
@@ -73,11 +73,11 @@ struct record_opts {
 	int freq;
 	double duration;		/* seconds; 0 = until Ctrl-C or every target exited */
 	const char *outputs[MAX_SPECS]; /* after the naming rule: one event each */
-	enum profile_format formats[MAX_SPECS];
+	const struct profile_format *formats[MAX_SPECS];
 	enum rec_event out_ev[MAX_SPECS];
 	size_t noutputs;
 	const char *user_outputs[MAX_OUTPUTS]; /* as given with -o */
-	enum profile_format user_formats[MAX_OUTPUTS];
+	const struct profile_format *user_formats[MAX_OUTPUTS];
 	size_t nuser_outputs;
 	const char *event;	 /* the perf event of CPU samples; NULL: chosen */
 	enum rec_mode mode;	 /* -e cpu (default), offcpu, wall */

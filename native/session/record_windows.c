@@ -265,7 +265,7 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 		return -1;
 	}
 	for (size_t i = 0; i < r->o.noutputs; i++) {
-		if (r->o.formats[i] != PFMT_STACKS)
+		if (!(r->o.formats[i]->needs & PF_NEEDS_SAMPLE_LOG))
 			continue;
 		if (record_output_path(r, w, i, w->stacks_path, sizeof(w->stacks_path), err, errlen) != 0 ||
 		    out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0) {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "profile_read.h"
+#include "format_table.h"
 #include "diff_graph.h"
 #include "folded_diff.h"
 #include "out_file.h"
@@ -39,7 +39,7 @@ static int read_profile(struct window_regress *w, char *err, size_t errlen)
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	if (profile_read(&t, w->o.file, PFMT_UNKNOWN, NULL, 0, "record --baseline", err, errlen) != 0)
+	if (profile_read(&t, w->o.file, NULL, NULL, 0, "record --baseline", err, errlen) != 0)
 		goto out;
 	for (size_t i = 0; i < t.stacks.n; i++)
 		if (baseline_add_profile_stack(w->b, t.stacks.strs[i], t.stacks.lens[i], t.counts[i]) != 0) {

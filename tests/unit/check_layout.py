@@ -2,7 +2,8 @@
 """check_layout.py - native/'s stages include only their own and lower stages'
 headers (util < model < attach < record < formats < render < session < the front ends), and
 no stage calls a function the front ends define (a sample's path runs down the
-stages and never climbs back to builtin-*.c by name)."""
+stages and never climbs back to builtin-*.c by name), and no file but
+render/format_table.c compares profile formats."""
 import os
 import re
 import sys
@@ -82,6 +83,21 @@ def main():
         if '"jflame: ' in open(base, encoding='utf-8').read():
             bad.append('%s spells the "jflame: " prefix; return the error without it (the command adds it) '
                        'or say the line with msg_say()/msg_warn() (util/msg.h)' % shown)
+    # a format is a row of render/format_table.c's table (#37): nothing else compares one
+    # (no format ids; a row is asked for its traits and needs, not matched by name)
+    names = '|'.join(re.findall(r'\.name = "([a-z]+)"', open(os.path.join(NATIVE, 'render', 'format_table.c'),
+                                                            encoding='utf-8').read()))
+    compared = re.compile(r'PFMT_[A-Z]|[!=]=\s*profile_format_(?:named|of_name|for_record)\(|'
+                          r'profile_format_(?:named|of_name|for_record)\([^()]*\)\s*[!=]=|'
+                          r'str(?:n?case)?cmp\(\s*[\w.>-]*(?:->|\.)name\s*,\s*"(?:%s)"' % names)
+    for rel, r in sorted(files):
+        if rel == os.path.join('render', 'format_table.c') or not rel.endswith('.c'):
+            continue
+        text = open(os.path.join(NATIVE, rel), encoding='utf-8').read()
+        m = compared.search(text)
+        if m:
+            bad.append('native/%s compares formats (%r): ask the row (render/format_table.h: cmds, '
+                       'traits, needs) instead' % (rel, m.group(0)))
     for s in STAGES:
         if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
             bad.append('native/%s has no README.md saying what lives there' % s)

@@ -6,8 +6,7 @@
 #include "jfr_write.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
-#include "profile_format.h"
-#include "profile_writer.h"
+#include "format_table.h"
 #include "speedscope.h"
 #include "stack_table.h"
 
@@ -547,123 +546,141 @@ static void test_speedscope_utf8(void)
 	stack_table_free(&b);
 }
 
+/* The row's name, or "-" for none. */
+static const char *row_name(const struct profile_format *f)
+{
+	return f ? f->name : "-";
+}
+
+/* What a file's name and first bytes say its format is (format_table.c's
+ * rows and format_sniff.c's tests). */
 static void test_profile_format(void)
 {
 	static const struct {
 		const char *name;
-		enum profile_format f;
-		bool raw;
+		const char *f; /* the row, "-": none */
+		bool raw, text;
 	} names[] = {
-		{ "cpu.folded", PFMT_FOLDED, false }, { "x.collapsed.gz", PFMT_FOLDED, false },
-		{ "run.stacks", PFMT_STACKS, false }, { "perf.script.gz", PFMT_STACKS, false },
-		{ "a/b.perf", PFMT_STACKS, false },   { "cpu.pb.gz", PFMT_PPROF, false },
-		{ "cpu.pb", PFMT_PPROF, true },	      { "CPU.PPROF", PFMT_PPROF, false },
-		{ "x.json", PFMT_SPEEDSCOPE, false }, { "x.svg", PFMT_SVG, false },
-		{ "x.txt", PFMT_TEXT, false },	      { "profile", PFMT_UNKNOWN, false },
-		{ "x.gz", PFMT_UNKNOWN, false },      { "", PFMT_UNKNOWN, false },
+		{ "cpu.folded", "folded", false, false },
+		{ "x.collapsed.gz", "folded", false, false },
+		{ "run.stacks", "stacks", false, false },
+		{ "perf.script.gz", "stacks", false, false },
+		{ "a/b.perf", "stacks", false, false },
+		{ "cpu.pb.gz", "pprof", false, false },
+		{ "cpu.pb", "pprof", true, false },
+		{ "CPU.PPROF", "pprof", false, false },
+		{ "x.json", "speedscope", false, false },
+		{ "x.svg", "svg", false, false },
+		{ "x.txt", "folded", false, true },
+		{ "profile", "-", false, false },
+		{ "x.gz", "-", false, false },
+		{ "", "-", false, false },
+		{ "x.html", "-", false, false },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		bool raw = !names[i].raw;
-		CHECK_MSG(profile_format_of_name(names[i].name, &raw) == names[i].f, "%s", names[i].name);
+		bool raw = !names[i].raw, text = !names[i].text;
+		CHECK_EQ_STR(row_name(profile_format_of_name(names[i].name, &raw, &text)), names[i].f);
 		CHECK_MSG(raw == names[i].raw, "%s", names[i].name);
+		CHECK_MSG(text == names[i].text, "%s", names[i].name);
 	}
 #define T(s) s, sizeof(s) - 1
 	static const struct {
 		const char *text;
 		size_t len;
-		enum profile_format f;
+		const char *f;
 	} contents[] = {
-		{ T("a;b 1\n"), PFMT_FOLDED },
-		{ T("\xef\xbb\xbf# comment\n\nmain;x_[j] 12\r\n"), PFMT_FOLDED },
-		{ T("java 1/2 [000] 1.5: 10 cpu-clock:\n\t    7f00 main+0x1 (/bin/x)\n"), PFMT_STACKS },
-		{ T("java 1/2 1.5: 10101\n\t7f00 main (/bin/x)\n"), PFMT_STACKS }, /* a header ending in a number */
-		{ T("\n  {\"shared\": {}}"), PFMT_SPEEDSCOPE },
-		{ T("\x0a\x04\x08\x01\x10\x02"), PFMT_PPROF },
+		{ T("a;b 1\n"), "folded" },
+		{ T("\xef\xbb\xbf# comment\n\nmain;x_[j] 12\r\n"), "folded" },
+		{ T("java 1/2 [000] 1.5: 10 cpu-clock:\n\t    7f00 main+0x1 (/bin/x)\n"), "stacks" },
+		{ T("java 1/2 1.5: 10101\n\t7f00 main (/bin/x)\n"), "stacks" }, /* a header ending in a number */
+		{ T("\n  {\"shared\": {}}"), "speedscope" },
+		{ T("\x0a\x04\x08\x01\x10\x02"), "pprof" },
+		{ T("FLR\0\0\2\0\0"), "jfr" },
 		{ T("\x7f"
 		    "ELF\x02\x01"),
-		  PFMT_UNKNOWN },
-		{ T("just words\nmore words\n"), PFMT_UNKNOWN },
-		{ T(""), PFMT_UNKNOWN },
+		  "-" },
+		{ T("just words\nmore words\n"), "-" },
+		{ T(""), "-" },
 	};
 #undef T
 	for (size_t i = 0; i < sizeof(contents) / sizeof(contents[0]); i++)
-		CHECK_MSG(profile_format_sniff(contents[i].text, contents[i].len) == contents[i].f, "content %zu", i);
-	CHECK(profile_format_named("speedscope") == PFMT_SPEEDSCOPE);
-	CHECK(profile_format_named("yaml") == PFMT_UNKNOWN);
+		CHECK_EQ_STR(row_name(profile_format_sniff(contents[i].text, contents[i].len, 0)), contents[i].f);
+	/* among the text rows only (a name that says .txt), among the timed ones (heatmap) */
+	CHECK(profile_format_sniff("{\"shared\": {}}", 14, PF_TEXT) == NULL);
+	CHECK_EQ_STR(row_name(profile_format_sniff("a;b 1\n", 6, PF_TEXT)), "folded");
+	CHECK_EQ_STR(row_name(profile_format_sniff("FLR\0", 4, PF_TIMED)), "jfr");
+	CHECK(profile_format_sniff("a;b 1\n", 6, PF_TIMED) == NULL);
+	CHECK_EQ_STR(row_name(profile_format_named("speedscope")), "speedscope");
+	CHECK(profile_format_named("yaml") == NULL);
+	/* every row that reads is told by its content; the others are not, and say why */
+	for (size_t i = 0; i < profile_formats_n; i++) {
+		const struct profile_format *f = &profile_formats[i];
+		CHECK_MSG(!f->read == !f->sniff, "%s", f->name);
+		CHECK_MSG(!f->read == !(f->cmds & PF_READ), "%s", f->name);
+		CHECK_MSG(f->read || f->why_unread, "%s", f->name);
+	}
 }
 
-/* The writer table: which row a file name or -t name picks, for convert
- * (case ignored, .gz) and for record (case kept, .pb.gz only), the lists
- * the messages give, and the rows' writers. */
+/* The table's rows for writing: which row a file name or -t name picks, for
+ * convert (case ignored, .gz) and for record (case kept, .pb.gz only), the
+ * lists the messages give, and the rows' writers. */
 static void test_profile_writer(void)
 {
 	static const struct {
 		const char *name;
-		enum profile_format convert, record; /* PFMT_UNKNOWN: no row */
+		const char *convert, *record; /* "-": no row */
 		bool raw;
 	} names[] = {
-		{ "cpu.folded", PFMT_FOLDED, PFMT_FOLDED, false },
-		{ "x.collapsed.gz", PFMT_FOLDED, PFMT_UNKNOWN, false },
-		{ "X.FOLDED", PFMT_FOLDED, PFMT_UNKNOWN, false },
-		{ "x.txt", PFMT_FOLDED, PFMT_UNKNOWN, false },
-		{ "run.stacks", PFMT_STACKS, PFMT_STACKS, false },
-		{ "perf.script", PFMT_STACKS, PFMT_UNKNOWN, false },
-		{ "cpu.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
-		{ "cpu.PB.GZ", PFMT_PPROF, PFMT_UNKNOWN, false },
-		{ "cpu.pb", PFMT_PPROF, PFMT_UNKNOWN, true },
-		{ "cpu.pprof", PFMT_PPROF, PFMT_UNKNOWN, false },
-		{ "x.json", PFMT_SPEEDSCOPE, PFMT_SPEEDSCOPE, false },
-		{ "x.svg", PFMT_SVG, PFMT_SVG, false },
-		{ "x.html", PFMT_UNKNOWN, PFMT_HTML, false },
-		{ "-", PFMT_UNKNOWN, PFMT_SVG, false },
-		{ "out.svg/cpu", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
-		{ "x.gz", PFMT_UNKNOWN, PFMT_UNKNOWN, false },
-		{ "/tmp/cpu-%t.pb.gz", PFMT_PPROF, PFMT_PPROF, false },
-		{ "cpu.jfr", PFMT_JFR, PFMT_JFR, false },
-		{ "CPU.JFR", PFMT_JFR, PFMT_UNKNOWN, false },
+		{ "cpu.folded", "folded", "folded", false },
+		{ "x.collapsed.gz", "folded", "-", false },
+		{ "X.FOLDED", "folded", "-", false },
+		{ "x.txt", "folded", "-", false },
+		{ "run.stacks", "stacks", "stacks", false },
+		{ "perf.script", "stacks", "-", false },
+		{ "cpu.pb.gz", "pprof", "pprof", false },
+		{ "cpu.PB.GZ", "pprof", "-", false },
+		{ "cpu.pb", "pprof", "-", true },
+		{ "cpu.pprof", "pprof", "-", false },
+		{ "x.json", "speedscope", "speedscope", false },
+		{ "x.svg", "svg", "svg", false },
+		{ "x.html", "-", "html", false },
+		{ "-", "-", "svg", false },
+		{ "out.svg/cpu", "-", "-", false },
+		{ "x.gz", "-", "-", false },
+		{ "/tmp/cpu-%t.pb.gz", "pprof", "pprof", false },
+		{ "cpu.jfr", "jfr", "jfr", false },
+		{ "CPU.JFR", "jfr", "-", false },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		bool raw = !names[i].raw;
-		const struct profile_writer *c = profile_writer_of_name(names[i].name, &raw);
-		const struct profile_writer *r = profile_writer_for_record(names[i].name);
-		CHECK_MSG((c ? c->format : PFMT_UNKNOWN) == names[i].convert, "convert %s", names[i].name);
+		const struct profile_format *c = profile_format_of_name(names[i].name, &raw, NULL);
+		const struct profile_format *r = profile_format_for_record(names[i].name);
+		CHECK_MSG(strcmp(row_name(c), names[i].convert) == 0, "convert %s", names[i].name);
 		CHECK_MSG(raw == names[i].raw, "%s", names[i].name);
-		CHECK_MSG((r ? r->format : PFMT_UNKNOWN) == names[i].record, "record %s", names[i].name);
-		CHECK_MSG(!r || (r->cmds & PW_RECORD), "record %s", names[i].name);
+		CHECK_MSG(strcmp(row_name(r), names[i].record) == 0, "record %s", names[i].name);
+		CHECK_MSG(!r || (r->cmds & PF_RECORD), "record %s", names[i].name);
 	}
-	/* the writers' extensions are the readers' (.txt is written as folded) */
-	static const char *const stems[] = { "a.folded", "a.collapsed", "a.stacks", "a.perf", "a.script",
-					     "a.pb",	 "a.pprof",	"a.json",   "a.jfr",  "a.svg",
-					     "a.txt",	 "a.html",	"a.bin",    "a",      "a.pb.gz.x",
-					     "A.Folded", "dir.svg/a",	".json",    "" };
-	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
-		for (int gz = 0; gz < 3; gz++) {
-			char name[64];
-			bool raw, wraw;
-			snprintf(name, sizeof(name), "%s%s", stems[i], gz == 0 ? "" : gz == 1 ? ".gz" : ".GZ");
-			enum profile_format f = profile_format_of_name(name, &raw);
-			const struct profile_writer *w = profile_writer_of_name(name, &wraw);
-			CHECK_MSG((w ? w->format : PFMT_UNKNOWN) == (f == PFMT_TEXT ? PFMT_FOLDED : f), "%s", name);
-			CHECK_MSG(raw == wraw, "%s", name);
-		}
-	}
-	CHECK(profile_writer_named("collapsed") == profile_writer_of(PFMT_FOLDED));
-	CHECK(profile_writer_named("pb") == profile_writer_of(PFMT_PPROF));
-	CHECK(profile_writer_named("json") == profile_writer_of(PFMT_SPEEDSCOPE));
-	CHECK(profile_writer_named("jfr") == profile_writer_of(PFMT_JFR));
-	CHECK(profile_writer_named("SVG") == NULL);
-	CHECK(!(profile_writer_named("stacks")->cmds & PW_CONVERT));
-	CHECK(!(profile_writer_named("html")->cmds & PW_CONVERT));
-	CHECK(profile_writer_of(PFMT_TEXT) == NULL);
+	CHECK(profile_format_named("collapsed") == profile_format_named("folded"));
+	CHECK(profile_format_named("pb") == profile_format_named("pprof"));
+	CHECK(profile_format_named("json") == profile_format_named("speedscope"));
+	CHECK(profile_format_named("perf") == profile_format_named("stacks"));
+	CHECK(profile_format_named("SVG") == NULL);
+	CHECK(!(profile_format_named("stacks")->cmds & PF_CONVERT));
+	CHECK(!(profile_format_named("html")->cmds & PF_CONVERT));
+	CHECK(profile_format_named("text") == NULL);
 
 	char list[128];
-	profile_writer_list(list, sizeof(list), PW_CONVERT, false);
+	profile_format_list(list, sizeof(list), PF_CONVERT, false);
 	CHECK_EQ_STR(list, "folded, pprof, speedscope, jfr or svg");
-	profile_writer_list(list, sizeof(list), PW_CONVERT, true);
+	profile_format_list(list, sizeof(list), PF_CONVERT, true);
 	CHECK_EQ_STR(list, ".folded, .pb.gz, .json, .jfr or .svg");
-	profile_writer_list(list, sizeof(list), PW_SVG, true);
+	profile_format_list(list, sizeof(list), PF_SVG, true);
 	CHECK_EQ_STR(list, ".svg");
-	profile_writer_list(list, 8, PW_RECORD, true); /* cut, terminated */
+	profile_format_list(list, sizeof(list), PF_READ, false);
+	CHECK_EQ_STR(list, "folded, stacks, pprof, speedscope or jfr");
+	profile_format_labels(list, sizeof(list), PF_READ);
+	CHECK_EQ_STR(list, "folded stacks, perf script text, pprof, speedscope JSON or JFR");
+	profile_format_list(list, 8, PF_RECORD, true); /* cut, terminated */
 	CHECK_EQ_STR(list, ".folded");
 
 	/* the rows' writers: folded in byte order, the SVG titled, no writer for .stacks */
@@ -674,13 +691,13 @@ static void test_profile_writer(void)
 	CHECK(stack_table_add(&t, "m;b", 3, 2, 0) >= 0);
 	CHECK(stack_table_add(&t, "m;a", 3, 5, 0) >= 0);
 	FILE *f = open_memstream(&buf, &len);
-	CHECK(profile_writer_write(profile_writer_of(PFMT_FOLDED), f, &t, NULL, err, sizeof(err)) == 0);
+	CHECK(profile_format_write(profile_format_named("folded"), f, &t, NULL, err, sizeof(err)) == 0);
 	fclose(f);
 	CHECK_EQ_STR(buf, "m;a 5\nm;b 2\n");
 	free(buf);
 	f = open_memstream(&buf, &len);
 	struct profile_write_opts o = { .title = "T<itle>" };
-	CHECK_MSG(profile_writer_write(profile_writer_of(PFMT_SVG), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(profile_format_write(profile_format_named("svg"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
 	fclose(f);
 	CHECK_HAS_STR(buf, ">T&lt;itle&gt;</text>");
 	CHECK_HAS_STR(buf, "<title>a (5 samples, 71.43%)</title>");
@@ -706,7 +723,7 @@ static void test_profile_writer(void)
 	stack_table_free(&other);
 	f = open_memstream(&buf, &len);
 	o.graph = &g;
-	CHECK_MSG(profile_writer_write(profile_writer_for_record("-"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(profile_format_write(profile_format_for_record("-"), f, &t, &o, err, sizeof(err)) == 0, "%s", err);
 	fclose(f);
 	CHECK_HAS_STR(buf, "class=\"warning\"");
 	CHECK_MSG(len == direct_len && memcmp(buf, direct, len) == 0,
@@ -714,7 +731,7 @@ static void test_profile_writer(void)
 	free(direct);
 	free(buf);
 	f = open_memstream(&buf, &len);
-	CHECK(profile_writer_write(profile_writer_of(PFMT_STACKS), f, &t, NULL, err, sizeof(err)) == -1);
+	CHECK(profile_format_write(profile_format_named("stacks"), f, &t, NULL, err, sizeof(err)) == -1);
 	fclose(f);
 	CHECK_EQ_STR(err, "cannot write stacks from a profile's stacks");
 	CHECK_EQ_U64(len, 0);
