@@ -15,6 +15,7 @@
 #include "cli_io.h"
 #include "cli_num.h"
 #include "proc_info.h"
+#include "msg.h"
 
 struct attach_cmd_opts {
 	pid_t pid;
@@ -79,7 +80,7 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 		case 't': {
 			double d;
 			if (cli_parse_seconds(optarg, 0.1, 3600, &d) != 0) {
-				fprintf(stderr, "jflame: --timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
+				msg_say("--timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
 				return -1;
 			}
 			o->timeout_ms = (int)(d * 1000);
@@ -99,21 +100,19 @@ static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "jflame: give the pid of the JVM: jflame attach PID [AGENT_OPTIONS]\n");
+		msg_say("give the pid of the JVM: jflame attach PID [AGENT_OPTIONS]\n");
 		return -1;
 	}
 	long pid;
 	if (cli_parse_long(argv[optind], 1, 4194304, &pid) != 0) {
-		fprintf(stderr, "jflame: '%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n",
-			argv[optind]);
+		msg_say("'%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n", argv[optind]);
 		return -1;
 	}
 	o->pid = (pid_t)pid;
 	if (optind + 1 < argc)
 		o->agent_options = argv[optind + 1];
 	if (optind + 2 < argc) {
-		fprintf(stderr, "jflame: unexpected argument '%s'; agent options are one comma-separated word\n",
-			argv[optind + 2]);
+		msg_say("unexpected argument '%s'; agent options are one comma-separated word\n", argv[optind + 2]);
 		return -1;
 	}
 	return 0;
@@ -131,7 +130,7 @@ int cmd_attach(int argc, char **argv)
 		return p > 0 ? 0 : 2;
 	/* the agent's own parser: a bad option is caught here, not in the JVM */
 	if (agent_options_parse(o.agent_options, &ao, err, sizeof(err)) != 0) {
-		fprintf(stderr, "jflame: bad agent option: %s\n", err);
+		msg_say("bad agent option: %s\n", err);
 		return 2;
 	}
 	if (ao.help) {
@@ -153,15 +152,15 @@ int cmd_attach(int argc, char **argv)
 	};
 	enum attach_outcome r = attach_agent(o.pid, &ato, &info, err, sizeof(err));
 	if (r == ATTACH_FAILED && interrupted_by) {
-		fprintf(stderr, "jflame: %s\n", err);
+		msg_say("%s\n", err);
 		return 128 + interrupted_by;
 	}
 	if (r == ATTACH_FAILED)
 		goto fail;
 	if (r == ATTACH_ALREADY) {
 		if (!o.quiet)
-			fprintf(stderr, "jflame: the agent is already loaded in pid %d (options '%s'); nothing to do\n",
-				(int)o.pid, info.options);
+			msg_say("the agent is already loaded in pid %d (options '%s'); nothing to do\n", (int)o.pid,
+				info.options);
 		return 0;
 	}
 	if (!o.quiet) {
@@ -172,21 +171,19 @@ int cmd_attach(int argc, char **argv)
 			pi.nspid = o.pid, pi.start_time = 0;
 		agent_file_path(map, sizeof(map), o.pid, pi.nspid, "perf-", ".map");
 		int have = agent_status_read(o.pid, pi.nspid, pi.start_time, &st) == 1;
-		fprintf(stderr, "jflame: loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s",
-			(int)o.pid, info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "",
-			map);
+		char entries[48] = "";
 		if (have)
-			fprintf(stderr, " (%llu entries)", (unsigned long long)st.map_lines);
-		fputc('\n', stderr);
+			snprintf(entries, sizeof(entries), " (%llu entries)", (unsigned long long)st.map_lines);
+		msg_say("loaded the agent into pid %d in %.2f s (attach protocol %d%s); map %s%s\n", (int)o.pid,
+			info.seconds, info.protocol, info.copied ? ", agent copied into its /tmp" : "", map, entries);
 		if (have && st.frame_pointers == 0)
-			fprintf(stderr,
-				"jflame: pid %d runs without -XX:+PreserveFramePointer: perf and other frame-pointer "
+			msg_say("pid %d runs without -XX:+PreserveFramePointer: perf and other frame-pointer "
 				"walkers lose the callers of JIT-compiled code (jflame record walks HotSpot's frames "
 				"and does not need it); for those, restart it with -XX:+PreserveFramePointer\n",
 				(int)o.pid);
 	}
 	return 0;
 fail:
-	fprintf(stderr, "jflame: %s\n", err);
+	msg_say("%s\n", err);
 	return 1;
 }

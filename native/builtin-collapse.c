@@ -13,6 +13,7 @@
 #include "out_file.h"
 #include "format_table.h"
 #include "recording.h"
+#include "msg.h"
 
 #define MAX_INPUTS 256
 
@@ -100,8 +101,7 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 		case O_TO: {
 			double v;
 			if (cli_parse_seconds(optarg, 0, 1e9, &v) != 0) {
-				fprintf(stderr,
-					"jflame: --%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
+				msg_say("--%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
 					ch == O_FROM ? "from" : "to", optarg);
 				return -1;
 			}
@@ -124,7 +124,7 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 		}
 	}
 	if (c->o.has_from && c->o.has_to && c->o.to <= c->o.from) {
-		fprintf(stderr, "jflame: --to %g is not after --from %g\n", c->o.to, c->o.from);
+		msg_say("--to %g is not after --from %g\n", c->o.to, c->o.from);
 		return -1;
 	}
 	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
@@ -134,7 +134,7 @@ static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 static int write_folded(FILE *f, void *ctx, char *err, size_t errlen)
 {
 	if (profile_format_write(profile_format_named("folded"), f, ctx, NULL, err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	return 0;
 }
 
@@ -152,33 +152,31 @@ int cmd_collapse(int argc, char **argv)
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	if (recording_init(&rec) != 0) {
-		fprintf(stderr, "jflame: out of memory\n");
+		msg_say("out of memory\n");
 		return 1;
 	}
 	collapse_init(&c, &cmd.o, &rec);
 	int r = cli_scripts_read(cmd.inputs, cmd.ninputs, collapse_sample, &c, &c.oom, &lines, err, sizeof(err));
 	if (r > 0 && c.too_big_line)
 		snprintf(err, sizeof(err),
-			 "jflame: %s:%" PRIu64 ": the samples' periods add up to 2^63 or more; jflame "
+			 "%s:%" PRIu64 ": the samples' periods add up to 2^63 or more; jflame "
 			 "takes totals below 9223372036854775808",
 			 cli_input_name(lines.oom_input), c.too_big_line);
 	else if (r > 0)
-		snprintf(err, sizeof(err), "jflame: out of memory folding %s", lines.oom_input);
+		snprintf(err, sizeof(err), "out of memory folding %s", lines.oom_input);
 	if (r != 0)
 		goto out;
 	if (lines.real == 0) {
 		/* no header with a frame, a time or an event: text that is not perf
 		 * script's (random bytes read as "name 123" headers) folds to garbage */
-		snprintf(err, sizeof(err),
-			 "jflame: no samples in %s%s; make the input with perf record -g, then perf script",
+		snprintf(err, sizeof(err), "no samples in %s%s; make the input with perf record -g, then perf script",
 			 cmd.ninputs == 1 && strcmp(cmd.inputs[0], "-") == 0 ? "standard input" : cmd.inputs[0],
 			 lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
 	}
 	cli_scripts_warn(&lines, 127, &c); /* the first bad line as it always was: cut to 127 bytes */
 	if (c.kept == 0) {
-		snprintf(err, sizeof(err),
-			 "jflame: no samples left after the filters (%" PRIu64 " outside the time range)",
+		snprintf(err, sizeof(err), "no samples left after the filters (%" PRIu64 " outside the time range)",
 			 c.out_of_range);
 		goto out;
 	}
@@ -187,7 +185,7 @@ int cmd_collapse(int argc, char **argv)
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	collapse_free(&c);
 	recording_free(&rec);
 	return rc;

@@ -14,6 +14,7 @@
 #include "out_file.h"
 #include "format_table.h"
 #include "stack_table.h"
+#include "msg.h"
 
 #define MAX_OUTPUTS 16
 
@@ -87,7 +88,7 @@ static int parse_from(const char *arg, const struct profile_format **f)
 		return 0;
 	}
 	profile_format_list(names, sizeof(names), PF_READ, false);
-	fprintf(stderr, "jflame: -f takes %s, not '%s'\n", names, arg);
+	msg_say("-f takes %s, not '%s'\n", names, arg);
 	return -1;
 }
 
@@ -100,7 +101,7 @@ static int parse_to(const char *arg, const struct profile_format **w)
 		return 0;
 	}
 	profile_format_list(names, sizeof(names), PF_CONVERT, false);
-	fprintf(stderr, "jflame: -t takes %s, not '%s'\n", names, arg);
+	msg_say("-t takes %s, not '%s'\n", names, arg);
 	return -1;
 }
 
@@ -137,8 +138,7 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			break;
 		case 'F':
 			if (cli_parse_long(optarg, 1, 1000000, &c->rate) != 0) {
-				fprintf(stderr, "jflame: -F takes samples per second from 1 to 1000000, not '%s'\n",
-					optarg);
+				msg_say("-F takes samples per second from 1 to 1000000, not '%s'\n", optarg);
 				return -1;
 			}
 			break;
@@ -153,25 +153,21 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 		}
 	}
 	if (optind == argc) {
-		fprintf(stderr,
-			"jflame: give the profile to convert: jflame convert IN -o OUT (see jflame convert --help)\n");
+		msg_say("give the profile to convert: jflame convert IN -o OUT (see jflame convert --help)\n");
 		return -1;
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr, "jflame: jflame convert takes one input, not '%s' too; give outputs with -o\n",
-			argv[optind + 1]);
+		msg_say("jflame convert takes one input, not '%s' too; give outputs with -o\n", argv[optind + 1]);
 		return -1;
 	}
 	c->input = argv[optind];
 	if (c->noutputs == 0) {
-		fprintf(stderr,
-			"jflame: say where to write: -o OUT (the extension picks the format; -o - -t FORMAT for "
+		msg_say("say where to write: -o OUT (the extension picks the format; -o - -t FORMAT for "
 			"standard output)\n");
 		return -1;
 	}
 	if (c->to && c->noutputs > 1) {
-		fprintf(stderr,
-			"jflame: -t names the format of a single output; with several -o let the extensions tell\n");
+		msg_say("-t names the format of a single output; with several -o let the extensions tell\n");
 		return -1;
 	}
 	char names[128], exts[128];
@@ -184,19 +180,17 @@ static int parse_options(struct convert_cmd *c, int argc, char **argv)
 			w = c->to;
 			raw = false;
 		} else if (strcmp(c->outputs[i], "-") == 0) {
-			fprintf(stderr, "jflame: -o - (standard output) needs -t FORMAT: %s\n", names);
+			msg_say("-o - (standard output) needs -t FORMAT: %s\n", names);
 			return -1;
 		}
 		if (w && (w->needs & PF_NEEDS_SAMPLE_LOG)) {
-			fprintf(stderr,
-				"jflame: convert does not write .stacks ('%s'): only jflame record has each sample's "
+			msg_say("convert does not write .stacks ('%s'): only jflame record has each sample's "
 				"addresses and times; record with -o run.stacks\n",
 				c->outputs[i]);
 			return -1;
 		}
 		if (!w || !(w->cmds & PF_CONVERT)) {
-			fprintf(stderr, "jflame: cannot tell the format of '%s'; name it %s, or give -t FORMAT\n",
-				c->outputs[i], exts);
+			msg_say("cannot tell the format of '%s'; name it %s, or give -t FORMAT\n", c->outputs[i], exts);
 			return -1;
 		}
 		c->writers[i] = w;
@@ -215,7 +209,7 @@ struct table_out {
 static int write_table(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	const struct table_out *x = ctx;
-	return profile_format_write(x->w, out, x->t, &x->o, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
+	return profile_format_write(x->w, out, x->t, &x->o, err, errlen) != 0 ? -1 : 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -231,7 +225,6 @@ int cmd_convert(int argc, char **argv)
 		return p > 0 ? 0 : 2;
 	stack_table_init(&t);
 	if (profile_read(&t, cmd.input, cmd.from, cmd.sample_index, 0, "convert", err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}
 	if (!t.meta.name[0] && strcmp(cmd.input, "-") != 0) {
@@ -245,7 +238,7 @@ int cmd_convert(int argc, char **argv)
 		uint64_t period = 1000000000ULL / (uint64_t)cmd.rate;
 		if (t.total_count >= FOLDED_MAX_COUNT / period) {
 			snprintf(err, sizeof(err),
-				 "jflame: -F %ld: %" PRIu64 " samples of %" PRIu64 " ns each make 2^63 ns or "
+				 "-F %ld: %" PRIu64 " samples of %" PRIu64 " ns each make 2^63 ns or "
 				 "more; are the counts samples?",
 				 cmd.rate, t.total_count, period);
 			goto out;
@@ -268,7 +261,7 @@ int cmd_convert(int argc, char **argv)
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	stack_table_free(&t);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "regress.h"
 #include "regress_report.h"
 #include "window_regress.h"
+#include "msg.h"
 
 #define MAX_OUTPUTS    8
 #define MAX_WINDOWS    100000 /* files in a side's folder */
@@ -180,9 +181,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			break;
 		case 'o':
 			if (c->noutputs < MAX_OUTPUTS && diff_graph_kind_of(optarg, &c->kinds[c->noutputs]) != 0) {
-				fprintf(stderr,
-					"jflame: -o %s: unknown output format; name it .svg, .html or .folded\n",
-					optarg);
+				msg_say("-o %s: unknown output format; name it .svg, .html or .folded\n", optarg);
 				return -1;
 			}
 			if (cli_output_add("diff", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
@@ -197,32 +196,28 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			} else if (strcmp(optarg, "json") == 0) {
 				c->report = REPORT_JSON;
 			} else {
-				fprintf(stderr,
-					"jflame: --report=%s: unknown report format; give --report (text) or --report=json\n",
+				msg_say("--report=%s: unknown report format; give --report (text) or --report=json\n",
 					optarg);
 				return -1;
 			}
 			break;
 		case O_TOP:
 			if (cli_parse_long(optarg, 0, 1000000000L, &c->top) != 0) {
-				fprintf(stderr, "jflame: --top %s: give a number of rows, 0 for every frame\n", optarg);
+				msg_say("--top %s: give a number of rows, 0 for every frame\n", optarg);
 				return -1;
 			}
 			c->top_given = true;
 			break;
 		case O_ALPHA:
 			if (cli_parse_seconds(optarg, 1e-12, 0.5, &c->alpha) != 0) {
-				fprintf(stderr,
-					"jflame: --alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n",
-					optarg);
+				msg_say("--alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n", optarg);
 				return -1;
 			}
 			c->alpha_given = true;
 			break;
 		case O_FAILABOVE:
 			if (cli_parse_seconds(optarg, 0, 100, &c->fail_above) != 0) {
-				fprintf(stderr,
-					"jflame: --fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
+				msg_say("--fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
 					optarg);
 				return -1;
 			}
@@ -233,7 +228,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		case O_BASELINE: {
 			char e[256];
 			if (baseline_parse(optarg, &c->bo, &c->baseline_file, e, sizeof(e)) != 0) {
-				fprintf(stderr, "jflame: %s\n", e);
+				msg_say("%s\n", e);
 				return -1;
 			}
 			c->baseline = optarg;
@@ -242,7 +237,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		case O_CONFIRM: {
 			char e[256];
 			if (baseline_parse_confirm(optarg, &c->bo.confirm, e, sizeof(e)) != 0) {
-				fprintf(stderr, "jflame: %s\n", e);
+				msg_say("%s\n", e);
 				return -1;
 			}
 			c->confirm_given = true;
@@ -259,13 +254,12 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		}
 	}
 	if (c->confirm_given && !c->baseline) {
-		fprintf(stderr, "jflame: --confirm goes with --baseline (windows in a row a frame must grow in)\n");
+		msg_say("--confirm goes with --baseline (windows in a row a frame must grow in)\n");
 		return -1;
 	}
 	if (c->baseline) {
 		if (argc - optind != 1 || c->report != REPORT_NONE || c->noutputs) {
-			fprintf(stderr,
-				"jflame: jflame diff --baseline SPEC takes one folder of windows (and no --report or "
+			msg_say("jflame diff --baseline SPEC takes one folder of windows (and no --report or "
 				"-o); see jflame diff --help\n");
 			return -1;
 		}
@@ -273,15 +267,14 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		return 0;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr,
-			"jflame: jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
+		msg_say("jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
 			argc - optind);
 		return -1;
 	}
 	c->before = argv[optind];
 	c->after = argv[optind + 1];
 	if (strcmp(c->before, "-") == 0 && strcmp(c->after, "-") == 0) {
-		fprintf(stderr, "jflame: only one of BEFORE and AFTER can be standard input\n");
+		msg_say("only one of BEFORE and AFTER can be standard input\n");
 		return -1;
 	}
 	if ((c->fail_above >= 0 || c->top_given || c->alpha_given) && c->report == REPORT_NONE && !c->baseline)
@@ -290,8 +283,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		c->outputs[c->noutputs++] = "-"; /* the SVG on standard output */
 	for (size_t i = 0; i < c->noutputs; i++)
 		if (c->report != REPORT_NONE && strcmp(c->outputs[i], "-") == 0) {
-			fprintf(stderr,
-				"jflame: -o - and --report both write to standard output; name the graph's file\n");
+			msg_say("-o - and --report both write to standard output; name the graph's file\n");
 			return -1;
 		}
 	return 0;
@@ -303,10 +295,10 @@ static int read_side(struct stack_table *t, const char *path, const char *which,
 	const char *name = cli_input_name(path);
 	struct folded fs, *f = &fs;
 	if (folded_read(f, t, path, 0, 0, err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	if (f->differential) {
 		snprintf(err, errlen,
-			 "jflame: %s (%s) has lines with two counts: it is already a differential profile; "
+			 "%s (%s) has lines with two counts: it is already a differential profile; "
 			 "give jflame diff two plain folded profiles",
 			 name, which);
 		return -1;
@@ -315,7 +307,7 @@ static int read_side(struct stack_table *t, const char *path, const char *which,
 		char why[200];
 		folded_none(f, why, sizeof(why));
 		snprintf(err, errlen,
-			 "jflame: no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
+			 "no %s in %s (%s%s%s); give folded stacks ('frame;frame;... count' lines, "
 			 "as jflame collapse writes)",
 			 f->n ? "samples" : "stacks", name, which, why[0] ? ", " : "", why);
 		return -1;
@@ -366,14 +358,14 @@ static int add_window(struct diff_side *d, const char *path, char *err, size_t e
 	char *name = strdup(path);
 	if (!w || !names || !name) {
 		free(name);
-		snprintf(err, errlen, "jflame: out of memory reading %s", path);
+		snprintf(err, errlen, "out of memory reading %s", path);
 		return -1;
 	}
 	d->names[d->nwins] = name;
 	stack_table_init(&w[d->nwins]);
 	int rc = profile_read(&w[d->nwins], path, NULL, NULL, 0, "diff", err, errlen);
 	d->nwins++; /* freed with the side, read or not */
-	return rc != 0 ? cli_err_prefix(err, errlen) : 0;
+	return rc != 0 ? -1 : 0;
 }
 
 /* Reads a side: a file is one window, a folder's profile files (by name
@@ -390,7 +382,7 @@ static int side_read(struct diff_side *d, const char *path, const char *which, c
 	d->folder = true;
 	n = scandir(path, &names, NULL, versionsort); /* cpu-2 before cpu-10 */
 	if (n < 0) {
-		snprintf(err, errlen, "jflame: failed to read the folder %s (%s): %s", path, which, strerror(errno));
+		snprintf(err, errlen, "failed to read the folder %s (%s): %s", path, which, strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -399,7 +391,7 @@ static int side_read(struct diff_side *d, const char *path, const char *which, c
 			continue;
 		if (d->nwins >= MAX_WINDOWS) {
 			snprintf(err, errlen,
-				 "jflame: %s (%s) holds more than %d profiles; give a folder of at most that many "
+				 "%s (%s) holds more than %d profiles; give a folder of at most that many "
 				 "windows",
 				 path, which, MAX_WINDOWS);
 			goto out;
@@ -415,11 +407,10 @@ static int side_read(struct diff_side *d, const char *path, const char *which, c
 			goto out;
 	}
 	if (d->empty && d->nwins)
-		fprintf(stderr, "jflame: %s: skipped %zu empty window file%s\n", path, d->empty,
-			d->empty == 1 ? "" : "s");
+		msg_say("%s: skipped %zu empty window file%s\n", path, d->empty, d->empty == 1 ? "" : "s");
 	if (d->nwins == 0) {
 		snprintf(err, errlen,
-			 "jflame: no profiles in the folder %s (%s); give a file, or a folder of window "
+			 "no profiles in the folder %s (%s); give a file, or a folder of window "
 			 "files (.folded, .stacks, .pb.gz, .json)",
 			 path, which);
 		goto out;
@@ -463,8 +454,7 @@ static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_s
 	}
 	if (r.samples[REGRESS_BEFORE] == 0 || r.samples[REGRESS_AFTER] == 0) {
 		const char *which = r.samples[REGRESS_BEFORE] == 0 ? "BEFORE" : "AFTER";
-		snprintf(err, errlen,
-			 "jflame: no samples in %s (%s): every stack has a count of 0; give profiles with samples",
+		snprintf(err, errlen, "no samples in %s (%s): every stack has a count of 0; give profiles with samples",
 			 cli_input_name(r.samples[REGRESS_BEFORE] == 0 ? side[0].path : side[1].path), which);
 		goto out;
 	}
@@ -474,14 +464,14 @@ static int write_report(FILE *out, const struct diff_cmd *c, const struct diff_s
 					 c->fail_above, !c->no_normalize };
 	int w = c->report == REPORT_JSON ? regress_report_json(out, &r, &o) : regress_report_text(out, &r, &o);
 	if (w != 0 || fflush(out) != 0) {
-		snprintf(err, errlen, "jflame: out of memory writing the report");
+		snprintf(err, errlen, "out of memory writing the report");
 		goto out;
 	}
 	*regressed = c->fail_above >= 0 && regress_report_grew(&r, c->fail_above) > 0;
 	rc = 0;
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory comparing the profiles");
+	snprintf(err, errlen, "out of memory comparing the profiles");
 out:
 	str_intern_free(si);
 	regress_free(&r);
@@ -499,7 +489,7 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 		goto out;
 	if (!d.folder) {
 		snprintf(err, errlen,
-			 "jflame: %s is not a folder; --baseline replays a folder of windows (record --window "
+			 "%s is not a folder; --baseline replays a folder of windows (record --window "
 			 "-o DIR/cpu-%%n.folded)",
 			 c->after);
 		goto out;
@@ -508,7 +498,6 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 	o.b.alpha = c->alpha;
 	o.b.no_normalize = c->no_normalize;
 	if (!(wr = window_regress_new(&o, err, errlen))) {
-		cli_err_prefix(err, errlen);
 		goto out;
 	}
 	for (size_t i = 0; i < d.nwins; i++) {
@@ -530,18 +519,19 @@ static int replay(const struct diff_cmd *c, char *err, size_t errlen)
 	}
 	uint64_t judged, regressed;
 	window_regress_counts(wr, &judged, &regressed);
-	printf("jflame: %zu windows; %" PRIu64 " compared with the baseline (from window %zu on), %" PRIu64
+	msg_to(stdout,
+	       "%zu windows; %" PRIu64 " compared with the baseline (from window %zu on), %" PRIu64
 	       " with a regression (%.1f%%)\n",
 	       d.nwins, judged, baseline_history_min() + 1, regressed,
 	       judged ? 100.0 * (double)regressed / (double)judged : 0.0);
 	if (fflush(stdout) != 0) {
-		snprintf(err, errlen, "jflame: failed to write to standard output: %s", strerror(errno));
+		snprintf(err, errlen, "failed to write to standard output: %s", strerror(errno));
 		goto out;
 	}
 	rc = 0;
 	goto out;
 oom:
-	snprintf(err, errlen, "jflame: out of memory replaying %s", c->after);
+	snprintf(err, errlen, "out of memory replaying %s", c->after);
 out:
 	window_regress_free(wr);
 	side_free(&d);
@@ -555,7 +545,7 @@ static int side_sum(struct stack_table *sum, const struct diff_side *d, char *er
 		for (size_t i = 0; i < d->wins[w].stacks.n; i++)
 			if (stack_table_add(sum, d->wins[w].stacks.strs[i], d->wins[w].stacks.lens[i],
 					    d->wins[w].counts[i], 0) < 0) {
-				snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(d->path));
+				snprintf(err, errlen, "out of memory reading %s", cli_input_name(d->path));
 				return -1;
 			}
 	return 0;
@@ -602,7 +592,7 @@ int cmd_diff(int argc, char **argv)
 	if (cmd.report != REPORT_NONE) {
 		/* the report is printed once the graphs are written too */
 		if (!(report = open_memstream(&report_text, &report_len))) {
-			snprintf(err, sizeof(err), "jflame: out of memory");
+			snprintf(err, sizeof(err), "out of memory");
 			goto out;
 		}
 		if (side_read(&sides[0], cmd.before, "BEFORE", err, sizeof(err)) != 0 ||
@@ -627,7 +617,7 @@ int cmd_diff(int argc, char **argv)
 		if (side_sum(&sums[k], &sides[k], err, sizeof(err)) != 0)
 			goto out;
 		if (sums[k].total_count == 0) {
-			snprintf(err, sizeof(err), "jflame: no samples in %s (%s)", cli_input_name(path), which);
+			snprintf(err, sizeof(err), "no samples in %s (%s)", cli_input_name(path), which);
 			goto out;
 		}
 	}
@@ -636,7 +626,7 @@ int cmd_diff(int argc, char **argv)
 	scaled.normalize = true;
 	if (folded_diff_build(&raw, &sums[0], &sums[1], &as_read) != 0 ||
 	    (cmd.normalize && folded_diff_build(&norm, &sums[0], &sums[1], &scaled) != 0)) {
-		snprintf(err, sizeof(err), "jflame: out of memory merging the profiles");
+		snprintf(err, sizeof(err), "out of memory merging the profiles");
 		goto out;
 	}
 	const struct folded_diff *d = cmd.normalize ? &norm : &raw;
@@ -652,7 +642,6 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (size_t i = 0; i < cmd.noutputs; i++) {
 		if (out_file_open(&of[i], cli_output_path(cmd.outputs[i]), err, sizeof(err)) != 0) {
-			cli_err_prefix(err, sizeof(err));
 			goto out;
 		}
 		opened++;
@@ -665,14 +654,12 @@ int cmd_diff(int argc, char **argv)
 					      cli_input_name(cmd.after) };
 		int w = diff_graph_write(of[i].f, of[i].path, cmd.kinds[i], d, &raw, &o, &co, err, sizeof(err));
 		if (w != 0) {
-			cli_err_prefix(err, sizeof(err));
 			goto out;
 		}
 	}
 	/* every output written: now they replace their targets */
 	for (; committed < opened; committed++)
 		if (out_file_commit(&of[committed], err, sizeof(err)) != 0) {
-			cli_err_prefix(err, sizeof(err));
 			committed++; /* a failed commit removes its own temporary file */
 			goto out;
 		}
@@ -684,13 +671,12 @@ out:
 		fclose(report);
 	if ((rc == 0 || rc == EXIT_REGRESSED) && report_text &&
 	    (fwrite(report_text, 1, report_len, stdout) != report_len || fflush(stdout) != 0)) {
-		snprintf(err, sizeof(err), "jflame: failed to write the report to standard output: %s",
-			 strerror(errno));
+		snprintf(err, sizeof(err), "failed to write the report to standard output: %s", strerror(errno));
 		rc = 1;
 	}
 	free(report_text);
 	if (rc != 0 && rc != EXIT_REGRESSED && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	folded_diff_free(&raw);
 	folded_diff_free(&norm);
 	for (int k = 0; k < 2; k++) {

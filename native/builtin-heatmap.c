@@ -16,6 +16,7 @@
 #include "heatmap.h"
 #include "html_heatmap.h"
 #include "out_file.h"
+#include "msg.h"
 
 #define MAX_INPUTS 256
 
@@ -99,8 +100,7 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 		switch (ch) {
 		case O_ROWS:
 			if (cli_parse_long(optarg, 1, HEATMAP_MAX_ROWS, &v) != 0) {
-				fprintf(stderr,
-					"jflame: --rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
+				msg_say("--rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
 					HEATMAP_MAX_ROWS, optarg);
 				return -1;
 			}
@@ -123,8 +123,7 @@ static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 			break;
 		case 'o':
 			if (other_format(optarg)) {
-				fprintf(stderr, "jflame: -o %s: jflame heatmap writes an HTML page; name it .html\n",
-					optarg);
+				msg_say("-o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
 				return -1;
 			}
 			if (cli_output_add("heatmap", &c->output, &c->noutput, 1, optarg) != 0)
@@ -148,7 +147,7 @@ static int write_page(FILE *f, void *ctx, char *err, size_t errlen)
 {
 	const struct page_out *p = ctx;
 	if (heatmap_write_html(f, p->h, p->o, err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	return 0;
 }
 
@@ -183,12 +182,11 @@ static int jfr_add(struct heatmap *h, const char *path, const struct profile_for
 	struct stack_table t;
 	int rc;
 	stack_table_init(&t);
-	if ((rc = profile_read(&t, path, row, NULL, 0, "heatmap", err, errlen)) != 0)
-		cli_err_prefix(err, errlen);
+	rc = profile_read(&t, path, row, NULL, 0, "heatmap", err, errlen);
 	for (size_t i = 0; rc == 0 && i < t.ntimeline; i++) {
 		const struct timed_sample *s = &t.timeline[i];
 		if (heatmap_add(h, s->time, t.stacks.strs[s->stack], t.stacks.lens[s->stack], 1) != 0) {
-			snprintf(err, errlen, "jflame: out of memory reading %s", cli_input_name(path));
+			snprintf(err, errlen, "out of memory reading %s", cli_input_name(path));
 			rc = -1;
 		}
 	}
@@ -213,11 +211,11 @@ int cmd_heatmap(int argc, char **argv)
 	if (p != 0)
 		return p > 0 ? 0 : 2;
 	if (heatmap_init(&h) != 0) {
-		fprintf(stderr, "jflame: out of memory\n");
+		msg_say("out of memory\n");
 		return 1;
 	}
 	if (heatmap_reader_init(&r, &h, &cmd.co, cmd.keep_idle) != 0) {
-		snprintf(err, sizeof(err), "jflame: out of memory");
+		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
 	reader = true;
@@ -237,13 +235,13 @@ int cmd_heatmap(int argc, char **argv)
 					     sizeof(err)) :
 			    0;
 	if (rd > 0)
-		snprintf(err, sizeof(err), "jflame: out of memory reading %s", cli_input_name(lines.oom_input));
+		snprintf(err, sizeof(err), "out of memory reading %s", cli_input_name(lines.oom_input));
 	if (rd != 0)
 		goto out;
 	const char *name = cli_input_name(cmd.inputs[0]);
 	if (lines.real == 0 && jfr_samples == 0) {
 		snprintf(err, sizeof(err),
-			 "jflame: no samples in %s%s; give jflame record's .stacks or perf script output "
+			 "no samples in %s%s; give jflame record's .stacks or perf script output "
 			 "(perf record -g, then perf script)",
 			 name, lines.bad ? " (it does not look like perf script output)" : "");
 		goto out;
@@ -251,23 +249,22 @@ int cmd_heatmap(int argc, char **argv)
 	if (nscripts)
 		cli_scripts_warn(&lines, 159, &r.c); /* the first bad line as it always was: cut to 159 bytes */
 	if (r.untimed)
-		fprintf(stderr, "jflame: warning: %" PRIu64 " samples without a timestamp left out\n", r.untimed);
+		msg_warn("%" PRIu64 " samples without a timestamp left out\n", r.untimed);
 	if (h.bad_time)
-		fprintf(stderr, "jflame: warning: %" PRIu64 " samples with an impossible timestamp left out\n",
-			h.bad_time);
+		msg_warn("%" PRIu64 " samples with an impossible timestamp left out\n", h.bad_time);
 	if (h.n == 0) {
 		if (r.untimed == lines.samples && !jfr_samples)
 			snprintf(err, sizeof(err),
-				 "jflame: the samples in %s have no timestamps; the heat map needs them "
+				 "the samples in %s have no timestamps; the heat map needs them "
 				 "(perf script prints them unless -F leaves out time)",
 				 name);
 		else if (r.idle)
 			snprintf(err, sizeof(err),
-				 "jflame: all %" PRIu64 " timed samples in %s are of the idle task; "
+				 "all %" PRIu64 " timed samples in %s are of the idle task; "
 				 "nothing to map (--include-idle keeps them)",
 				 r.idle, name);
 		else
-			snprintf(err, sizeof(err), "jflame: no samples left in %s after the filters", name);
+			snprintf(err, sizeof(err), "no samples left in %s after the filters", name);
 		goto out;
 	}
 	int64_t cols = heatmap_columns(&h);
@@ -280,7 +277,6 @@ int cmd_heatmap(int argc, char **argv)
 	cmd.o.subtitle = subtitle;
 	cmd.o.idle = r.idle;
 	if (heatmap_check(&h, &cmd.o, err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}
 	struct page_out page = { &h, &cmd.o };
@@ -289,7 +285,7 @@ int cmd_heatmap(int argc, char **argv)
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	if (reader)
 		heatmap_reader_free(&r);
 	heatmap_free(&h);

@@ -23,6 +23,7 @@
 #include "record_session.h"
 #include "sample_ring.h"
 #include "window_regress.h"
+#include "msg.h"
 
 /* The options, and --baseline's, which the command's regression check takes. */
 struct record_cli {
@@ -205,27 +206,26 @@ static int opt_pid(struct record_cli *cli, char *arg)
 		long pid;
 		char path[64];
 		if (cli_parse_long(tok, 1, 4194304, &pid) != 0) {
-			fprintf(stderr, "jflame: -p takes process ids like 1234 or 1234,5678, not '%s'\n", tok);
+			msg_say("-p takes process ids like 1234 or 1234,5678, not '%s'\n", tok);
 			return -1;
 		}
 		snprintf(path, sizeof(path), "/proc/%ld", pid);
 		if (access(path, F_OK) != 0) {
-			fprintf(stderr, "jflame: no process with pid %ld; check the pid with ps or jps\n", pid);
+			msg_say("no process with pid %ld; check the pid with ps or jps\n", pid);
 			return -1;
 		}
 		if (pid == getpid()) {
-			fprintf(stderr, "jflame: pid %ld is jflame itself; give the pid of the process to profile\n",
-				pid);
+			msg_say("pid %ld is jflame itself; give the pid of the process to profile\n", pid);
 			return -1;
 		}
 		if (o->npids == MAX_PIDS) {
-			fprintf(stderr, "jflame: at most %d pids with -p; use -a for more\n", MAX_PIDS);
+			msg_say("at most %d pids with -p; use -a for more\n", MAX_PIDS);
 			return -1;
 		}
 		o->pids[o->npids++] = (pid_t)pid;
 	}
 	if (o->npids == 0) {
-		fprintf(stderr, "jflame: -p needs at least one pid\n");
+		msg_say("-p needs at least one pid\n");
 		return -1;
 	}
 	return 0;
@@ -242,8 +242,7 @@ static int opt_event(struct record_cli *cli, char *arg)
 		o->bpf_on = false;
 	}
 	if (!*arg || strlen(arg) >= sizeof(buf)) {
-		fprintf(stderr,
-			"jflame: -e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
+		msg_say("-e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
 			"more than one), not '%s'\n",
 			arg);
 		return -1;
@@ -257,8 +256,7 @@ static int opt_event(struct record_cli *cli, char *arg)
 		bool known = agent_ev || strcmp(p, "cpu") == 0 || strcmp(p, "offcpu") == 0 || strcmp(p, "wall") == 0 ||
 			     strcmp(p, "cpu-clock") == 0 || strcmp(p, "cycles") == 0;
 		if (!known) {
-			fprintf(stderr,
-				"jflame: -e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
+			msg_say("-e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
 				"separated), not '%s'; see jflame record --help\n",
 				p);
 			return -1;
@@ -266,15 +264,14 @@ static int opt_event(struct record_cli *cli, char *arg)
 		if (agent_ev) {
 			bool *on = p[0] == 'a' ? &o->alloc : &o->lock;
 			if (*on) {
-				fprintf(stderr, "jflame: -e names %s twice\n", p);
+				msg_say("-e names %s twice\n", p);
 				return -1;
 			}
 			*on = true;
 			continue;
 		}
 		if (o->bpf_on) {
-			fprintf(stderr,
-				"jflame: -e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
+			msg_say("-e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
 				"all the sampler's), not '%s' after '%s'\n",
 				p,
 				o->mode == MODE_OFFCPU ? "offcpu" :
@@ -310,7 +307,7 @@ static int opt_output(struct record_cli *cli, char *arg)
 	if (!f) {
 		char exts[128];
 		profile_format_list(exts, sizeof(exts), PF_RECORD, true);
-		fprintf(stderr, "jflame: cannot tell the format of '%s'; name it %s\n", arg, exts);
+		msg_say("cannot tell the format of '%s'; name it %s\n", arg, exts);
 		return -1;
 	}
 	if (o->nuser_outputs < MAX_OUTPUTS)
@@ -323,11 +320,11 @@ static int opt_label(struct record_cli *cli, char *arg)
 	struct record_opts *o = &cli->o;
 	char *eq = strchr(arg, '=');
 	if (!eq || eq == arg || !eq[1]) {
-		fprintf(stderr, "jflame: --label takes KEY=VALUE such as env=prod, not '%s'\n", arg);
+		msg_say("--label takes KEY=VALUE such as env=prod, not '%s'\n", arg);
 		return -1;
 	}
 	if (o->nlabels == MAX_LABELS) {
-		fprintf(stderr, "jflame: at most %d --label options\n", MAX_LABELS);
+		msg_say("at most %d --label options\n", MAX_LABELS);
 		return -1;
 	}
 	*eq = '\0';
@@ -339,7 +336,7 @@ static int opt_label(struct record_cli *cli, char *arg)
 static int opt_basic_auth(struct record_cli *cli, char *arg)
 {
 	if (!strchr(arg, ':')) {
-		fprintf(stderr, "jflame: --push-basic-auth takes USER:PASSWORD\n"); /* never echo a secret */
+		msg_say("--push-basic-auth takes USER:PASSWORD\n"); /* never echo a secret */
 		return -1;
 	}
 	cli->o.push_basic_auth = arg;
@@ -349,7 +346,7 @@ static int opt_basic_auth(struct record_cli *cli, char *arg)
 static int opt_push_ca(struct record_cli *cli, char *arg)
 {
 	if (access(arg, R_OK) != 0) {
-		fprintf(stderr, "jflame: --push-ca %s: %s\n", arg, strerror(errno));
+		msg_say("--push-ca %s: %s\n", arg, strerror(errno));
 		return -1;
 	}
 	cli->o.push_ca = arg;
@@ -360,12 +357,11 @@ static int opt_baseline(struct record_cli *cli, char *arg)
 {
 	char e[256];
 	if (baseline_parse(arg, &cli->regress.b, &cli->regress.file, e, sizeof(e)) != 0) {
-		fprintf(stderr, "jflame: %s\n", e);
+		msg_say("%s\n", e);
 		return -1;
 	}
 	if (cli->regress.file && access(cli->regress.file, R_OK) != 0) {
-		fprintf(stderr,
-			"jflame: --baseline %s: %s; give first, previous:N or a saved profile "
+		msg_say("--baseline %s: %s; give first, previous:N or a saved profile "
 			"(.folded, .pb.gz)\n",
 			arg, strerror(errno));
 		return -1;
@@ -379,12 +375,11 @@ static int opt_diff_out(struct record_cli *cli, char *arg)
 	char e[512];
 	enum diff_graph_kind k;
 	if (out_name_check(arg, e, sizeof(e)) != 0) {
-		fprintf(stderr, "jflame: --diff-out: %s\n", e);
+		msg_say("--diff-out: %s\n", e);
 		return -1;
 	}
 	if (strcmp(arg, "-") == 0 || diff_graph_kind_of(arg, &k) != 0) {
-		fprintf(stderr,
-			"jflame: --diff-out %s: name it .svg (a differential flame graph), .html (the "
+		msg_say("--diff-out %s: name it .svg (a differential flame graph), .html (the "
 			"compare page) or .folded\n",
 			arg);
 		return -1;
@@ -397,7 +392,7 @@ static int opt_confirm(struct record_cli *cli, char *arg)
 {
 	char e[256];
 	if (baseline_parse_confirm(arg, &cli->regress.b.confirm, e, sizeof(e)) != 0) {
-		fprintf(stderr, "jflame: %s\n", e);
+		msg_say("%s\n", e);
 		return -1;
 	}
 	cli->confirm_given = true;
@@ -409,10 +404,9 @@ static int opt_agent_options(struct record_cli *cli, char *arg)
 	struct agent_options ao;
 	char err[256];
 	if (agent_options_parse(arg, &ao, err, sizeof(err)) != 0 || ao.help) {
-		fprintf(stderr, "jflame: bad --agent-options: %s\n",
-			ao.help ? "help lists: unfold, nounfold, "
-				  "msig, dottedclass, sourcepos, quiet" :
-				  err);
+		msg_say("bad --agent-options: %s\n", ao.help ? "help lists: unfold, nounfold, "
+							       "msig, dottedclass, sourcepos, quiet" :
+							       err);
 		return -1;
 	}
 	cli->o.agent_options = arg;
@@ -447,7 +441,7 @@ struct record_option {
 	void *to;    /* what it sets */
 	bool *given; /* also set to true, or NULL */
 	double min, max;
-	const char *bad; /* said after "jflame: " with the value as %s when it is not taken */
+	const char *bad; /* said (msg_say) with the value as %s when it is not taken */
 	int (*call)(struct record_cli *cli, char *arg);
 };
 
@@ -507,9 +501,9 @@ static int option_take(struct record_cli *cli, const struct record_option *op, c
 		return 1;
 	}
 	if (!ok) {
-		fputs("jflame: ", stderr);
-		fprintf(stderr, op->bad, arg);
-		fputc('\n', stderr);
+		char line[512];
+		snprintf(line, sizeof(line), op->bad, arg);
+		msg_say("%s\n", line); /* one line, one write */
 		return -1;
 	}
 	if (op->given)
@@ -630,11 +624,11 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		for (const struct option *lo = longopts; lo->name && strncmp(arg, "--", 2) == 0; lo++)
 			needs_value |= lo->has_arg == required_argument && strcmp(arg + 2, lo->name) == 0;
 		if (needs_value)
-			fprintf(stderr, "jflame: option %s needs a value; see jflame record --help\n", arg);
+			msg_say("option %s needs a value; see jflame record --help\n", arg);
 		else if (optopt && strchr("pFdoe", optopt))
-			fprintf(stderr, "jflame: option -%c needs a value; see jflame record --help\n", optopt);
+			msg_say("option -%c needs a value; see jflame record --help\n", optopt);
 		else
-			fprintf(stderr, "jflame: unknown option '%s'; see jflame record --help\n", arg);
+			msg_say("unknown option '%s'; see jflame record --help\n", arg);
 		return -1;
 	}
 	if (optind < argc) {
@@ -642,46 +636,43 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		o->ncommand = argc - optind;
 	}
 	if (o->min_block_set && (o->mode == MODE_CPU || !o->bpf_on)) {
-		fprintf(stderr, "jflame: --min-block goes with -e offcpu or -e wall\n");
+		msg_say("--min-block goes with -e offcpu or -e wall\n");
 		return -1;
 	}
 	if (o->alloc_interval_set && !o->alloc) {
-		fprintf(stderr, "jflame: --alloc-interval goes with -e alloc\n");
+		msg_say("--alloc-interval goes with -e alloc\n");
 		return -1;
 	}
 	if (o->lock_min_set && !o->lock) {
-		fprintf(stderr, "jflame: --lock-min goes with -e lock\n");
+		msg_say("--lock-min goes with -e lock\n");
 		return -1;
 	}
 	if (o->count_view && !o->alloc && !o->lock) {
-		fprintf(stderr, "jflame: --count goes with -e alloc or -e lock (CPU graphs count samples already)\n");
+		msg_say("--count goes with -e alloc or -e lock (CPU graphs count samples already)\n");
 		return -1;
 	}
 	if (o->push && (o->alloc || o->lock)) {
-		fprintf(stderr,
-			"jflame: --push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
+		msg_say("--push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
 			"(-o alloc.pb.gz) and push those with your tooling\n");
 		return -1;
 	}
 
 	if (o->attach && o->no_attach) {
-		fprintf(stderr, "jflame: --attach loads the agent and --no-attach keeps it out: give one of them\n");
+		msg_say("--attach loads the agent and --no-attach keeps it out: give one of them\n");
 		return -1;
 	}
 	/* agentless unless asked for, or needed by alloc and lock samples */
 	o->load_agent = !o->no_attach && (o->attach || o->alloc || o->lock);
 	if (o->all && o->npids > 0) {
-		fprintf(stderr, "jflame: give -p PID or -a, not both\n");
+		msg_say("give -p PID or -a, not both\n");
 		return -1;
 	}
 	if (o->command && o->npids > 0) {
-		fprintf(stderr, "jflame: give -p PID or a command to launch, not both (did you mean -- before '%s'?)\n",
-			o->command[0]);
+		msg_say("give -p PID or a command to launch, not both (did you mean -- before '%s'?)\n", o->command[0]);
 		return -1;
 	}
 	if (!o->all && !o->npids && !o->command) {
-		fprintf(stderr,
-			"jflame: say what to record: -p PID for processes, -a for the whole host, or -- java ... "
+		msg_say("say what to record: -p PID for processes, -a for the whole host, or -- java ... "
 			"to launch a JVM\n");
 		return -1;
 	}
@@ -689,7 +680,7 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		return -1;
 	if (!o->push && (o->app || o->nlabels || o->push_token || o->push_basic_auth || o->push_tenant || o->push_ca ||
 			 o->push_timeout_ms)) {
-		fprintf(stderr, "jflame: --app, --label and the --push-* options go with --push URL\n");
+		msg_say("--app, --label and the --push-* options go with --push URL\n");
 		return -1;
 	}
 	if (o->push) {
@@ -701,33 +692,31 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		if (!o->push_tenant && (e = getenv("JFLAME_PUSH_TENANT")) && *e)
 			o->push_tenant = e;
 		if (o->push_basic_auth && !strchr(o->push_basic_auth, ':')) {
-			fprintf(stderr, "jflame: JFLAME_PUSH_BASIC_AUTH takes USER:PASSWORD\n");
+			msg_say("JFLAME_PUSH_BASIC_AUTH takes USER:PASSWORD\n");
 			return -1;
 		}
 	}
 	if (cli->baseline && !o->window_ns) {
-		fprintf(stderr, "jflame: --baseline compares each window with it; add --window 30s\n");
+		msg_say("--baseline compares each window with it; add --window 30s\n");
 		return -1;
 	}
 	if (cli->baseline && !o->bpf_on) {
-		fprintf(stderr,
-			"jflame: --baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
+		msg_say("--baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
 			"(-e cpu,alloc)\n");
 		return -1;
 	}
 	if (!cli->baseline && (cli->confirm_given || cli->alpha_given || cli->regress.b.no_normalize)) {
-		fprintf(stderr,
-			"jflame: --confirm, --alpha and --no-normalize tune --baseline; add --baseline first (or "
+		msg_say("--confirm, --alpha and --no-normalize tune --baseline; add --baseline first (or "
 			"previous:N, or a saved profile)\n");
 		return -1;
 	}
 	if (!cli->baseline && (cli->regress.diff_out || cli->regress.on_regression)) {
-		fprintf(stderr, "jflame: --diff-out and --on-regression act on regressions against a baseline; add "
-				"--baseline first (or previous:N, or a saved profile)\n");
+		msg_say("--diff-out and --on-regression act on regressions against a baseline; add "
+			"--baseline first (or previous:N, or a saved profile)\n");
 		return -1;
 	}
 	if ((o->keep || o->keep_bytes) && !o->window_ns) {
-		fprintf(stderr, "jflame: --keep and --keep-bytes rotate the files of --window; add --window 30s\n");
+		msg_say("--keep and --keep-bytes rotate the files of --window; add --window 30s\n");
 		return -1;
 	}
 	if ((o->keep || o->keep_bytes)) {
@@ -735,8 +724,7 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		for (size_t i = 0; i < o->noutputs; i++)
 			any |= out_name_varies(o->outputs[i]);
 		if (!any) {
-			fprintf(stderr,
-				"jflame: --keep rotates window files, but no -o names one: put %%t (the window's "
+			msg_say("--keep rotates window files, but no -o names one: put %%t (the window's "
 				"start) in the name, e.g. -o cpu-%%t.pb.gz\n");
 			return -1;
 		}
@@ -767,18 +755,18 @@ static int record_run(struct record *r, char *err, size_t errlen)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (record_session_start(r, isatty(STDERR_FILENO), err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	while (!stop_requested) {
 		uint64_t now = record_mono_ns();
 		if (r->o.duration > 0 && (double)(now - r->start_ns) / 1e9 >= r->o.duration)
 			break;
 		int step = record_session_step(r, now, err, errlen);
 		if (step < 0)
-			return cli_err_prefix(err, errlen);
+			return -1;
 		if (step > 0)
 			break;
 	}
-	return record_session_end(r, err, errlen) != 0 ? cli_err_prefix(err, errlen) : 0;
+	return record_session_end(r, err, errlen) != 0 ? -1 : 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -799,40 +787,36 @@ int cmd_record(int argc, char **argv)
 	r.launched = &launched;
 	int so = caps_check_record(r.o.pids, r.o.npids, r.o.all, err, sizeof(err));
 	if (so != 0 || (so = record_session_open(&r, err, sizeof(err))) != 0) {
-		cli_err_prefix(err, sizeof(err));
 		rc = so == RECORD_KERNEL_UNSUPPORTED ? 2 : 1;
 		goto out;
 	}
 	if (cli.baseline) {
 		if (!(regress = window_regress_new(&cli.regress, err, sizeof(err)))) {
-			cli_err_prefix(err, sizeof(err));
 			goto out;
 		}
 		r.window_done = on_window_done;
 		r.window_done_ctx = regress;
 	}
 	if (cli.baseline && r.o.push) /* the issue asked for them there when the API allows: say why not */
-		fprintf(stderr, "jflame: regressions are not pushed: Pyroscope's API takes profiles and labels only, "
-				"no annotations; they are said here (--on-regression can post them to Grafana's "
-				"/api/annotations)\n");
+		msg_say("regressions are not pushed: Pyroscope's API takes profiles and labels only, "
+			"no annotations; they are said here (--on-regression can post them to Grafana's "
+			"/api/annotations)\n");
 	if (r.o.command && record_launch_start(&r, err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}
 	if (record_run(&r, err, sizeof(err)) != 0)
 		goto out;
 	rc = record_session_finish(&r, err, sizeof(err));
 	if (rc < 0) {
-		cli_err_prefix(err, sizeof(err));
 		rc = 1;
 	} else {
 		err[0] = '\0';
 	}
 out:
 	if (rc != 0 && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	if (r.cache_mismatches) { /* JFLAME_STACK_CACHE=verify: the tests' check that the cache changes nothing */
-		fprintf(stderr, "jflame: stack cache: %" PRIu64 " kept stacks folded differently when named again\n",
+		msg_say("stack cache: %" PRIu64 " kept stacks folded differently when named again\n",
 			r.cache_mismatches);
 		if (rc == 0)
 			rc = 1;

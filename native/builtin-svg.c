@@ -13,6 +13,7 @@
 #include "flamegraph.h"
 #include "out_file.h"
 #include "format_table.h"
+#include "msg.h"
 
 static const char usage[] = "usage: jflame svg [options] [FILE...] > graph.svg\n"
 			    "\n"
@@ -121,7 +122,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			break;
 		case O_FONTSIZE:
 			if (cli_parse_seconds(optarg, 1, 100, &d) != 0) {
-				fprintf(stderr, "jflame: --fontsize takes a size from 1 to 100, not '%s'\n", optarg);
+				msg_say("--fontsize takes a size from 1 to 100, not '%s'\n", optarg);
 				return -1;
 			}
 			c->o.fontsize = d;
@@ -134,8 +135,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
 				ok = ok || strcmp(optarg, palettes[i]) == 0;
 			if (!ok) {
-				fprintf(stderr,
-					"jflame: --colors takes java, hot, mem, io, js, red, green, blue, aqua, yellow, "
+				msg_say("--colors takes java, hot, mem, io, js, red, green, blue, aqua, yellow, "
 					"purple or orange, not '%s'\n",
 					optarg);
 				return -1;
@@ -173,8 +173,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		}
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr,
-			"jflame: jflame svg draws one input; concatenate folded files first (cat a b | jflame svg)\n");
+		msg_say("jflame svg draws one input; concatenate folded files first (cat a b | jflame svg)\n");
 		return -1;
 	}
 	c->input = optind < argc ? argv[optind] : "-";
@@ -191,7 +190,7 @@ static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
 	const struct svg_out *w = ctx;
 	return profile_format_write(profile_format_named("svg"), out, w->t,
 				    &(struct profile_write_opts){ .graph = w->o }, err, errlen) != 0 ?
-		       cli_err_prefix(err, errlen) :
+		       -1 :
 		       0;
 }
 
@@ -211,7 +210,6 @@ int cmd_svg(int argc, char **argv)
 	}
 	unsigned flags = PROFILE_READ_BEFORE | PROFILE_READ_FOLDED | (cmd.o.flamechart ? PROFILE_READ_ORDER : 0);
 	if (profile_read(&t, cmd.input, NULL, NULL, flags, "svg", err, sizeof(err)) != 0) {
-		cli_err_prefix(err, sizeof(err));
 		goto out;
 	}
 	cmd.o.differential = t.befores != NULL;
@@ -222,7 +220,7 @@ int cmd_svg(int argc, char **argv)
 	rc = 0;
 out:
 	if (rc != 0 && err[0])
-		fprintf(stderr, "%s\n", err);
+		msg_say("%s\n", err);
 	stack_table_free(&t);
 	return rc;
 }

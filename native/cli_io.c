@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "out_file.h"
+#include "msg.h"
 
 const char *cli_input_name(const char *path)
 {
@@ -20,9 +21,9 @@ const char *cli_output_path(const char *arg)
 int cli_option_error(const char *cmd, const char *arg, bool needs_value)
 {
 	if (needs_value)
-		fprintf(stderr, "jflame: option %s needs a value; see jflame %s --help\n", arg, cmd);
+		msg_say("option %s needs a value; see jflame %s --help\n", arg, cmd);
 	else
-		fprintf(stderr, "jflame: unknown option '%s'; see jflame %s --help\n", arg, cmd);
+		msg_say("unknown option '%s'; see jflame %s --help\n", arg, cmd);
 	return -1;
 }
 
@@ -71,15 +72,15 @@ int cli_output_add(const char *cmd, const char **outs, size_t *n, size_t max, co
 	for (size_t i = 0; i < *n; i++) {
 		if (cli_same_file(outs[i], arg)) {
 			twice_name(name, sizeof(name), outs[i], arg, "standard output");
-			fprintf(stderr, "jflame: output %s is named twice; give each output once\n", name);
+			msg_say("output %s is named twice; give each output once\n", name);
 			return -1;
 		}
 	}
 	if (*n == max) {
 		if (max == 1)
-			fprintf(stderr, "jflame: jflame %s writes one output; give -o once\n", cmd);
+			msg_say("jflame %s writes one output; give -o once\n", cmd);
 		else
-			fprintf(stderr, "jflame: at most %zu outputs\n", max);
+			msg_say("at most %zu outputs\n", max);
 		return -1;
 	}
 	outs[(*n)++] = arg;
@@ -91,16 +92,14 @@ int cli_inputs(const char **inputs, size_t *n, size_t max, int argc, char **argv
 	char name[8300];
 	for (int i = first; i < argc; i++) {
 		if (*n == max) {
-			fprintf(stderr, "jflame: at most %zu input files\n", max);
+			msg_say("at most %zu input files\n", max);
 			return -1;
 		}
 		for (size_t j = 0; j < *n; j++) {
 			if (cli_same_file(inputs[j], argv[i])) {
 				/* merged, the same samples would count twice */
 				twice_name(name, sizeof(name), inputs[j], argv[i], "standard input");
-				fprintf(stderr,
-					"jflame: input %s is given twice; its samples would count twice, give it once\n",
-					name);
+				msg_say("input %s is given twice; its samples would count twice, give it once\n", name);
 				return -1;
 			}
 		}
@@ -118,7 +117,7 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 	for (size_t i = 0; i < n; i++) {
 		struct ps_stats st;
 		if (perf_script_parse_file(inputs[i], fn, ctx, &st, err, errlen) != 0)
-			return cli_err_prefix(err, errlen);
+			return -1;
 		if (*oom) {
 			t->oom_input = inputs[i];
 			return 1;
@@ -137,46 +136,23 @@ int cli_scripts_read(const char *const *inputs, size_t n, ps_sample_fn fn, void 
 void cli_scripts_warn(const struct cli_script_lines *t, int first_width, const struct collapse *c)
 {
 	if (t->bad || t->overlong)
-		fprintf(stderr,
-			"jflame: warning: skipped %" PRIu64 " unrecognized and %" PRIu64
-			" overlong lines (first: %.*s)\n",
-			t->bad, t->overlong, first_width, t->first_bad[0] ? t->first_bad : "-");
+		msg_warn("skipped %" PRIu64 " unrecognized and %" PRIu64 " overlong lines (first: %.*s)\n", t->bad,
+			 t->overlong, first_width, t->first_bad[0] ? t->first_bad : "-");
 	if (c->other_event)
-		fprintf(stderr,
-			"jflame: kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
+		msg_say("kept only '%s' events; %" PRIu64 " samples of other events skipped (--event picks)\n",
 			c->event, c->other_event);
-}
-
-int cli_err_prefix(char *err, size_t errlen)
-{
-	static const char pre[] = "jflame: ";
-	size_t p = sizeof(pre) - 1;
-	if (errlen <= 1 || !err[0])
-		return -1;
-	size_t n = strnlen(err, errlen - 1);
-	if (p >= errlen - 1) {
-		memcpy(err, pre, errlen - 1);
-		err[errlen - 1] = '\0';
-		return -1;
-	}
-	if (n > errlen - 1 - p)
-		n = errlen - 1 - p;
-	memmove(err + p, err, n);
-	memcpy(err, pre, p);
-	err[p + n] = '\0';
-	return -1;
 }
 
 int cli_output_write(const char *path, cli_write_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct out_file of;
 	if (out_file_open(&of, path, err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	if (fn(of.f, ctx, err, errlen) != 0) {
 		out_file_abort(&of);
 		return -1;
 	}
 	if (out_file_commit(&of, err, errlen) != 0)
-		return cli_err_prefix(err, errlen);
+		return -1;
 	return 0;
 }

@@ -70,11 +70,4 @@ typedef int (*cli_write_fn)(FILE *f, void *ctx, char *err, size_t errlen);
  * fails. 0, or -1 with one line in err. */
 int cli_output_write(const char *path, cli_write_fn fn, void *ctx, char *err, size_t errlen);
 
-/* Stage modules (native/<stage>/) write their messages without "jflame: ";
- * a front end that passes one on in its own err, which its caller prints
- * verbatim, puts the prefix in front with this (truncating as a prefixed
- * message written into err would have been; an empty err stays empty).
- * Returns -1. */
-int cli_err_prefix(char *err, size_t errlen);
-
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "msg.h"
 
 struct cmd {
 	const char *name;
@@ -49,6 +50,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "jflame: unknown command '%s'; see jflame --help\n", argv[1]);
+	msg_say("unknown command '%s'; see jflame --help\n", argv[1]);
 	return 2;
 }

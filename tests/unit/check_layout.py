@@ -3,7 +3,8 @@
 headers (util < model < attach < record < formats < render < session < the front ends), and
 no stage calls a function the front ends define (a sample's path runs down the
 stages and never climbs back to builtin-*.c by name), and no file but
-render/format_table.c compares profile formats."""
+render/format_table.c compares profile formats; only util/msg.c spells the
+"jflame: " prefix."""
 import os
 import re
 import sys
@@ -74,9 +75,9 @@ def main():
     if record_lines > RECORD_MAX_LINES:
         bad.append('native/builtin-record.c has %d lines, over %d: what is not options or the main loop '
                    'belongs in native/session/' % (record_lines, RECORD_MAX_LINES))
-    # the stages return errors without the "jflame: " prefix (the front end adds it) and say
-    # their running lines through util/msg.c, the one place that spells it (#21)
-    prefixed = [(rel, 'native/' + rel) for rel, r in files if r != FRONT and rel.endswith('.c') and rel != 'util/msg.c']
+    # errors are returned without the "jflame: " prefix and every line is said through
+    # util/msg.c, the one place that spells it: the stages (#21) and the front ends (#37)
+    prefixed = [(rel, 'native/' + rel) for rel, r in files if rel.endswith('.c') and rel != 'util/msg.c']
     prefixed += [(f, 'jvmagent/' + f) for f in os.listdir(os.path.join(ROOT, 'jvmagent')) if f.endswith('.c')]
     for rel, shown in sorted(prefixed):
         base = os.path.join(NATIVE, rel) if shown.startswith('native/') else os.path.join(ROOT, shown)
