@@ -234,19 +234,20 @@ const struct profile_format *profile_format_sniff(const char *buf, size_t len, u
 	return NULL;
 }
 
-/* The rows with a bit of cmd in cmds (and with read, for PF_READ), listed as
- * "a, b, c<last>d" of their name, ext or label. */
+/* The rows with a bit of cmd in cmds (any row for 0) and all of traits, listed
+ * as "a, b, c<last>d" of their name, ext or label. */
 enum list_field { L_NAME, L_EXT, L_LABEL };
-static void list_rows(char *buf, size_t len, unsigned cmd, enum list_field what, const char *last)
+static void list_rows(char *buf, size_t len, unsigned cmd, unsigned traits, enum list_field what, const char *last)
 {
 	size_t count = 0, k = 0, pos = 0;
+#define LISTED(f) ((!cmd || ((f)->cmds & cmd)) && ((f)->traits & traits) == traits)
 	if (len)
 		buf[0] = '\0';
 	EACH_ROW(f)
-	count += (f->cmds & cmd) != 0;
+	count += LISTED(f);
 	EACH_ROW(f)
 	{
-		if (!(f->cmds & cmd) || pos >= len)
+		if (!LISTED(f) || pos >= len)
 			continue;
 		k++;
 		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s",
@@ -257,16 +258,17 @@ static void list_rows(char *buf, size_t len, unsigned cmd, enum list_field what,
 					what == L_LABEL ? f->label :
 							  f->name);
 	}
+#undef LISTED
 }
 
 void profile_format_list(char *buf, size_t len, unsigned cmd, bool ext)
 {
-	list_rows(buf, len, cmd, ext ? L_EXT : L_NAME, " or ");
+	list_rows(buf, len, cmd, 0, ext ? L_EXT : L_NAME, " or ");
 }
 
 void profile_format_labels(char *buf, size_t len, unsigned cmd)
 {
-	list_rows(buf, len, cmd, L_LABEL, " or ");
+	list_rows(buf, len, cmd, 0, L_LABEL, " or ");
 }
 
 int profile_format_write(const struct profile_format *f, FILE *out, const struct stack_table *t,
@@ -278,27 +280,6 @@ int profile_format_write(const struct profile_format *f, FILE *out, const struct
 		return -1;
 	}
 	return f->write(out, t, o ? o : &none, err, errlen);
-}
-
-/* The labels of the rows with all of traits, as "a, b and c". */
-static void labels_with(char *buf, size_t len, unsigned traits)
-{
-	size_t count = 0, k = 0, pos = 0;
-	if (len)
-		buf[0] = '\0';
-	EACH_ROW(f)
-	count += (f->traits & traits) == traits;
-	EACH_ROW(f)
-	{
-		if ((f->traits & traits) != traits || pos >= len)
-			continue;
-		k++;
-		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s",
-					k == 1	   ? "" :
-					k == count ? " and " :
-						     ", ",
-					f->label);
-	}
 }
 
 int profile_read(struct stack_table *t, const char *path, const struct profile_format *from, const char *sample_index,
@@ -337,7 +318,7 @@ int profile_read(struct stack_table *t, const char *path, const struct profile_f
 	}
 	if (!f) {
 		char names[128], why[300];
-		list_rows(names, sizeof(names), PF_READ, L_NAME, " or ");
+		list_rows(names, sizeof(names), PF_READ, 0, L_NAME, " or ");
 		snprintf(why, sizeof(why), "not %s", list);
 		snprintf(err, errlen, "cannot tell the format of %s (%s); give -f %s", s.name,
 			 s.len == 0 ? "it is empty" : why, names);
@@ -346,7 +327,7 @@ int profile_read(struct stack_table *t, const char *path, const struct profile_f
 	rc = f->read(t, &s, err, errlen);
 	if (rc == 0 && sample_index && !(f->traits & PF_SAMPLE_INDEX)) {
 		char which[128];
-		labels_with(which, sizeof(which), PF_SAMPLE_INDEX);
+		list_rows(which, sizeof(which), 0, PF_SAMPLE_INDEX, L_LABEL, " and ");
 		snprintf(err, errlen, "--sample-index is for %s input; %s is %s", which, s.name, f->label);
 		rc = -1;
 	}
