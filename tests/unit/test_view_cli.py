@@ -253,6 +253,20 @@ class HeatmapCli(Case):
         self.assertIn(b"<title>Mine</title>", s.stdout)
         self.assertIn(b'"total":9,', s.stdout)
 
+    def test_jfr_read_through_the_format_table(self):
+        """A JFR recording (async-profiler's, tests/data/jfr) by its name and, renamed,
+        by its first bytes: every CPU sample at its time, as many as its folded stacks count."""
+        src = os.path.join(DATA, "jfr", "ap-cpu-jdk17.jfr")
+        with open(os.path.join(DATA, "jfr", "ap-cpu-jdk17.cpu.collapsed")) as f:
+            want = sum(int(l.rsplit(" ", 1)[1]) for l in f if l.strip())
+        renamed = self.p("recording.bin")
+        with open(src, "rb") as f, open(renamed, "wb") as g:
+            g.write(f.read())
+        for path in (src, renamed):
+            r = run(["heatmap", "--include-idle", path, "-o", self.p("j.html")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.page_data(self.p("j.html"))["total"], want, path)
+
     def test_perf_script_recorded(self):
         r = run(["heatmap", os.path.join(DATA, "collapse", "sys.perf"), "-o", self.p("s.html")])
         self.assertEqual(r.returncode, 0, r.stderr)
