@@ -303,7 +303,7 @@ static int opt_event(struct record_cli *cli, char *arg)
 static int opt_output(struct record_cli *cli, char *arg)
 {
 	struct record_opts *o = &cli->o;
-	const struct profile_format *f = record_output_format(arg);
+	const struct profile_format *f = profile_format_for_record(arg);
 	if (!f) {
 		char exts[128];
 		profile_format_list(exts, sizeof(exts), PF_RECORD, true);

@@ -268,11 +268,6 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 	return rc;
 }
 
-const struct profile_format *record_output_format(const char *path)
-{
-	return profile_format_for_record(path);
-}
-
 /* ---- which outputs each event has ------------------------------------------- */
 
 static const char *const event_words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };

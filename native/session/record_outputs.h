@@ -18,8 +18,6 @@ void record_outputs_push(struct record *r, struct window *w);
 /* The path output i of window w goes to (its template expanded): 0, or -1 with one line in err. */
 int record_output_path(const struct record *r, const struct window *w, size_t i, char *out, size_t len, char *err,
 		       size_t errlen);
-/* An output's format, by its name's extension ("-": the flame graph): its row, or NULL. */
-const struct profile_format *record_output_format(const char *path);
 /* The outputs of a recording (o->outputs): jflame.svg when none is given
  * (but with --push), each -o (o->user_outputs) checked and turned into the
  * outputs of the events it holds by the naming rule of several events
