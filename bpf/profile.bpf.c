@@ -1092,7 +1092,9 @@ static __always_inline int sample_cpu(struct bpf_perf_event_data *ctx, bool lega
 	if (!select_current(&pid, &tid, legacy))
 		return 0;
 	count(PROFILE_STAT_SAMPLES);
-	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, 0, NULL, !pids_only, legacy);
+	/* its weight: the events it stands for (the kernel's period at -F Hz: ns
+	 * for cpu-clock, faults for page-faults, ...) */
+	return emit_sample(ctx, true, pid, tid, PROFILE_KIND_CPU, ctx->sample_period, NULL, !pids_only, legacy);
 }
 
 SEC("perf_event")

@@ -81,7 +81,7 @@ struct profile_frame {
 struct profile_sample {
 	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns); off-CPU: when the task ran again */
 	__u64 cgroup_id; /* of the sampled task, cgroup v2 */
-	__u64 weight_ns; /* PROFILE_KIND_OFFCPU: nanoseconds off the CPU; CPU samples: 0 */
+	__u64 weight_ns; /* PROFILE_KIND_OFFCPU: nanoseconds off the CPU; CPU samples: the perf event's period */
 	__u32 pid;	 /* tgid, in jflame's pid namespace (the initial one on a host) */
 	__u32 tid;
 	__u32 cpu;

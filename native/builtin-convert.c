@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "cli_io.h"
+#include "event_table.h"
 #include "cli_num.h"
 #include "profile_read.h"
 #include "folded.h"
@@ -248,8 +249,9 @@ int cmd_convert(int argc, char **argv)
 		t.total_weight = t.total_count * period;
 		t.meta.has_weight = true;
 		t.meta.period = period;
-		snprintf(t.meta.weight_type, sizeof(t.meta.weight_type), "cpu");
-		snprintf(t.meta.weight_unit, sizeof(t.meta.weight_unit), "nanoseconds");
+		const struct event_kind *cpu = event_kind_named("cpu"); /* CPU samples weigh CPU ns */
+		snprintf(t.meta.weight_type, sizeof(t.meta.weight_type), "%s", cpu->weight_type);
+		snprintf(t.meta.weight_unit, sizeof(t.meta.weight_unit), "%s", cpu->weight_unit);
 		for (size_t i = 0; i < t.ntimeline; i++)
 			t.timeline[i].weight = period;
 	}

@@ -41,8 +41,6 @@ static const struct record_cli defaults = { .o = {
 	 * monitor; the agent walks the waiter's stack only for longer waits, so
 	 * its cost (a few us a wait) stays a small part of the time blocked */
 	.lock_min_ns = 100000,
-	.bpf_on = true,
-	.bpf_word = "cpu",
 	.agent_options = "",
 	.attach_timeout_ms = ATTACH_DEFAULT_TIMEOUT_MS, },
 	.regress = { .b = { .alpha = 0.01, .confirm = 2 } },
@@ -96,26 +94,15 @@ static const char usage[] = "usage: jflame record (-p PID[,PID...] | -a) [-F HZ]
 			    "                          .html subsecond-offset heat map (FlameScope);\n"
 			    "                          '-' the flame graph on standard output (one event,\n"
 			    "                          no --window, no launched command); each name once\n"
-			    "  -e, --event EVENT[,EVENT]  what to record: one of cpu, offcpu, wall or a\n"
-			    "                          perf event, and/or alloc and lock:\n"
-			    "                          cpu: on-CPU stacks sampled at -F (default; cycles\n"
-			    "                          where the CPU counts them, else cpu-clock; or name\n"
-			    "                          the perf event: -e cycles, -e cpu-clock),\n"
-			    "                          offcpu: a sample each time a thread blocks, weighted\n"
-			    "                          by the nanoseconds it was off the CPU,\n"
-			    "                          wall: cpu-clock samples and off-CPU blocks together,\n"
-			    "                          each weighted by its time (a thread's width is its\n"
-			    "                          elapsed time),\n"
-			    "                          alloc: Java allocations sampled by the agent, weighted\n"
-			    "                          by bytes, the allocated class as leaf (_[a]),\n"
-			    "                          lock: contended synchronized monitors and\n"
-			    "                          java.util.concurrent locks (ReentrantLock & co.),\n"
-			    "                          weighted by the time blocked, the lock's class as\n"
-			    "                          leaf (_[l]);\n"
+			    "  -e, --event EVENT[,EVENT]  what to record (default cpu): one of the sampler's\n"
+			    "                          events and/or alloc and lock (Events below);\n"
 			    "                          with several events each -o holds one: an output\n"
 			    "                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
 			    "                          holds it, %e in a name is each event in turn, any\n"
 			    "                          other is written per event as NAME-EVENT.EXT\n"
+			    "  -c, --period N          a counted perf event (page-faults, cache-misses, ...):\n"
+			    "                          a sample every N events (default: the event's, in\n"
+			    "                          Events below)\n"
 			    "      --alloc-interval SIZE  alloc: bytes between samples, on average (default\n"
 			    "                          512k; 64k, 2m; from 1k to 1g)\n"
 			    "      --lock-min DURATION  lock: record waits at least this long (default\n"
@@ -172,28 +159,54 @@ static const char usage[] = "usage: jflame record (-p PID[,PID...] | -a) [-F HZ]
 			    "      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
 			    "                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
 			    "  -v, --verbose           libbpf's messages, the stack cache's figures\n"
-			    "  -h, --help              this text\n"
-			    "\n"
-			    "JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
-			    "or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
-			    "inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
-			    "debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
-			    "else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
-			    "agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
-			    "(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n"
-			    "\n"
-			    "Examples:\n"
-			    "  jflame record -p 4242 -d 30 -o cpu.svg\n"
-			    "  jflame record -a -d 10 -o host.svg -o host.folded\n"
-			    "  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
-			    "  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
-			    "  jflame record -o app.svg -- java -jar app.jar\n"
-			    "  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
-			    "  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
-			    "  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
-			    "  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
-			    "  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
-			    "  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n";
+			    "  -h, --help              this text\n";
+
+static const char usage_tail[] = "\n"
+				 "JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
+				 "or without -XX:+PreserveFramePointer; interpreted (_[0]), compiled (_[j]) and\n"
+				 "inlined (_[i]) methods named from the JVM's memory and its compiled code's\n"
+				 "debug info (exact with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints,\n"
+				 "else inlining is placed at the nearest safepoint, said in the subtitle). The\n"
+				 "agent is loaded only for -e alloc, -e lock, --attach, and a launched command\n"
+				 "(-- java ...); a JVM started with -agentpath:libjflame-agent.so is read as is.\n"
+				 "\n"
+				 "Examples:\n"
+				 "  jflame record -p 4242 -d 30 -o cpu.svg\n"
+				 "  jflame record -a -d 10 -o host.svg -o host.folded\n"
+				 "  jflame record -p 4242 -o run.stacks        # until Ctrl-C\n"
+				 "  jflame record -p 4242 -d 30 -o cpu.pb.gz   # go tool pprof -http=: cpu.pb.gz\n"
+				 "  jflame record -o app.svg -- java -jar app.jar\n"
+				 "  jflame record -e offcpu -p 4242 -d 30 -o blocked.svg   # where threads wait\n"
+				 "  jflame record -e wall --min-block 1ms -p 4242 -d 30 -o wall.svg\n"
+				 "  jflame record -e alloc -p 4242 -d 30 -o alloc.svg       # bytes allocated\n"
+				 "  jflame record -e cpu,lock -p 4242 -d 30 -o cpu.svg -o lock.svg\n"
+				 "  jflame record -a --window 30s -o /out/cpu-%t.pb.gz --keep 120   # always on\n"
+				 "  jflame record -p 4242 --window 30s --baseline previous:5 --diff-out diff-%t.svg\n";
+
+/* --help's events: the event table's rows, names and words, wrapped at 79. */
+static void usage_events(FILE *out)
+{
+	size_t n;
+	const struct event_kind *e = event_kinds(&n);
+	fputs("\nEvents (-e):\n", out);
+	for (size_t i = 0; i < n; i++) {
+		int col = fprintf(out, "  %-15s", e[i].name);
+		if (col > 17) {
+			fputs("\n", out);
+			col = fprintf(out, "%17s", "");
+		}
+		for (const char *w = e[i].help; *w;) {
+			size_t len = strcspn(w, " ");
+			if (col + 1 + (int)len > 79) {
+				col = fprintf(out, "\n%17s", "") - 1;
+			}
+			col += fprintf(out, "%s%.*s", col > 17 ? " " : "", (int)len, w);
+			w += len;
+			w += *w == ' ';
+		}
+		fputs("\n", out);
+	}
+}
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -231,20 +244,19 @@ static int opt_pid(struct record_cli *cli, char *arg)
 	return 0;
 }
 
-/* -e: a comma list, at most one sampler event (cpu, offcpu, wall or a perf
- * event) and alloc and/or lock; -e may repeat, adding to the list. */
+/* -e: a comma list of rows of the event table (event_table.c), at most one
+ * of the sampler's and each agent event once; -e may repeat, adding to the list. */
 static int opt_event(struct record_cli *cli, char *arg)
 {
 	struct record_opts *o = &cli->o;
-	char buf[256];
+	char buf[256], names[256];
 	if (!o->ev_given) { /* the first -e replaces the default (cpu) */
 		o->ev_given = true;
-		o->bpf_on = false;
+		o->ev[EV_BPF] = NULL;
 	}
+	event_kind_list(names, sizeof(names), EVENT_SAMPLER, true);
 	if (!*arg || strlen(arg) >= sizeof(buf)) {
-		msg_say("-e takes events such as cpu, offcpu, wall, alloc or lock (cpu,alloc for "
-			"more than one), not '%s'\n",
-			arg);
+		msg_say("-e takes events such as %s (cpu,alloc for more than one), not '%s'\n", names, arg);
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -252,50 +264,23 @@ static int opt_event(struct record_cli *cli, char *arg)
 		tok = strchr(p, ',');
 		if (tok)
 			*tok++ = '\0';
-		bool agent_ev = strcmp(p, "alloc") == 0 || strcmp(p, "lock") == 0;
-		bool known = agent_ev || strcmp(p, "cpu") == 0 || strcmp(p, "offcpu") == 0 || strcmp(p, "wall") == 0 ||
-			     strcmp(p, "cpu-clock") == 0 || strcmp(p, "cycles") == 0;
-		if (!known) {
-			msg_say("-e takes cpu, offcpu, wall, cpu-clock, cycles, alloc or lock (comma-"
-				"separated), not '%s'; see jflame record --help\n",
-				p);
+		const struct event_kind *e = event_kind_named(p);
+		if (!e) {
+			msg_say("-e takes %s (comma-separated), not '%s'; see jflame record --help\n", names, p);
 			return -1;
 		}
-		if (agent_ev) {
-			bool *on = p[0] == 'a' ? &o->alloc : &o->lock;
-			if (*on) {
-				msg_say("-e names %s twice\n", p);
-				return -1;
-			}
-			*on = true;
-			continue;
-		}
-		if (o->bpf_on) {
-			msg_say("-e takes at most one of cpu, offcpu, wall, cpu-clock and cycles (they are "
-				"all the sampler's), not '%s' after '%s'\n",
-				p,
-				o->mode == MODE_OFFCPU ? "offcpu" :
-				o->mode == MODE_WALL   ? "wall" :
-				o->event	       ? o->event :
-							 "cpu");
+		enum rec_event slot = e->source == EVENT_AGENT ? (enum rec_event)(EV_AGENT + e->agent) : EV_BPF;
+		if (o->ev[slot] == e) {
+			msg_say("-e names %s twice\n", p);
 			return -1;
 		}
-		o->bpf_on = true;
-		o->mode = MODE_CPU;
-		o->event = NULL;
-		o->bpf_word = "cpu";
-		if (strcmp(p, "offcpu") == 0) {
-			o->mode = MODE_OFFCPU;
-			o->bpf_word = "offcpu";
-		} else if (strcmp(p, "wall") == 0) {
-			o->mode = MODE_WALL;
-			o->bpf_word = "wall";
-			o->event = "cpu-clock"; /* time-based: its samples are CPU time */
-		} else if (strcmp(p, "cpu-clock") == 0) {
-			o->event = "cpu-clock";
-		} else if (strcmp(p, "cycles") == 0) {
-			o->event = "cycles";
+		if (o->ev[slot]) {
+			msg_say("-e takes at most one of the sampler's events (cpu, offcpu, wall or a perf event; "
+				"--help lists them), not '%s' after '%s'\n",
+				p, o->ev[slot]->name);
+			return -1;
 		}
+		o->ev[slot] = e;
 	}
 	return 0;
 }
@@ -498,6 +483,8 @@ static int option_take(struct record_cli *cli, const struct record_option *op, c
 		return op->call(cli, arg);
 	case OPT_HELP:
 		fputs(usage, stdout);
+		usage_events(stdout);
+		fputs(usage_tail, stdout);
 		return 1;
 	}
 	if (!ok) {
@@ -585,6 +572,8 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 			"--lock-min takes a duration such "
 			"as 100us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
 		ROW("count", 0, OPT_FLAG, &o->count_view),
+		ROW_NUM("period", 'c', OPT_COUNT, &o->period, &o->period_set, 1, 1000000000000L,
+			"-c takes a number of events from 1 to 10^12, not '%s'"),
 		ROW_CALL("baseline", 0, opt_baseline),
 		ROW_CALL("diff-out", 0, opt_diff_out),
 		ROW_NUM("on-regression", 0, OPT_NONEMPTY, &cli->regress.on_regression, NULL, 0, 0,
@@ -598,6 +587,8 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 	};
 	const size_t nrows = sizeof(rows) / sizeof(rows[0]);
 	struct option longopts[MAX_ROWS + 1] = { { 0 } };
+	char shortopts[2 * MAX_ROWS + 2] = "+"; /* the rows' letters, as getopt wants them */
+	size_t ns = 1;
 	int c;
 	_Static_assert(sizeof(rows) / sizeof(rows[0]) <= MAX_ROWS, "MAX_ROWS");
 	*cli = defaults;
@@ -606,9 +597,17 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 					       rows[i].kind == OPT_FLAG || rows[i].kind == OPT_HELP ? no_argument :
 												      required_argument,
 					       NULL, rows[i].letter ? rows[i].letter : 1000 + (int)i };
+	for (size_t i = 0; i < nrows; i++) {
+		if (!rows[i].letter)
+			continue;
+		shortopts[ns++] = (char)rows[i].letter;
+		if (longopts[i].has_arg == required_argument)
+			shortopts[ns++] = ':';
+	}
+	shortopts[ns] = '\0';
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:aF:d:o:e:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct record_option *op = NULL;
 		for (size_t i = 0; i < nrows && !op; i++)
 			if (c == 1000 + (int)i || (c < 1000 && c == rows[i].letter))
@@ -635,23 +634,30 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		o->command = argv + optind;
 		o->ncommand = argc - optind;
 	}
-	if (o->min_block_set && (o->mode == MODE_CPU || !o->bpf_on)) {
+	if (!o->ev_given)
+		o->ev[EV_BPF] = event_kind_named("cpu");
+	if (o->min_block_set && !ev_bpf_has(o, EVENT_BLOCKS)) {
 		msg_say("--min-block goes with -e offcpu or -e wall\n");
 		return -1;
 	}
-	if (o->alloc_interval_set && !o->alloc) {
+	if (o->period_set && !(ev_on(o, EV_BPF) && o->ev[EV_BPF]->period)) {
+		msg_say("-c goes with a perf event sampled every N events (-e page-faults, cache-misses, "
+			"...: --help lists them); -F sets the rate of the others\n");
+		return -1;
+	}
+	if (o->alloc_interval_set && !ev_on(o, EV_ALLOC)) {
 		msg_say("--alloc-interval goes with -e alloc\n");
 		return -1;
 	}
-	if (o->lock_min_set && !o->lock) {
+	if (o->lock_min_set && !ev_on(o, EV_LOCK)) {
 		msg_say("--lock-min goes with -e lock\n");
 		return -1;
 	}
-	if (o->count_view && !o->alloc && !o->lock) {
+	if (o->count_view && !ev_on(o, EV_ALLOC) && !ev_on(o, EV_LOCK)) {
 		msg_say("--count goes with -e alloc or -e lock (CPU graphs count samples already)\n");
 		return -1;
 	}
-	if (o->push && (o->alloc || o->lock)) {
+	if (o->push && (ev_on(o, EV_ALLOC) || ev_on(o, EV_LOCK))) {
 		msg_say("--push sends CPU, off-CPU or wall profiles only; write alloc and lock to files "
 			"(-o alloc.pb.gz) and push those with your tooling\n");
 		return -1;
@@ -662,7 +668,7 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		return -1;
 	}
 	/* agentless unless asked for, or needed by alloc and lock samples */
-	o->load_agent = !o->no_attach && (o->attach || o->alloc || o->lock);
+	o->load_agent = !o->no_attach && (o->attach || ev_on(o, EV_ALLOC) || ev_on(o, EV_LOCK));
 	if (o->all && o->npids > 0) {
 		msg_say("give -p PID or -a, not both\n");
 		return -1;
@@ -700,7 +706,7 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 		msg_say("--baseline compares each window with it; add --window 30s\n");
 		return -1;
 	}
-	if (cli->baseline && !o->bpf_on) {
+	if (cli->baseline && !ev_on(o, EV_BPF)) {
 		msg_say("--baseline compares the sampled event's windows (cpu, offcpu, wall); record one "
 			"(-e cpu,alloc)\n");
 		return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "event_table.h"
 #include "frame_mark.h"
 #include "str_index.h"
 #include "utf8.h"
@@ -441,8 +442,6 @@ static const char *const frame_type_names[FT_N] = { "Interpreted", "JIT compiled
 
 enum { TS_RUNNABLE = 1, TS_SLEEPING, TS_DEFAULT };
 
-enum jfr_view { V_CPU, V_WALL, V_OFFCPU, V_ALLOC, V_LOCK };
-
 /* A numbered set of keys with per-key fields: id = index + 1 (0 is null). */
 struct pool {
 	struct str_index keys;
@@ -452,7 +451,7 @@ struct pool {
 
 struct jfr_writer {
 	const struct stack_table *t;
-	enum jfr_view view;
+	enum event_jfr view;  /* the event written, by the table's row (event_table.c) */
 	struct pool symbols;  /* a: - */
 	struct pool packages; /* a: name symbol */
 	struct pool classes;  /* a: name symbol, b: package */
@@ -615,7 +614,7 @@ static void add_stack(struct jfr_writer *w, uint32_t s, struct frame_list *l, st
 		out->thread = pool_id(w, &w->threads, text, (size_t)(th->p + th->n - text), (uint64_t)(th->p - text),
 				      th->n, 0);
 	}
-	char want = w->view == V_ALLOC ? 'a' : w->view == V_LOCK ? 'l' : 0;
+	char want = w->view == EVENT_JFR_ALLOCATION ? 'a' : w->view == EVENT_JFR_MONITOR ? 'l' : 0;
 	if (want && nf && nf - 1 != ti && frame_mark_kind(l->v[nf - 1].p, l->v[nf - 1].n) == want) {
 		leaf_cls = nf - 1;
 		out->cls = class_id(w, l->v[nf - 1].p, l->v[nf - 1].n - FRAME_MARK_LEN);
@@ -649,24 +648,24 @@ static void put_event(struct jfr_writer *w, const struct stack_info *si, uint64_
 	struct jbuf *e = &w->ev;
 	e->n = 0;
 	switch (w->view) {
-	case V_CPU:
+	case EVENT_JFR_EXECUTION:
 		jb_var(e, T_EXECUTION_SAMPLE);
 		jb_var(e, ticks);
 		jb_var(e, thread);
 		jb_var(e, si->trace);
 		jb_var(e, TS_RUNNABLE);
 		break;
-	case V_WALL:
-	case V_OFFCPU:
+	case EVENT_JFR_WALL:
+	case EVENT_JFR_WALL_OFFCPU:
 		jb_var(e, T_WALL_SAMPLE);
 		jb_var(e, ticks);
 		jb_var(e, thread);
 		jb_var(e, si->trace);
-		jb_var(e, w->view == V_OFFCPU ? TS_SLEEPING : TS_RUNNABLE);
+		jb_var(e, w->view == EVENT_JFR_WALL_OFFCPU ? TS_SLEEPING : TS_RUNNABLE);
 		jb_var(e, 1);
 		jb_var(e, share);
 		break;
-	case V_ALLOC:
+	case EVENT_JFR_ALLOCATION:
 		jb_var(e, T_ALLOC_SAMPLE);
 		jb_var(e, ticks);
 		jb_var(e, thread);
@@ -674,7 +673,7 @@ static void put_event(struct jfr_writer *w, const struct stack_info *si, uint64_
 		jb_var(e, si->cls);
 		jb_var(e, share);
 		break;
-	case V_LOCK:
+	case EVENT_JFR_MONITOR:
 		jb_var(e, T_MONITOR_ENTER);
 		jb_var(e, ticks);
 		jb_var(e, share);
@@ -686,19 +685,6 @@ static void put_event(struct jfr_writer *w, const struct stack_info *si, uint64_
 		break;
 	}
 	jb_event(w->events, e);
-}
-
-static enum jfr_view view_of(const struct stack_meta *m)
-{
-	if (strcmp(m->count_type, "alloc_samples") == 0)
-		return V_ALLOC;
-	if (strcmp(m->count_type, "contentions") == 0)
-		return V_LOCK;
-	if (m->has_weight && strcmp(m->weight_type, "off_cpu") == 0)
-		return V_OFFCPU;
-	if (m->has_weight && strcmp(m->weight_type, "wall") == 0)
-		return V_WALL;
-	return V_CPU;
 }
 
 /* The timeline's samples, when they are the table's counts stack by stack. */
@@ -900,7 +886,7 @@ static int write_events(struct jfr_writer *w, const struct stack_info *info, con
 int jfr_write(FILE *out, const struct stack_table *t, int64_t now_ns, char *err, size_t errlen)
 {
 	struct jbuf chunk = { 0 };
-	struct jfr_writer w = { .t = t, .view = view_of(&t->meta), .events = &chunk };
+	struct jfr_writer w = { .t = t, .view = event_kind_of_meta(&t->meta)->jfr, .events = &chunk };
 	struct frame_list l = { 0 };
 	struct stack_info *info = NULL;
 	uint32_t *order = NULL;

@@ -15,7 +15,8 @@
 /* Writes t to out as one JFR chunk: the metadata of the types it uses, one
  * event per sample, then one checkpoint with the constant pools (frame types,
  * thread states, threads, stack traces, methods, classes, packages, symbols).
- * The events by the table's meta:
+ * The events by the event table's row for the table's meta (event_kind_of_meta()
+ * in model/event_table.h: its jfr field):
  * - count_type "alloc_samples": jdk.ObjectAllocationSample, objectClass the
  *   leaf frame's "Type_[a]" (left out of the stack), weight the stack's
  *   bytes split evenly over its samples;
@@ -24,7 +25,7 @@
  * - weight_type "off_cpu" or "wall": async-profiler's
  *   profiler.WallClockSample (state STATE_SLEEPING off-CPU, STATE_DEFAULT
  *   wall), timeSpan the nanoseconds split likewise;
- * - else (CPU): jdk.ExecutionSample, state STATE_RUNNABLE.
+ * - else (CPU, a counted perf event): jdk.ExecutionSample, state STATE_RUNNABLE.
  * Frames: "_[j]" JIT compiled, "_[i]" inlined, "_[0]" interpreted (class and
  * method split at the last '.', the mark left out), "_[k]" kernel (the mark
  * left out), other names whole as the method of the class "" (C++ when they

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collapse.h"
+#include "event_table.h"
 #include "folded.h"
 #include "jfr_read.h"
 #include "msg.h"
@@ -127,7 +128,8 @@ static int table_from_stacks(struct stack_table *t, const char *path, const char
 	struct stack_meta *m = &t->meta;
 	snprintf(m->event, sizeof(m->event), "%s", x.c.event);
 	if (x.any_period) {
-		bool clock = strncmp(x.c.event, "cpu-clock", 9) == 0 || strncmp(x.c.event, "task-clock", 10) == 0;
+		const struct event_kind *e = event_kind_of_perf(x.c.event, strlen(x.c.event));
+		bool clock = e && (e->flags & EVENT_CLOCK); /* its period is nanoseconds */
 		m->has_weight = true;
 		m->period = x.period;
 		if (clock) {

@@ -9,6 +9,7 @@ int recording_init(struct recording *r)
 {
 	memset(r, 0, sizeof(*r));
 	stack_table_init(&r->stacks);
+	r->ev = event_kind_named("cpu");
 	return 0;
 }
 

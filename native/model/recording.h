@@ -8,12 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "event_table.h"
 #include "stack_table.h"
 
 struct stack_count {
 	const char *stack; /* folded: frames root first joined by ';' */
 	uint64_t count;
-	uint64_t weight; /* in recordings with a weight_type (see below): nanoseconds, or bytes for alloc */
+	uint64_t weight; /* in weighted recordings (see ev below): nanoseconds, bytes or events */
 };
 
 struct recording {
@@ -21,12 +22,10 @@ struct recording {
 	size_t nstacks;		   /* stacks.stacks.n, the number of distinct stacks */
 	uint64_t total;		   /* sum of counts */
 	uint64_t total_weight;	   /* sum of weights */
-	/* "" : counts are CPU samples and there are no weights (-e cpu);
-	 * "off_cpu" or "wall": counts are samples (off-CPU blocks and CPU
-	 * samples), weights the nanoseconds they stand for (pprof's names);
-	 * "alloc": counts are allocation samples, weights the bytes they stand for;
-	 * "lock": counts are contended monitor enters and lock parks, weights the ns blocked */
-	char weight_type[16];
+	/* what the counts and weights are: its row in event_table.c (the cpu row
+	 * after recording_init): CPU samples without weights; off-CPU and wall
+	 * samples weighing ns; alloc samples weighing bytes; lock waits weighing ns */
+	const struct event_kind *ev;
 	uint64_t interval;			       /* alloc: bytes between allocation samples */
 	char note[256];				       /* alloc, lock: what the agents said went wrong ("" none) */
 	uint64_t min_block_ns, short_blocks, short_ns; /* off-CPU: blocks under the threshold */
@@ -48,33 +47,10 @@ void recording_free(struct recording *r);
 int recording_add(struct recording *r, const char *stack, size_t len, uint64_t count);
 /* The same, with a weight added to the stack's (sums saturate). */
 int recording_add_weighted(struct recording *r, const char *stack, size_t len, uint64_t count, uint64_t weight);
-/* Whether the recording's stacks carry weights (every weight_type). */
-static inline int recording_weighted(const struct recording *r)
+/* Whether the recording's stacks carry weights (all but the CPU rows'). */
+static inline bool recording_weighted(const struct recording *r)
 {
-	return r->weight_type[0] != '\0';
-}
-/* Whether it is an allocation (alloc) or lock recording, of the agents' samples. */
-static inline int recording_alloc(const struct recording *r)
-{
-	return strcmp(r->weight_type, "alloc") == 0;
-}
-static inline int recording_lock(const struct recording *r)
-{
-	return strcmp(r->weight_type, "lock") == 0;
-}
-/* Whether the recording is weighted by time blocked or elapsed (off_cpu, wall). */
-static inline int recording_timed(const struct recording *r)
-{
-	return recording_weighted(r) && !recording_alloc(r) && !recording_lock(r);
-}
-/* What the recording shows, for titles: "CPU", "Off-CPU", "Wall", "Allocation" or "Lock". */
-static inline const char *recording_title(const struct recording *r)
-{
-	return !recording_weighted(r)		   ? "CPU" :
-	       recording_alloc(r)		   ? "Allocation" :
-	       recording_lock(r)		   ? "Lock" :
-	       strcmp(r->weight_type, "wall") == 0 ? "Wall" :
-						     "Off-CPU";
+	return r->ev->weigh != EVENT_WEIGH_NONE;
 }
 /* The stacks sorted by their text (for writers). Caller frees the array. */
 struct stack_count *recording_sorted(const struct recording *r, size_t *n);

@@ -150,59 +150,50 @@ size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *
 
 void stack_table_meta_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns)
 {
-	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
+	const struct event_kind *e = rec->ev;
+	uint64_t clock = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
 	struct stack_meta *m = &t->meta;
-	if (recording_alloc(rec) || recording_lock(rec)) {
-		/* pprof's names, as Go's heap and mutex profiles and async-profiler's */
-		bool alloc = recording_alloc(rec);
-		m->has_weight = true;
-		snprintf(m->count_type, sizeof(m->count_type), "%s", alloc ? "alloc_samples" : "contentions");
-		snprintf(m->count_unit, sizeof(m->count_unit), "count");
-		snprintf(m->weight_type, sizeof(m->weight_type), "%s", alloc ? "alloc_space" : "delay");
-		snprintf(m->weight_unit, sizeof(m->weight_unit), "%s", alloc ? "bytes" : "nanoseconds");
-		m->period = alloc ? rec->interval : 0;
-	} else if (recording_timed(rec)) {
-		/* off-CPU blocks have no period: wall's CPU samples have one */
-		m->has_weight = true;
-		snprintf(m->weight_type, sizeof(m->weight_type), "%s", rec->weight_type);
-		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
-		m->period = strcmp(rec->weight_type, "wall") == 0 ? period : 0;
-	} else if (period) {
-		m->has_weight = true;
-		snprintf(m->weight_type, sizeof(m->weight_type), "cpu");
-		snprintf(m->weight_unit, sizeof(m->weight_unit), "nanoseconds");
-		m->period = period;
+	/* pprof's names, as Go's heap and mutex profiles and async-profiler's */
+	snprintf(m->count_type, sizeof(m->count_type), "%s", e->count_type);
+	snprintf(m->count_unit, sizeof(m->count_unit), "%s", e->count_unit);
+	m->has_weight = e->weigh != EVENT_WEIGH_NONE || clock; /* CPU samples weigh 1e9/Hz ns */
+	if (m->has_weight) {
+		snprintf(m->weight_type, sizeof(m->weight_type), "%s", e->weight_type);
+		snprintf(m->weight_unit, sizeof(m->weight_unit), "%s", e->weight_unit);
 	}
+	/* the weight of a sample where it has one: off-CPU blocks and lock waits have none */
+	m->period = e->flags & EVENT_INTERVAL				    ? rec->interval :
+		    e->weigh == EVENT_WEIGH_PERIOD			    ? e->period :
+		    e->weigh == EVENT_WEIGH_NONE || (e->flags & EVENT_PERF) ? clock :
+									      0;
 	m->duration_ns = (int64_t)(rec->seconds * 1e9);
 	if (now_ns > m->duration_ns)
 		m->time_ns = now_ns - m->duration_ns;
 	snprintf(m->event, sizeof(m->event), "%s", rec->event);
-	snprintf(m->name, sizeof(m->name), "%s: %.*s", recording_title(rec), (int)sizeof(m->name) - 14, rec->target);
-	if (recording_alloc(rec) || recording_lock(rec)) {
+	snprintf(m->name, sizeof(m->name), "%s: %.*s", e->title, (int)sizeof(m->name) - 24, rec->target);
+	size_t len;
+	if (e->source == EVENT_AGENT) {
 		snprintf(m->comment, sizeof(m->comment),
 			 "target: %s\n%.1f s (%s)\n%" PRIu64 " samples, %" PRIu64 " dropped by the agent, %" PRIu64
 			 " truncated\n%s",
 			 rec->target, rec->seconds, rec->event, rec->samples, rec->lost, rec->truncated,
 			 rec->note[0] ? rec->note : "no agent errors");
-		if (recording_lock(rec)) {
-			size_t len = strlen(m->comment);
-			snprintf(m->comment + len, sizeof(m->comment) - len,
-				 "\nlock: waits of %" PRIu64 " us or more; %" PRIu64 " shorter waits not recorded",
-				 rec->min_block_ns / 1000, rec->short_blocks);
-		}
-		return;
+	} else {
+		snprintf(m->comment, sizeof(m->comment),
+			 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
+			 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
+			 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
+			 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
 	}
-	snprintf(m->comment, sizeof(m->comment),
-		 "target: %s\n%.1f s at %d Hz (%s)\n%" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
-		 " truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads\n%s",
-		 rec->target, rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
-		 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
-	if (recording_timed(rec)) {
-		size_t len = strlen(m->comment);
+	len = strlen(m->comment);
+	if ((e->flags & EVENT_MIN_BLOCK) && e->source == EVENT_AGENT)
+		snprintf(m->comment + len, sizeof(m->comment) - len,
+			 "\n%s: waits of %" PRIu64 " us or more; %" PRIu64 " shorter waits not recorded", e->word,
+			 rec->min_block_ns / 1000, rec->short_blocks);
+	else if (e->flags & EVENT_MIN_BLOCK)
 		snprintf(m->comment + len, sizeof(m->comment) - len,
 			 "\n%s: blocks of %" PRIu64 " us or more; %" PRIu64 " shorter blocks (%.3f ms) not recorded",
-			 rec->weight_type, rec->min_block_ns / 1000, rec->short_blocks, (double)rec->short_ns / 1e6);
-	}
+			 e->weight_type, rec->min_block_ns / 1000, rec->short_blocks, (double)rec->short_ns / 1e6);
 }
 
 int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,

@@ -368,7 +368,11 @@ static void sample_emit(struct sample_pipeline *p, struct folded_sample *fs, boo
 	fs->len = plain->len;
 	fs->oom = p->fold.oom || plain->oom;
 	/* time modes: a block weighs its time off the CPU, a CPU sample its period */
-	fs->weight = !p->o.weigh_time ? 0 : fs->s->kind == PROFILE_KIND_OFFCPU ? fs->s->weight_ns : p->o.period_ns;
+	/* off-CPU blocks and perf events' samples weigh what the kernel said (ns
+	 * blocked, the sample's period); wall's CPU samples 1e9/Hz ns */
+	fs->weight = !p->o.weigh					       ? 0 :
+		     fs->s->kind == PROFILE_KIND_OFFCPU || !p->o.sample_weight ? fs->s->weight_ns :
+										 p->o.sample_weight;
 	p->o.sink(p->o.ctx, fs);
 }
 

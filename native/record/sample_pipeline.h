@@ -30,7 +30,7 @@ struct folded_sample {
 	const char *lines; /* with opts.lines: the folded text with source lines, else NULL */
 	size_t lines_len;
 	bool lines_oom;
-	uint64_t weight;	    /* time modes: ns the sample stands for; 0 in CPU mode */
+	uint64_t weight;	    /* with weigh: ns or events the sample stands for; 0 else */
 	const struct frame *frames; /* kernel frames leaf first, then user frames leaf first (.stacks) */
 	size_t nframes;
 	unsigned flags;	       /* FOLDED_* */
@@ -40,12 +40,12 @@ struct folded_sample {
 typedef void (*sample_sink_fn)(void *ctx, const struct folded_sample *fs);
 
 struct sample_pipeline_opts {
-	struct symbolizer *sy; /* borrowed */
-	bool lines;	       /* folded text with source lines too */
-	bool no_inline;	       /* compiled frames without their inlined callees */
-	bool weigh_time;       /* off-CPU or wall: samples weigh time */
-	uint64_t period_ns;    /* with weigh_time: what an on-CPU sample weighs */
-	bool cache;	       /* a raw stack seen before takes its folded text from then (the sink
+	struct symbolizer *sy;	/* borrowed */
+	bool lines;		/* folded text with source lines too */
+	bool no_inline;		/* compiled frames without their inlined callees */
+	bool weigh;		/* samples carry weights (off-CPU, wall, a perf event's period) */
+	uint64_t sample_weight; /* with weigh: what an on-CPU sample weighs; 0: its period (the kernel's) */
+	bool cache;		/* a raw stack seen before takes its folded text from then (the sink
 				* then gets no frames: frames NULL, nframes 0) */
 	sample_sink_fn sink;
 	void *ctx;

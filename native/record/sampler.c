@@ -35,8 +35,8 @@ struct sampler {
 	void *ctx;
 	int old_max_stack; /* restored at close; 0 when unchanged */
 	int max_stack;
-	const char *event;
-	bool ksym_ok; /* the ksym_names program is loaded */
+	const struct event_kind *event; /* the perf event's row opened; NULL none */
+	bool ksym_ok;			/* the ksym_names program is loaded */
 	/* the programs of the set loaded (profile.bpf.c: as written, or _legacy) */
 	struct bpf_program *p_sample, *p_switch, *p_exit, *p_fork;
 	/* the drain's budget (sampler_drain): records and time left, or skip
@@ -174,20 +174,33 @@ uint32_t sampler_ring_bytes(int freq, int ncpus, bool offcpu)
 	return (uint32_t)bytes;
 }
 
-static int open_event(const char *event, int freq, int cpu)
+/* The row's perf event on cpu: a sample every period events (the row's, or
+ * the caller's for such a row), else freq a second. */
+static int open_event(const struct event_kind *e, uint64_t period, int freq, int cpu)
 {
 	struct perf_event_attr attr = { 0 };
 	attr.size = sizeof(attr);
-	if (strcmp(event, "cycles") == 0) {
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.type = e->perf_type;
+	attr.config = e->perf_config;
+	if (e->period) {
+		attr.sample_period = period ? period : e->period;
 	} else {
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.freq = 1;
+		attr.sample_freq = (__u64)freq;
 	}
-	attr.freq = 1;
-	attr.sample_freq = (__u64)freq;
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Whether o's event samples a perf event (cpu's when none is named), and
+ * whether it times blocks off the CPU. */
+static bool opens_perf(const struct sampler_opts *o)
+{
+	return !o->event || (o->event->flags & EVENT_PERF);
+}
+
+static bool times_blocks(const struct sampler_opts *o)
+{
+	return o->event && (o->event->flags & EVENT_BLOCKS);
 }
 
 /* Off-CPU: sched_switch times blocks and keeps the kernel stacks of long
@@ -256,6 +269,11 @@ static void perf_error(int e, const char *event, char *err, size_t errlen)
 			 "not permitted to open %s perf events (kernel.perf_event_paranoid=%d); run as root, "
 			 "or grant CAP_PERFMON, or set sysctl kernel.perf_event_paranoid=-1",
 			 event, paranoid);
+	else if (e == ENOENT || e == EOPNOTSUPP)
+		snprintf(err, errlen,
+			 "this machine has no %s counter (virtual machines rarely offer hardware counters); "
+			 "record -e cpu or another event",
+			 event);
 	else
 		snprintf(err, errlen, "failed to open a %s perf event: %s", event, strerror(e));
 }
@@ -294,7 +312,9 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	s->skel->rodata->legacy_frames = d->first;
 	s->skel->rodata->legacy_chunk = d->chunk;
 	s->skel->rodata->legacy_off_frames = d->off;
-	uint32_t ring = sampler_ring_bytes(o->no_cpu ? 0 : o->freq, s->ncpus, o->offcpu);
+	/* a period's rate is the workload's: the largest ring */
+	uint32_t ring = sampler_ring_bytes(opens_perf(o) && !(o->event && o->event->period) ? o->freq : 0, s->ncpus,
+					   times_blocks(o));
 	s->skel->rodata->ring_wakeup_bytes = ring / 4;
 	if (bpf_map__set_max_entries(s->skel->maps.samples, ring) != 0) {
 		snprintf(err, errlen, "failed to size the BPF ring buffer: %s", strerror(errno));
@@ -307,11 +327,11 @@ static int skel_load(struct sampler *s, const struct sampler_opts *o, const stru
 	s->p_fork = o->legacy ? s->skel->progs.follow_fork_legacy : s->skel->progs.follow_fork;
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(prog, false);
-	bpf_program__set_autoload(s->p_sample, !o->no_cpu);
-	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && !o->no_cpu && !o->pids_only);
-	bpf_program__set_autoload(s->p_switch, o->offcpu);
-	bpf_program__set_autoload(s->p_exit, o->offcpu);
-	if (!o->offcpu) {
+	bpf_program__set_autoload(s->p_sample, opens_perf(o));
+	bpf_program__set_autoload(s->skel->progs.profile_walk_more, o->legacy && opens_perf(o) && !o->pids_only);
+	bpf_program__set_autoload(s->p_switch, times_blocks(o));
+	bpf_program__set_autoload(s->p_exit, times_blocks(o));
+	if (!times_blocks(o)) {
 		bpf_map__set_max_entries(s->skel->maps.offcpu_start, 1);
 		bpf_map__set_max_entries(s->skel->maps.offcpu_pending, 1);
 	}
@@ -488,22 +508,23 @@ int sampler_start(struct sampler *s, char *err, size_t errlen)
 		snprintf(err, errlen, "failed to read /sys/devices/system/cpu/online");
 		return -1;
 	}
-	if (s->o.offcpu && attach_offcpu(s, err, errlen) != 0)
+	if (times_blocks(&s->o) && attach_offcpu(s, err, errlen) != 0)
 		return -1;
 
-	s->event = s->o.no_cpu ? NULL : s->o.event ? s->o.event : "cycles";
+	s->event = !opens_perf(&s->o) ? NULL : s->o.event ? s->o.event : event_kind_named("cpu");
 	for (int cpu = 0; s->event && cpu < s->ncpus; cpu++) {
 		if (!online[cpu])
 			continue;
-		int fd = open_event(s->event, s->o.freq, cpu);
-		if (fd < 0 && !s->o.event && cpu == 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
-			s->event = "cpu-clock"; /* no hardware counters (a VM): time-based sampling */
-			fd = open_event(s->event, s->o.freq, cpu);
+		int fd = open_event(s->event, s->o.period, s->o.freq, cpu);
+		if (fd < 0 && s->event->fallback && cpu == 0 &&
+		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+			s->event = event_kind_named(s->event->fallback); /* no hardware counters (a VM) */
+			fd = open_event(s->event, s->o.period, s->o.freq, cpu);
 		}
 		if (fd < 0) {
 			if (errno == ENODEV)
 				continue;
-			perf_error(errno, s->event, err, errlen);
+			perf_error(errno, s->event->perf_name, err, errlen);
 			return -1;
 		}
 		s->fds[cpu] = fd;
@@ -699,7 +720,7 @@ int sampler_max_kernel_frames(const struct sampler *s)
 	return s->max_stack < PROFILE_MAX_KERNEL_FRAMES ? s->max_stack : PROFILE_MAX_KERNEL_FRAMES;
 }
 
-const char *sampler_event(const struct sampler *s)
+const struct event_kind *sampler_event(const struct sampler *s)
 {
 	return s->event;
 }

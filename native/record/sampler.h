@@ -9,21 +9,22 @@
 #include <sys/types.h>
 
 #include <linux/types.h>
+#include "event_table.h"
 #include "profile.h"
 
 struct sampler_opts {
 	int freq;	   /* samples per second per CPU */
 	const pid_t *pids; /* sample only these processes (tgids); NULL = all */
 	size_t npids;
-	bool follow_children;  /* with pids: processes they fork are sampled too */
-	bool include_idle;     /* also sample the idle task */
-	const char *event;     /* "cpu-clock", "cycles", or NULL: cycles where the CPU has it, else cpu-clock */
-	bool no_cpu;	       /* no perf events: off-CPU samples only */
-	bool offcpu;	       /* also a sample per block of a selected thread (sched_switch) */
-	uint64_t min_block_ns; /* offcpu: shorter blocks are counted, not recorded */
-	bool verbose;	       /* libbpf's messages, and each program's verification, on stderr */
-	bool legacy;	       /* load the _legacy programs (kernel_features.h: before 5.18) */
-	bool pids_only;	       /* perf samples without stacks: only whose they are (the walker not loaded) */
+	bool follow_children;		/* with pids: processes they fork are sampled too */
+	bool include_idle;		/* also sample the idle task */
+	const struct event_kind *event; /* the row (event_table.h): its perf event (EVENT_PERF), its
+					   blocks off the CPU (EVENT_BLOCKS); NULL: cpu's perf event */
+	uint64_t period;		/* a row with a period: this one instead (record -c); 0 its own */
+	uint64_t min_block_ns;		/* offcpu: shorter blocks are counted, not recorded */
+	bool verbose;			/* libbpf's messages, and each program's verification, on stderr */
+	bool legacy;			/* load the _legacy programs (kernel_features.h: before 5.18) */
+	bool pids_only;			/* perf samples without stacks: only whose they are (the walker not loaded) */
 };
 
 struct sampler_stats {
@@ -108,8 +109,9 @@ int sampler_stub_rows(struct sampler *s, pid_t pid, const struct stub_row *rows,
  * (NULL: back to the kernel's frame-pointer walk). 0 or a negative errno. */
 int sampler_walk_hotspot(struct sampler *s, pid_t pid, const struct hotspot_proc *hp);
 int sampler_max_kernel_frames(const struct sampler *s);
-/* The perf event sampled on: "cycles" or "cpu-clock"; NULL with no_cpu. */
-const char *sampler_event(const struct sampler *s);
+/* The row of the perf event sampled on (cpu's fallback taken where its own is
+ * missing); NULL without one (offcpu). */
+const struct event_kind *sampler_event(const struct sampler *s);
 int sampler_ncpus(const struct sampler *s);
 void sampler_close(struct sampler *s);
 

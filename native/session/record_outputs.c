@@ -22,42 +22,20 @@
 #include "symbolize.h"
 #include "msg.h"
 
-/* "512 KiB" */
-void record_human_bytes(char *out, size_t len, double v)
-{
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	if (u == 0 || v == (double)(uint64_t)v)
-		snprintf(out, len, "%.0f %s", v, units[u]);
-	else
-		snprintf(out, len, "%.1f %s", v, units[u]);
-}
-
-/* A stack's number in folded and SVG outputs: CPU samples; time modes and
- * lock microseconds; alloc bytes; samples in the count view. */
-static uint64_t stack_value(const struct recording *rec, const struct stack_count *s, bool count_view)
-{
-	if (recording_alloc(rec))
-		return count_view ? s->count : s->weight;
-	if (recording_lock(rec))
-		return count_view ? s->count : (s->weight + 500) / 1000;
-	return recording_timed(rec) ? (s->weight + 500) / 1000 : s->count;
-}
-
-/* The stacks of rec with their numbers in folded and SVG outputs, in t (initialized, empty);
- * folded leaves the stacks whose number is 0 out. 0, or -1 out of memory. */
+/* The stacks of rec with their numbers in folded and SVG outputs (the event's
+ * view: samples, or weights in its unit), in t (initialized, empty); folded
+ * leaves the stacks whose number is 0 out. 0, or -1 out of memory. */
 static int value_table(struct stack_table *t, const struct recording *rec, bool count_view, bool skip_zero)
 {
 	size_t n;
 	int rc = 0;
+	struct event_view v = event_view(rec->ev, count_view);
 	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		uint64_t v = stack_value(rec, &s[i], count_view);
-		if ((v || !skip_zero) && stack_table_add(t, s[i].stack, strlen(s[i].stack), v, 0) < 0)
+		uint64_t x = event_view_value(&v, s[i].count, s[i].weight);
+		if ((x || !skip_zero) && stack_table_add(t, s[i].stack, strlen(s[i].stack), x, 0) < 0)
 			rc = -1;
 	}
 	free(s);
@@ -89,55 +67,19 @@ static int write_svg(FILE *f, const struct recording *rec, bool count_view, char
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	snprintf(title, sizeof(title), "%s: %s", recording_title(rec), rec->target);
-	bool agent = recording_alloc(rec) || recording_lock(rec);
-	if (agent) {
-		char every[32], total[32];
-		record_human_bytes(every, sizeof(every), (double)rec->interval);
-		record_human_bytes(total, sizeof(total), (double)rec->total_weight);
-		if (recording_alloc(rec))
-			snprintf(subtitle, sizeof(subtitle),
-				 "%sJava allocations sampled every %s on average (%s), %.1f s: %s in %" PRIu64
-				 " samples%s, %" PRIu64 " dropped, %" PRIu64 " truncated%s%s",
-				 rec->note[0] ? "WARNING " : "", every, rec->event, rec->seconds, total, rec->samples,
-				 count_view ? " (widths: samples)" : "", rec->lost, rec->truncated,
-				 rec->note[0] ? "; agent: " : "", rec->note);
-		else
-			snprintf(
-				subtitle, sizeof(subtitle),
-				"%scontended monitor and lock waits of %.3f ms or more (%s), %.1f s: %.1f ms in %" PRIu64
-				" samples%s, %" PRIu64 " dropped, %" PRIu64
-				" truncated; shorter waits not drawn: %" PRIu64 "%s%s",
-				rec->note[0] ? "WARNING " : "", (double)rec->min_block_ns / 1e6, rec->event,
-				rec->seconds, (double)rec->total_weight / 1e6, rec->samples,
-				count_view ? " (widths: samples)" : "", rec->lost, rec->truncated, rec->short_blocks,
-				rec->note[0] ? "; agent: " : "", rec->note);
-	} else if (!recording_timed(rec))
-		snprintf(subtitle, sizeof(subtitle),
-			 "%.1f s at %d Hz (%s): %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
-			 " unwind failed, %" PRIu64 " failed stack reads; %s",
-			 rec->seconds, rec->freq, rec->event, rec->samples, rec->lost, rec->truncated,
-			 rec->unwind_failed, rec->stack_errors, rec->frame_pointers);
-	else
-		snprintf(subtitle, sizeof(subtitle),
-			 "%s, %.1f s (%s%s): %.1f ms in %" PRIu64 " samples, %" PRIu64 " lost, %" PRIu64
-			 " truncated, %" PRIu64 " unwind failed; blocks under %.3f ms not drawn: %" PRIu64
-			 " (%.1f ms); %s",
-			 strcmp(rec->weight_type, "wall") == 0 ? "wall-clock time" : "off-CPU time", rec->seconds,
-			 rec->event, strcmp(rec->weight_type, "wall") == 0 ? "" : ", weighted by time blocked",
-			 (double)rec->total_weight / 1e6, rec->samples, rec->lost, rec->truncated, rec->unwind_failed,
-			 (double)rec->min_block_ns / 1e6, rec->short_blocks, (double)rec->short_ns / 1e6,
-			 rec->frame_pointers);
+	snprintf(title, sizeof(title), "%s: %s", rec->ev->title, rec->target);
+	event_subtitle(subtitle, sizeof(subtitle), rec, count_view);
+	struct event_view v = event_view(rec->ev, count_view);
 	struct fg_options o = {
 		.title = title,
 		.subtitle = subtitle,
-		.subtitle_warning = agent ? rec->note[0] != '\0' : rec->fp_warning,
+		.subtitle_warning = rec->ev->source == EVENT_AGENT ? rec->note[0] != '\0' : rec->fp_warning,
 		.colors = "java",
 		.legend = true,
 		.hash = true,
-		.countname = recording_timed(rec) || (recording_lock(rec) && !count_view) ? "ms" : NULL,
-		.count_scale = recording_timed(rec) || (recording_lock(rec) && !count_view) ? 1000 : 0,
-		.bytes = recording_alloc(rec) && !count_view,
+		.countname = v.unit,
+		.count_scale = v.unit_div > 1 ? v.unit_div : 0,
+		.bytes = v.bytes,
 	};
 	rc = profile_format_write(profile_format_named("svg"), f, &t, &(struct profile_write_opts){ .graph = &o }, err,
 				  errlen);
@@ -161,7 +103,7 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 	     stack_table_timeline_from(&t, lines ? &lines->stacks : &rec->stacks) != 0)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
-		if ((format->traits & PF_ONE_VALUE) && count_view && (recording_alloc(rec) || recording_lock(rec)))
+		if ((format->traits & PF_ONE_VALUE) && count_view && (rec->ev->flags & EVENT_COUNT_VIEW))
 			t.meta.has_weight = false; /* one value a sample: the samples */
 		rc = profile_format_write(format, f, &t, NULL, err, errlen);
 	}
@@ -270,7 +212,19 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 
 /* ---- which outputs each event has ------------------------------------------- */
 
-static const char *const event_words[] = { "cpu", "offcpu", "wall", "alloc", "lock" };
+/* The event table's words (cpu once for its rows), and the row of each. */
+static size_t event_words(const char **words, const struct event_kind **rows, size_t max)
+{
+	size_t n, k = 0;
+	const struct event_kind *e = event_kinds(&n);
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (event_kind_of_word(e[i].word) != &e[i])
+			continue; /* a word said before */
+		rows[k] = &e[i];
+		words[k++] = e[i].word;
+	}
+	return k;
+}
 
 /* Adds one output of event ev (its name copied). */
 static int add_spec(struct record_opts *o, const char *name, const struct profile_format *f, enum rec_event ev)
@@ -296,7 +250,7 @@ static int add_spec(struct record_opts *o, const char *name, const struct profil
  * samples only (they are per-sample timelines of CPU or off-CPU time). */
 static int outputs_expand(struct record_opts *o)
 {
-	size_t nev = (size_t)o->bpf_on + o->alloc + o->lock;
+	size_t nev = ev_count(o);
 	for (size_t i = 0; i < o->nuser_outputs; i++) {
 		const char *name = o->user_outputs[i];
 		const struct profile_format *f = o->user_formats[i];
@@ -304,16 +258,16 @@ static int outputs_expand(struct record_opts *o)
 		const char *what = f->needs & PF_NEEDS_SAMPLE_LOG ? "the .stacks output (timestamped samples)" :
 								    "the .html heat map";
 		char buf[4096];
-		int w = out_name_event_word(name, event_words, 5);
+		const char *words[32];
+		const struct event_kind *rows[32];
+		int w = out_name_event_word(name, words, event_words(words, rows, 32));
 		enum rec_event named = EV_N;
-		if (w >= 0 && w <= 2) {
-			if (!o->bpf_on || strcmp(event_words[w], o->bpf_word) != 0)
-				named = EV_N + 1; /* names a sampler event not recorded */
-			else
-				named = EV_BPF;
-		} else if (w == 3 || w == 4) {
-			named = w == 3 ? EV_ALLOC : EV_LOCK;
-		}
+		if (w >= 0 && rows[w]->source == EVENT_AGENT)
+			named = (enum rec_event)(EV_AGENT + rows[w]->agent);
+		else if (w >= 0 && ev_on(o, EV_BPF) && event_kind_of_word(o->ev[EV_BPF]->word) == rows[w])
+			named = EV_BPF;
+		else if (w >= 0)
+			named = EV_N + 1; /* names a sampler event not recorded */
 		if (out_name_has_event(name)) {
 			bool any = false;
 			for (int ev = 0; ev < EV_N; ev++) {
@@ -325,20 +279,18 @@ static int outputs_expand(struct record_opts *o)
 				any = true;
 			}
 			if (!any) {
-				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
-					"with -e %s\n",
-					what, name,
-					o->alloc && o->lock ? "alloc,lock" :
-					o->alloc	    ? "alloc" :
-							      "lock");
+				msg_say("%s holds the sampler's samples (cpu, offcpu, wall, a perf event); '%s' has "
+					"nothing to hold with -e %s%s%s\n",
+					what, name, ev_word(o, EV_ALLOC), ev_count(o) > 1 ? "," : "",
+					ev_word(o, EV_LOCK));
 				return -1;
 			}
 			continue;
 		}
 		if (nev == 1) { /* one event: every output holds it, whatever its name */
-			enum rec_event ev = o->bpf_on ? EV_BPF : o->alloc ? EV_ALLOC : EV_LOCK;
+			enum rec_event ev = ev_on(o, EV_BPF) ? EV_BPF : ev_on(o, EV_ALLOC) ? EV_ALLOC : EV_LOCK;
 			if (timeline && ev != EV_BPF) {
-				msg_say("%s holds CPU, off-CPU or wall samples, not %s; write %s to .svg, "
+				msg_say("%s holds the sampler's samples, not %s; write %s to .svg, "
 					".folded, .pb.gz, .json or .jfr\n",
 					what, ev_word(o, ev), ev_word(o, ev));
 				return -1;
@@ -353,16 +305,16 @@ static int outputs_expand(struct record_opts *o)
 				name);
 			return -1;
 		}
-		if (named != EV_N && (named > EV_LOCK || !ev_on(o, named))) {
+		if (named != EV_N && (named > EV_N || !ev_on(o, named))) {
 			msg_say("output '%s' is named for %s, which is not recorded; add it to -e or "
 				"rename the output\n",
-				name, event_words[w]);
+				name, words[w]);
 			return -1;
 		}
 		if (named != EV_N) {
 			if (timeline && named != EV_BPF) {
-				msg_say("%s holds CPU, off-CPU or wall samples, not %s ('%s')\n", what,
-					ev_word(o, named), name);
+				msg_say("%s holds the sampler's samples, not %s ('%s')\n", what, ev_word(o, named),
+					name);
 				return -1;
 			}
 			if (add_spec(o, name, f, named) != 0)
@@ -370,9 +322,9 @@ static int outputs_expand(struct record_opts *o)
 			continue;
 		}
 		if (timeline) { /* the sampler's event only, under its own name */
-			if (!o->bpf_on) {
-				msg_say("%s holds CPU, off-CPU or wall samples; '%s' has nothing to hold "
-					"with -e alloc,lock\n",
+			if (!ev_on(o, EV_BPF)) {
+				msg_say("%s holds the sampler's samples (cpu, offcpu, wall, a perf event); '%s' has "
+					"nothing to hold with -e alloc,lock\n",
 					what, name);
 				return -1;
 			}
@@ -405,7 +357,7 @@ int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, 
 		const char *why = NULL;
 		if (strcmp(o->user_outputs[i], "-") == 0) {
 			/* one flame graph on standard output, written at the end */
-			if ((size_t)o->bpf_on + o->alloc + o->lock > 1)
+			if (ev_count(o) > 1)
 				why = "it holds one event's flame graph; name files for several events (cpu.svg, alloc.svg)";
 			else if (o->window_ns)
 				why = "--window writes a flame graph per window; name files (cpu-%t.svg)";
@@ -475,12 +427,17 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 	sampler_read_stats(r->sampler, &st);
 	rec->seconds = seconds;
 	rec->freq = r->o.freq;
-	snprintf(rec->event, sizeof(rec->event), "%s",
-		 r->o.mode == MODE_OFFCPU ? "sched_switch" :
-		 r->o.mode == MODE_WALL	  ? "cpu-clock+sched_switch" :
-					    sampler_event(r->sampler));
-	if (r->o.mode != MODE_CPU) {
-		snprintf(rec->weight_type, sizeof(rec->weight_type), "%s", r->o.mode == MODE_WALL ? "wall" : "off_cpu");
+	/* the row recorded, and the perf event it took (cpu's where the CPU has no cycles) */
+	rec->ev = r->o.ev[EV_BPF] ? r->o.ev[EV_BPF] : rec->ev;
+	const struct event_kind *took = sampler_event(r->sampler);
+	if (rec->ev->period) /* a sample every N events: the meta's period */
+		rec->interval = r->o.period ? r->o.period : rec->ev->period;
+	if (rec->ev->flags & EVENT_BLOCKS) /* sched_switch, with wall's cpu-clock */
+		snprintf(rec->event, sizeof(rec->event), "%s%ssched_switch", took ? took->perf_name : "",
+			 took ? "+" : "");
+	else
+		snprintf(rec->event, sizeof(rec->event), "%s", took ? took->perf_name : rec->ev->perf_name);
+	if (rec->ev->flags & EVENT_BLOCKS) {
 		rec->min_block_ns = r->o.min_block_ns;
 		rec->short_blocks = st.short_blocks - r->short_before;
 		rec->short_ns = st.short_ns - r->short_ns_before;
@@ -595,13 +552,12 @@ void record_window_describe(struct record *r, struct window *w, double seconds)
 	const struct agent_samples_stats *ast = agent_samples_stats(r->agents);
 	for (int k = 0; k < 2; k++) {
 		struct recording *j = &w->jrec[k];
-		if (!(k == J_ALLOC ? r->o.alloc : r->o.lock))
+		if (!ev_on(&r->o, (enum rec_event)(EV_AGENT + k)))
 			continue;
 		j->seconds = seconds;
 		snprintf(j->target, sizeof(j->target), "%s", rec->target);
-		snprintf(j->weight_type, sizeof(j->weight_type), "%s", k == J_ALLOC ? "alloc" : "lock");
-		snprintf(j->event, sizeof(j->event), "%s",
-			 k == J_ALLOC ? "SampledObjectAlloc" : "MonitorContendedEnter, Unsafe.park");
+		j->ev = r->o.ev[EV_AGENT + k];
+		snprintf(j->event, sizeof(j->event), "%s", j->ev->perf_name);
 		j->interval = r->o.alloc_interval;
 		if (k == J_LOCK) {
 			j->min_block_ns = r->o.lock_min_ns;
@@ -633,15 +589,16 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 	if (r->tty_progress)
 		fprintf(stderr, "\r\033[K");
 	rc = 0;
-	if (r->o.bpf_on) {
+	if (ev_on(&r->o, EV_BPF)) {
 		rc = record_outputs_write(r, w, EV_BPF, wrote, sizeof(wrote), err, sizeof(err));
 		if (r->pusher)
 			record_outputs_push(r, w);
 		msg_say("window %" PRIu64 " from %s, %.1f s: %s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64
 			" truncated, %" PRIu64 " unwind failed, %" PRIu64 " failed stack reads); wrote%s\n",
-			w->seq, when, rec->seconds, r->o.alloc || r->o.lock ? r->o.bpf_word : "",
-			r->o.alloc || r->o.lock ? ": " : "", rec->samples, rec->lost, rec->truncated,
-			rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
+			w->seq, when, rec->seconds,
+			ev_on(&r->o, EV_ALLOC) || ev_on(&r->o, EV_LOCK) ? r->o.ev[EV_BPF]->word : "",
+			ev_on(&r->o, EV_ALLOC) || ev_on(&r->o, EV_LOCK) ? ": " : "", rec->samples, rec->lost,
+			rec->truncated, rec->unwind_failed, rec->stack_errors, wrote[0] ? wrote : " nothing");
 		if (rc != 0)
 			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 		if (r->window_done) {
@@ -661,7 +618,7 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		if (j->total) /* an empty one writes nothing */
 			jrc = record_outputs_write(r, w, (enum rec_event)ev, wrote, sizeof(wrote), err, sizeof(err));
 		if (ev == EV_ALLOC)
-			record_human_bytes(total, sizeof(total), (double)j->total_weight);
+			event_human_bytes(total, sizeof(total), (double)j->total_weight);
 		else
 			snprintf(total, sizeof(total), "%.1f ms", (double)j->total_weight / 1e6);
 		msg_say("window %" PRIu64 " from %s, %.1f s: %s: %" PRIu64 " samples, %s (%" PRIu64
@@ -676,7 +633,7 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 	if (w->oom)
 		msg_warn("window %" PRIu64 ": out of memory, %" PRIu64 " samples not kept\n", w->seq, w->oom);
 	r->closed++;
-	if (r->o.bpf_on) {
+	if (ev_on(&r->o, EV_BPF)) {
 		r->total_samples += rec->samples;
 		r->total_lost += rec->lost;
 	}
@@ -756,7 +713,7 @@ void record_outputs_push(struct record *r, struct window *w)
 		struct series *s = series_of(r, &all, &ns, sc[i].stack, &rest);
 		if (s && *rest)
 			stack_table_add(&s->t, rest, strlen(rest), sc[i].count,
-					recording_timed(&w->rec) ? sc[i].weight : sc[i].count * period);
+					recording_weighted(&w->rec) ? sc[i].weight : sc[i].count * period);
 	}
 	free(sc);
 	for (size_t i = 0; i < ns; i++) {

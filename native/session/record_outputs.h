@@ -24,7 +24,5 @@ int record_output_path(const struct record *r, const struct window *w, size_t i,
  * (out_name.h); same_file tells two names of one file. 0, or -1 said on
  * standard error. */
 int record_outputs_plan(struct record_opts *o, bool (*same_file)(const char *a, const char *b));
-/* "512 KiB" */
-void record_human_bytes(char *out, size_t len, double v);
 
 #endif

@@ -228,7 +228,7 @@ static bool loop_busy(const struct record *r, uint64_t now, uint64_t start)
 {
 	uint64_t jvm = symbolizer_jvm_seen(r->sy);
 	return now - start < SETTLE_NS || (jvm && now - jvm < SETTLE_NS) || r->walkers_pending || r->pidfd_missing ||
-	       r->o.alloc || r->o.lock || r->deferred.n || sample_pipeline_nlate(r->pipe) ||
+	       ev_on(&r->o, EV_ALLOC) || ev_on(&r->o, EV_LOCK) || r->deferred.n || sample_pipeline_nlate(r->pipe) ||
 	       (r->aq && attach_queue_npending(r->aq));
 }
 
@@ -275,7 +275,7 @@ static void progress(const struct record *r, double secs, bool tty)
 	if (!tty)
 		return;
 	sampler_read_stats(r->sampler, &st);
-	if (!r->o.bpf_on)
+	if (!ev_on(&r->o, EV_BPF))
 		fprintf(stderr, "\r\033[Kjflame: recording %.1f s, %" PRIu64 " samples, %" PRIu64 " dropped", secs,
 			r->ring_samples, agent_samples_stats(r->agents)->dropped);
 	else
@@ -333,8 +333,9 @@ int record_session_open(struct record *r, char *err, size_t errlen)
 		.sy = r->sy,
 		.lines = r->want_lines,
 		.no_inline = r->o.no_inline,
-		.weigh_time = r->o.mode != MODE_CPU,
-		.period_ns = r->o.freq > 0 ? 1000000000ULL / (uint64_t)r->o.freq : 0,
+		/* the sampler's row: what a sample weighs (none: CPU samples) */
+		.weigh = ev_on(&r->o, EV_BPF) && r->o.ev[EV_BPF]->weigh != EVENT_WEIGH_NONE,
+		.sample_weight = ev_on(&r->o, EV_BPF) ? event_sample_weight(r->o.ev[EV_BPF], r->o.freq) : 0,
 		.cache = !r->want_stacks, /* .stacks files take each sample's frames */
 		.sink = record_windows_add_folded,
 		.ctx = r,
@@ -384,18 +385,17 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	}
 	struct sampler_opts so = {
 		/* -e alloc/lock alone: the sampler only finds processes, slowly */
-		.freq = !r->o.bpf_on && !r->o.freq_set && r->o.freq > 19 ? 19 : r->o.freq,
+		.freq = !ev_on(&r->o, EV_BPF) && !r->o.freq_set && r->o.freq > 19 ? 19 : r->o.freq,
 		.pids = r->o.all ? NULL : r->o.pids,
 		.npids = r->o.npids,
 		.follow_children = r->o.command != NULL,
 		.include_idle = r->o.include_idle,
-		.event = r->o.event,
-		.no_cpu = r->o.mode == MODE_OFFCPU,
-		.offcpu = r->o.mode != MODE_CPU,
+		.event = r->o.ev[EV_BPF],
+		.period = r->o.period,
 		.min_block_ns = r->o.min_block_ns,
 		.verbose = r->o.verbose,
 		.legacy = r->kf.legacy,
-		.pids_only = !r->o.bpf_on,
+		.pids_only = !ev_on(&r->o, EV_BPF),
 	};
 	r->sampler = sampler_open(&so, sample_gate_add, r, err, errlen);
 	if (!r->sampler)
@@ -403,9 +403,10 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	/* what an older kernel costs, said once (and in the graph's subtitle); the
 	 * agents' stacks (-e alloc/lock alone) are not the walker's: no note (the
 	 * probe left it empty) */
-	if (r->o.bpf_on)
-		kernel_features_note(&r->kf, r->o.mode == MODE_OFFCPU ? -1 : sampler_walker_frames(r->sampler, false),
-				     r->o.mode == MODE_CPU ? -1 : sampler_walker_frames(r->sampler, true));
+	if (ev_on(&r->o, EV_BPF))
+		kernel_features_note(&r->kf,
+				     ev_bpf_has(&r->o, EVENT_PERF) ? sampler_walker_frames(r->sampler, false) : -1,
+				     ev_bpf_has(&r->o, EVENT_BLOCKS) ? sampler_walker_frames(r->sampler, true) : -1);
 	if (r->kf.note[0])
 		msg_say("%s\n", r->kf.note);
 	symbolizer_kernel_names(r->sy, sampler_kernel_names, r->sampler);
@@ -414,9 +415,9 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		return -1;
 	/* the JVMs' walker entries before the first sample (a launched command
 	 * has run exec by now) */
-	if (r->o.bpf_on && r->o.all && !r->o.no_walker)
+	if (ev_on(&r->o, EV_BPF) && r->o.all && !r->o.no_walker)
 		jvms_running(r);
-	if (r->o.bpf_on)
+	if (ev_on(&r->o, EV_BPF))
 		r->walkers_pending = walkers_start(r);
 	if (sampler_start(r->sampler, err, errlen) != 0)
 		return -1;
@@ -424,8 +425,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		sample_gate_attach_targets(r);
 	struct agent_samples_opts ao = {
 		.sy = r->sy,
-		.alloc = r->o.alloc,
-		.lock = r->o.lock,
+		.alloc = ev_on(&r->o, EV_ALLOC),
+		.lock = ev_on(&r->o, EV_LOCK),
 		.alloc_interval = r->o.alloc_interval,
 		.lock_min_ns = r->o.lock_min_ns,
 		.pids = r->o.pids,
@@ -457,8 +458,8 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 		return -1;
 	/* the agents' events alone, of given JVMs: -d counts from when the agents
 	 * have them on (an attach takes seconds in a slow JVM), as async-profiler's */
-	r->await_agents = !r->o.bpf_on && (r->o.alloc || r->o.lock) && !r->o.all && !r->o.command && !r->o.window_ns &&
-			  r->o.npids > 0;
+	r->await_agents = !ev_on(&r->o, EV_BPF) && (ev_on(&r->o, EV_ALLOC) || ev_on(&r->o, EV_LOCK)) && !r->o.all &&
+			  !r->o.command && !r->o.window_ns && r->o.npids > 0;
 	agent_samples_poll(r->agents, record_mono_ns(), false);
 	return 0;
 }
@@ -486,7 +487,7 @@ int record_session_step(struct record *r, uint64_t now, char *err, size_t errlen
 	now = record_mono_ns();
 	if (got >= 0 && (exited || now - r->last_refresh >= TICK_BUSY_NS)) {
 		symbolizer_refresh(r->sy);
-		if (r->o.bpf_on)
+		if (ev_on(&r->o, EV_BPF))
 			r->walkers_pending = walkers_start(r);
 		jvm_facts_note(r);
 		sample_pipeline_release_late(r->pipe, record_mono_ns());
@@ -629,17 +630,19 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 	 * makes the exit code nonzero, after the others are written */
 	bool empty = false, failed = false;
 	char wrote[8192];
-	if (r->o.bpf_on && w->rec.total == 0) {
+	if (ev_on(&r->o, EV_BPF) && w->rec.total == 0) {
 		empty = true;
-		if (r->o.mode == MODE_CPU)
-			msg_say("no samples in %.1f s: the target%s used no CPU; nothing written%s\n", w->rec.seconds,
-				r->o.all ? "s" : "", r->o.alloc || r->o.lock ? " for cpu" : "");
+		bool several = ev_count(&r->o) > 1;
+		if (!ev_bpf_has(&r->o, EVENT_BLOCKS))
+			msg_say("no samples in %.1f s: the target%s %s; nothing written%s%s\n", w->rec.seconds,
+				r->o.all ? "s" : "", r->o.ev[EV_BPF]->none, several ? " for " : "",
+				several ? r->o.ev[EV_BPF]->word : "");
 		else
 			msg_say("no samples in %.1f s: no thread of the target%s blocked for %.3f ms or "
 				"more (%" PRIu64 " shorter blocks); nothing written%s; lower --min-block\n",
 				w->rec.seconds, r->o.all ? "s" : "", (double)r->o.min_block_ns / 1e6,
-				w->rec.short_blocks, r->o.alloc || r->o.lock ? " for it" : "");
-	} else if (r->o.bpf_on) {
+				w->rec.short_blocks, several ? " for it" : "");
+	} else if (ev_on(&r->o, EV_BPF)) {
 		if (record_outputs_write(r, w, EV_BPF, wrote, sizeof(wrote), err, errlen) != 0) {
 			msg_say("%s\n", err);
 			failed = true;
@@ -650,13 +653,13 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 		}
 		msg_say("%s%s%" PRIu64 " samples (%" PRIu64 " lost, %" PRIu64 " truncated, %" PRIu64
 			" unwind failed, %" PRIu64 " failed stack reads) in %.1f s; wrote%s\n",
-			r->o.alloc || r->o.lock ? r->o.bpf_word : "", r->o.alloc || r->o.lock ? ": " : "",
+			ev_count(&r->o) > 1 ? r->o.ev[EV_BPF]->word : "", ev_count(&r->o) > 1 ? ": " : "",
 			w->rec.samples, w->rec.lost, w->rec.truncated, w->rec.unwind_failed, w->rec.stack_errors,
 			w->rec.seconds, wrote[0] ? wrote : " nothing");
-		if (recording_timed(&w->rec))
+		if (ev_bpf_has(&r->o, EVENT_BLOCKS))
 			msg_say("%s: %.1f ms recorded; %" PRIu64 " blocks under %.3f ms (%.1f ms) counted, "
 				"not recorded\n",
-				recording_title(&w->rec), (double)w->rec.total_weight / 1e6, w->rec.short_blocks,
+				w->rec.ev->title, (double)w->rec.total_weight / 1e6, w->rec.short_blocks,
 				(double)w->rec.min_block_ns / 1e6, (double)w->rec.short_ns / 1e6);
 		if (w->rec.fp_warning && r->fp_warnings == 0)
 			msg_say("%s\n", w->rec.frame_pointers + 8);
@@ -668,7 +671,7 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 			continue;
 		if (j->total == 0) {
 			empty = true;
-			record_human_bytes(every, sizeof(every), (double)r->o.alloc_interval);
+			event_human_bytes(every, sizeof(every), (double)r->o.alloc_interval);
 			if (ev == EV_ALLOC)
 				msg_say("no allocation samples in %.1f s (%" PRIu64 " dropped): the target JVMs "
 					"allocated less than %s, or have no jflame agent (see above); nothing written for "
@@ -687,7 +690,7 @@ int record_session_finish(struct record *r, char *err, size_t errlen)
 			failed = true;
 		}
 		if (ev == EV_ALLOC)
-			record_human_bytes(total, sizeof(total), (double)j->total_weight);
+			event_human_bytes(total, sizeof(total), (double)j->total_weight);
 		else
 			snprintf(total, sizeof(total), "%.1f ms blocked", (double)j->total_weight / 1e6);
 		msg_say("%s: %" PRIu64 " samples, %s (%" PRIu64 " dropped, %" PRIu64 " truncated%s) in "

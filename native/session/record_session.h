@@ -57,14 +57,15 @@
 /* Without --window, processes that exited are forgotten this often. */
 #define FORGET_NS 10000000000ULL
 
-/* What a recording measures (-e). */
-enum rec_mode { MODE_CPU, MODE_OFFCPU, MODE_WALL };
-
-/* The recordings of one run: the sampler's (cpu, offcpu or wall), and the
- * agents' allocation and lock samples. */
-enum rec_event { EV_BPF, EV_ALLOC, EV_LOCK, EV_N };
-#define J_ALLOC AGENT_ALLOC /* index of the agents' recordings in a window */
-#define J_LOCK	AGENT_LOCK
+/* The recordings of one run, by where their samples come from: the
+ * sampler's (one of its rows in event_table.c: cpu, offcpu, wall, a perf
+ * event), and the agents' (alloc, lock; a row's agent kind is its slot
+ * after EV_AGENT). */
+enum rec_event { EV_BPF, EV_AGENT, EV_N = EV_AGENT + 2 };
+#define EV_ALLOC (EV_AGENT + AGENT_ALLOC)
+#define EV_LOCK	 (EV_AGENT + AGENT_LOCK)
+#define J_ALLOC	 AGENT_ALLOC /* index of the agents' recordings in a window */
+#define J_LOCK	 AGENT_LOCK
 
 struct record_opts {
 	bool all;
@@ -79,12 +80,10 @@ struct record_opts {
 	const char *user_outputs[MAX_OUTPUTS]; /* as given with -o */
 	const struct profile_format *user_formats[MAX_OUTPUTS];
 	size_t nuser_outputs;
-	const char *event;	 /* the perf event of CPU samples; NULL: chosen */
-	enum rec_mode mode;	 /* -e cpu (default), offcpu, wall */
-	bool ev_given;		 /* -e was given */
-	bool bpf_on;		 /* a sampler event (cpu, offcpu, wall, a perf event) is recorded */
-	const char *bpf_word;	 /* its word in output names: cpu, offcpu or wall */
-	bool alloc, lock;	 /* -e alloc, -e lock: the agents' samples */
+	const struct event_kind *ev[EV_N]; /* -e: each slot's row (event_table.h), NULL off */
+	bool ev_given;			   /* -e was given */
+	size_t period;			   /* -c: a counted perf event's period (0: its row's) */
+	bool period_set;
 	uint64_t alloc_interval; /* --alloc-interval: bytes between allocation samples */
 	uint64_t lock_min_ns;	 /* --lock-min: shorter monitor waits are counted, not recorded */
 	bool alloc_interval_set, lock_min_set, count_view, freq_set;
@@ -224,14 +223,30 @@ static inline uint64_t record_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The word of slot ev's event in output names and lines (its row's). */
 static inline const char *ev_word(const struct record_opts *o, enum rec_event ev)
 {
-	return ev == EV_ALLOC ? "alloc" : ev == EV_LOCK ? "lock" : o->bpf_word;
+	return o->ev[ev] ? o->ev[ev]->word : "";
 }
 
+/* Whether slot ev records, and how many do. */
 static inline bool ev_on(const struct record_opts *o, enum rec_event ev)
 {
-	return ev == EV_ALLOC ? o->alloc : ev == EV_LOCK ? o->lock : o->bpf_on;
+	return o->ev[ev] != NULL;
+}
+
+static inline size_t ev_count(const struct record_opts *o)
+{
+	size_t n = 0;
+	for (int i = 0; i < EV_N; i++)
+		n += o->ev[i] != NULL;
+	return n;
+}
+
+/* Whether the sampler's event has flag (EVENT_PERF, EVENT_BLOCKS, ...). */
+static inline bool ev_bpf_has(const struct record_opts *o, unsigned flag)
+{
+	return o->ev[EV_BPF] && (o->ev[EV_BPF]->flags & flag);
 }
 
 /* Sets the session up from r->o (r->stop, r->hup, r->launched and the fds at -1

@@ -20,8 +20,12 @@ static void write_stacks_sample(struct record *r, struct window *w, const struct
 				const char *thread, const struct frame *f, size_t n)
 {
 	FILE *out = stacks_order_begin(&w->stacks_order, w->stacks.f);
-	const char *event = r->sampler && sampler_event(r->sampler) ? sampler_event(r->sampler) : "cpu-clock";
-	uint64_t period = strcmp(event, "cpu-clock") == 0 ? 1000000000ULL / (uint64_t)r->o.freq : 1;
+	/* the perf event taken (cpu's fallback where the CPU has no cycles), by its row */
+	const struct event_kind *took = r->sampler ? sampler_event(r->sampler) : NULL;
+	const char *event = took ? took->perf_name : "cpu-clock";
+	uint64_t period = took ? event_stacks_period(took, r->o.freq) : 1000000000ULL / (uint64_t)r->o.freq;
+	if (took && took->weigh == EVENT_WEIGH_PERIOD && !took->period)
+		period = s->weight_ns;	      /* the events it stands for, the kernel's period */
 	if (s->kind == PROFILE_KIND_OFFCPU) { /* as perf's offcpu-time: the period is the time blocked */
 		event = "offcpu-time";
 		period = offcpu_ns;
@@ -257,8 +261,8 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
 	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
 	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
-	    (r->o.alloc && recording_init(&w->jrec[J_ALLOC]) != 0) ||
-	    (r->o.lock && recording_init(&w->jrec[J_LOCK]) != 0) ||
+	    (ev_on(&r->o, EV_ALLOC) && recording_init(&w->jrec[J_ALLOC]) != 0) ||
+	    (ev_on(&r->o, EV_LOCK) && recording_init(&w->jrec[J_LOCK]) != 0) ||
 	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
 		record_window_free(r, w);
 		snprintf(err, errlen, "out of memory");

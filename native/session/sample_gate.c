@@ -59,10 +59,11 @@ void sample_gate_add(void *ctx, const struct profile_sample *s, size_t size)
 		}
 		/* a sample is kept until the attach to its JVM has finished, so the
 		 * code it ran is named by the map the attach produces (if there is room) */
-		if (r->o.bpf_on && attach_queue_pending(r->aq, pid) && sample_queue_push(&r->deferred, MAX_DEFERRED, s))
+		if (ev_on(&r->o, EV_BPF) && attach_queue_pending(r->aq, pid) &&
+		    sample_queue_push(&r->deferred, MAX_DEFERRED, s))
 			return;
 	}
-	if (!r->o.bpf_on) {
+	if (!ev_on(&r->o, EV_BPF)) {
 		/* -e alloc/lock alone: the sampler only finds the processes (-a, a
 		 * launched command's children), whose rings are then looked for */
 		if (pid > 0)
@@ -77,7 +78,7 @@ void sample_gate_add(void *ctx, const struct profile_sample *s, size_t size)
 /* Frame pointers matter only to a JVM the HotSpot walker cannot walk. */
 static void warn_frame_pointers(struct record *r, pid_t pid)
 {
-	if (!r->o.bpf_on) /* the agents' stacks do not need them */
+	if (!ev_on(&r->o, EV_BPF)) /* the agents' stacks do not need them */
 		return;
 	if (symbolizer_frame_pointers(r->sy, pid) != 0 || (!r->o.no_walker && symbolizer_can_walk(r->sy, pid)))
 		return;

@@ -349,17 +349,22 @@ int out_name_event_word(const char *tmpl, const char *const *words, size_t n)
 			p++;
 			continue;
 		}
+		/* a word here, whole: a word may hold a '-' (page-faults) */
 		const char *start = p;
+		size_t longest = 0;
 		while (*p && is_word_char(*p))
 			p++;
-		size_t wl = (size_t)(p - start);
 		for (size_t i = 0; i < n; i++) {
-			if (strlen(words[i]) != wl || strncasecmp(start, words[i], wl) != 0)
+			size_t wl = strlen(words[i]);
+			if (strncasecmp(start, words[i], wl) != 0 || is_word_char(start[wl]))
 				continue;
 			if (found >= 0 && found != (int)i)
 				return -2;
 			found = (int)i;
+			longest = wl > longest ? wl : longest;
 		}
+		if (start + longest > p)
+			p = start + longest;
 	}
 	return found;
 }

@@ -51,7 +51,7 @@ int out_name_for_event(const char *tmpl, const char *event, char *out, size_t le
 int out_name_insert_event(const char *tmpl, const char *event, char *out, size_t len);
 /* Which of words[0..n) tmpl's file part names as a word: its index, -1 when
  * none, -2 when more than one (the fields' letters, %t and the like, are not
- * words). */
+ * words; a word may hold '-', as page-faults, and matches whole). */
 int out_name_event_word(const char *tmpl, const char *const *words, size_t n);
 
 /* Removes the oldest files tmpl names (in its directory, by modification

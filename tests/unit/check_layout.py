@@ -99,6 +99,21 @@ def main():
         if m:
             bad.append('native/%s compares formats (%r): ask the row (render/format_table.h: cmds, '
                        'traits, needs) instead' % (rel, m.group(0)))
+    # an event is a row of model/event_table.c's table (#37): nothing else compares an
+    # event's name, perf name or weight type, nor keeps a kind of its own
+    table = open(os.path.join(NATIVE, 'model', 'event_table.c'), encoding='utf-8').read()
+    words = set(re.findall(r'\.(?:name|word|perf_name|weight_type|fallback) = "([a-z_-]+)"', table))
+    words |= set(re.findall(r'PERIOD_ROW\("([a-z-]+)"', table))
+    words |= {'task-clock', 'alloc_space', 'delay', 'contentions', 'alloc_samples'}
+    ev_compared = re.compile(r'\b(?:MODE_(?:CPU|OFFCPU|WALL)|enum rec_mode|recording_(?:alloc|lock|timed|title))\b|'
+                             r'str(?:n?case)?cmp\([^;]*"(?:%s)"' % '|'.join(sorted(map(re.escape, words))))
+    for rel, r in sorted(files):
+        if rel == os.path.join('model', 'event_table.c') or not rel.endswith(('.c', '.h')):
+            continue
+        m = ev_compared.search(open(os.path.join(NATIVE, rel), encoding='utf-8').read())
+        if m:
+            bad.append('native/%s compares events (%r): ask the row (model/event_table.h: source, '
+                       'flags, weigh, view) instead' % (rel, m.group(0)))
     for s in STAGES:
         if not os.path.exists(os.path.join(NATIVE, s, 'README.md')):
             bad.append('native/%s has no README.md saying what lives there' % s)

@@ -110,7 +110,7 @@ int main(void)
 	int must = ci && strcmp(ci, "true") == 0;
 	char err[512] = "", name[PROFILE_KSYM_LEN];
 	pid_t self = getpid();
-	struct sampler_opts o = { .freq = 1, .pids = &self, .npids = 1, .no_cpu = true };
+	struct sampler_opts o = { .freq = 1, .pids = &self, .npids = 1, .event = event_kind_named("offcpu") };
 	struct sampler *s = sampler_open(&o, NULL, NULL, err, sizeof(err));
 	if (!s) {
 		if (must)

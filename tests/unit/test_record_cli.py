@@ -14,7 +14,10 @@ class RecordOptions(CliCase):
         self.one_line_error(run(["record"] + args + ["-p", "1"]), *needles, code=2)
 
     def test_event_lists(self):
-        self.bad(["-e", "offcpu,wall"], "at most one of cpu, offcpu, wall", "'wall' after 'offcpu'")
+        self.bad(["-e", "offcpu,wall"], "at most one of the sampler's events", "'wall' after 'offcpu'")
+        self.bad(["-e", "page-faults,cpu"], "at most one of the sampler's events", "'cpu' after 'page-faults'")
+        self.bad(["-e", "Page-Faults"], "-e takes cpu, cpu-clock, cycles, offcpu, wall, page-faults",
+                 "not 'Page-Faults'")
         self.bad(["-e", "cpu", "-e", "cycles"], "at most one of", "'cycles' after 'cpu'")
         self.bad(["-e", "alloc,alloc"], "names alloc twice")
         self.bad(["-e", "lock", "-e", "lock"], "names lock twice")
@@ -56,6 +59,9 @@ class RecordOptions(CliCase):
     def test_naming_rule_refusals(self):
         self.bad(["-e", "cpu,alloc", "-o", "lock.svg"], "'lock.svg' is named for lock, which is not recorded")
         self.bad(["-e", "cpu,alloc", "-o", "wall.svg"], "'wall.svg' is named for wall")
+        # a word with a hyphen names its event whole, in any case
+        self.bad(["-e", "cpu,alloc", "-o", "x/Page-Faults.svg"], "is named for page-faults, which is not recorded")
+        self.bad(["-e", "page-faults,alloc", "-o", "page-faults-alloc.svg"], "names more than one event")
         self.bad(["-e", "cpu,alloc", "-o", "cpu-alloc.svg"], "names more than one event")
         self.bad(["-e", "alloc", "-o", "x.stacks"], ".stacks output", "not alloc")
         self.bad(["-e", "lock", "-o", "x.html"], ".html heat map", "not lock")
@@ -71,6 +77,13 @@ class RecordOptions(CliCase):
         self.assertEqual(r.returncode, 0)
         for s in (b"alloc", b"lock", b"--alloc-interval", b"--lock-min", b"--count", b"%e"):
             self.assertIn(s, r.stdout)
+        # the events' section is the event table's rows: each name at the start of a line
+        text = r.stdout.decode()
+        section = text[text.index("Events (-e):"):text.index("JVM stacks are walked")]
+        names = [ln.split()[0] for ln in section.splitlines()[1:] if ln.startswith("  ") and not ln.startswith("   ")]
+        self.assertEqual(names, ["cpu", "cpu-clock", "cycles", "offcpu", "wall", "page-faults", "instructions",
+                                 "cache-misses", "branch-misses", "alloc", "lock"])
+        self.assertTrue(all(len(ln) <= 79 for ln in section.splitlines()), section)
 
 
 if __name__ == "__main__":

@@ -210,11 +210,11 @@ static void test_weights(void)
 	size_t n = 0;
 
 	CHECK_EQ_INT(recording_init(&r), 0);
-	CHECK(!recording_timed(&r));
-	CHECK(strcmp(recording_title(&r), "CPU") == 0);
-	snprintf(r.weight_type, sizeof(r.weight_type), "off_cpu");
-	CHECK(recording_timed(&r));
-	CHECK(strcmp(recording_title(&r), "Off-CPU") == 0);
+	CHECK(!recording_weighted(&r));
+	CHECK(strcmp(r.ev->title, "CPU") == 0);
+	r.ev = event_kind_named("offcpu");
+	CHECK(recording_weighted(&r));
+	CHECK(strcmp(r.ev->title, "Off-CPU") == 0);
 	CHECK_EQ_INT(recording_add_weighted(&r, "a;sleep", 7, 1, 9000000), 0);
 	CHECK_EQ_INT(recording_add_weighted(&r, "a;sleep", 7, 1, 9100000), 0);
 	CHECK_EQ_INT(recording_add_weighted(&r, "a;spin", 6, 1, 1000000), 0);
@@ -235,8 +235,8 @@ static void test_weights(void)
 		CHECK_EQ_U64(s[2].weight, UINT64_MAX);
 	}
 	free(s);
-	snprintf(r.weight_type, sizeof(r.weight_type), "wall");
-	CHECK(strcmp(recording_title(&r), "Wall") == 0);
+	r.ev = event_kind_named("wall");
+	CHECK(strcmp(r.ev->title, "Wall") == 0);
 	recording_free(&r);
 }
 

@@ -180,6 +180,53 @@ public final class Workload {
         out.write(buf);
     }
 
+    /** The page-fault thread's name. */
+    public static final String FAULT_THREAD = "jflame-page-toucher";
+
+    /** Bytes mapped afresh each round by {@link #faults}. */
+    static final int FAULT_BYTES = 8 << 20;
+
+    /** Maps a file privately again and again and writes a byte in each of its
+     *  pages: a fresh mapping has no page table entries, so every write is a
+     *  page fault (a copy-on-write page), which the kernel counts for the
+     *  thread (minflt in /proc/PID/task/TID/stat): the referee of -e page-faults. */
+    static void faults(long millis) throws Exception {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        java.io.File file = java.io.File.createTempFile("jflame-faults-", ".bin");
+        file.deleteOnExit();
+        Thread t = new Thread(() -> {
+            try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file, "rw")) {
+                raf.setLength(FAULT_BYTES);
+                java.nio.channels.FileChannel ch = raf.getChannel();
+                long rounds = 0;
+                while (System.nanoTime() < deadline) {
+                    sink += touchPages(ch.map(java.nio.channels.FileChannel.MapMode.PRIVATE, 0, FAULT_BYTES));
+                    if (++rounds % 32 == 0) {
+                        System.gc(); // the mappings let go are unmapped
+                    }
+                    if (rounds == 64) {
+                        System.out.println("jflame-workload: ready");
+                        System.out.flush();
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, FAULT_THREAD);
+        t.start();
+        t.join();
+    }
+
+    /** Writes one byte in each 4 KiB page of m: a page fault each. */
+    static long touchPages(java.nio.MappedByteBuffer m) {
+        long acc = 0;
+        for (int off = 0; off < m.capacity(); off += 4096) {
+            m.put(off, (byte) off);
+            acc += off;
+        }
+        return acc;
+    }
+
     /** The clock thread's name. */
     public static final String CLOCK_THREAD = "jflame-clock-reader";
 
@@ -367,6 +414,7 @@ public final class Workload {
             case "io": io(arg > 0 ? arg : 10_000); break;
             case "alloc": alloc(arg > 0 ? arg : 10_000); break;
             case "clock": clock(arg > 0 ? arg : 10_000); break;
+            case "faults": faults(arg > 0 ? arg : 10_000); break;
             case "work": work(arg > 0 ? arg : WORK_UNITS, args.length > 2 ? Integer.parseInt(args[2]) : 2); break;
             case "wait":
                 // Warm up, say ready, then idle until killed or the time runs out.
@@ -374,7 +422,7 @@ public final class Workload {
                 Thread.sleep(arg > 0 ? arg : 60_000);
                 break;
             default:
-                System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc|clock [millis|count] [exit-code]\n"
+                System.err.println("usage: Workload hot|mixed|unload|threads|wait|startup|io|alloc|clock|faults [millis|count] [exit-code]\n"
                         + "       Workload work [units [threads [exit-code]]]");
                 System.exit(2);
         }
