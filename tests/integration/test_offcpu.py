@@ -243,7 +243,7 @@ class BadOptionsTest(unittest.TestCase):
         self.assertIn(expect, lines[0])
 
     def test_bad_options(self):
-        self.fails(["-e", "bogus", "-a"], "-e takes cpu, offcpu, wall")
+        self.fails(["-e", "bogus", "-a"], "-e takes cpu, cpu-clock, cycles, offcpu, wall, page-faults")
         self.fails(["-e", "offcpu", "--min-block", "x", "-a"], "--min-block takes a duration")
         self.fails(["-e", "offcpu", "--min-block", "-1ms", "-a"], "--min-block takes a duration")
         self.fails(["--min-block", "1ms", "-a"], "--min-block goes with -e offcpu or -e wall")
