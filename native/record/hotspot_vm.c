@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "elf_lookup.h"
-#include "elf_syms.h"
 #include "hotspot_flags.h"
 #include "hotspot_stubs.h"
 #include "hotspot_threads.h"
