@@ -130,7 +130,7 @@ struct hotspot_proc {
 
 /* The stubs' unwinding rows (map stub_rows, an array shared by the JVMs, each
  * JVM's rows consecutive and sorted by pc): from pc on, up to the next row's,
- * where the caller's frame is (native/record/stub_cfa.h, worked out by jflame
+ * where the caller's frame is (native/hotspot/stub_cfa.h, worked out by jflame
  * from the stubs' machine code). */
 #define PROFILE_STUB_ROWS 65536
 

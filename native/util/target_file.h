@@ -36,6 +36,10 @@
 #define TARGET_FILE_DIR	     0x4u /* a directory, returned as an O_PATH|O_DIRECTORY fd */
 #define TARGET_FILE_QUIET    0x8u /* no warning line when refused */
 
+/* No ELF or debug file larger than this is read (the max_size of a target's
+ * ELF files: elf_syms.c, elf_lookup.c, hotspot_vm.c's libjvm.so). */
+#define ELF_MAX_FILE (4ULL << 30)
+
 /* Opens path as flags say. Returns an fd (O_CLOEXEC, blocking) with *st filled
  * (st may be NULL); -1 with errno when it is simply not there or unreadable
  * (no message); -2 when it is there but refused: why (may be NULL) says why,

@@ -1,6 +1,6 @@
 /* fuzz_cgroup_id.c - libFuzzer target for cgroup_id_parse: the input as /proc/PID/cgroup text;
  * what it finds must be well-formed ids taken from the input, and a cut last line must not count. */
-/* module: native/record/cgroup_id.c */
+/* module: native/symbolize/cgroup_id.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif

@@ -1,6 +1,6 @@
 /* fuzz_elf_syms.c - libFuzzer target for elf_syms_load: the input as an ELF file
  * in a private directory (also the debug root), then lookups, build-id, the cache. */
-/* module: native/record/elf_syms.c native/util/text_escape.c native/util/str_intern.c native/util/target_file.c native/util/msg.c */
+/* module: native/symbolize/elf_syms.c native/util/text_escape.c native/util/str_intern.c native/util/target_file.c native/util/msg.c */
 /* Seeds in corpus/elf_syms (names without .o/.so, which .gitignore drops):
  * tests/data/elf/tiny.s assembled (relocatable_obj) and linked with gcc
  * -nostdlib -static -Wl,-n (tiny_static) and -shared with 16-byte pages

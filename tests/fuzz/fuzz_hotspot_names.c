@@ -1,6 +1,6 @@
 /* fuzz_hotspot_names.c - libFuzzer target for reading a JVM over garbage memory: tables
  * and walker layout, or a given layout, then every naming function. */
-/* module: native/record/hotspot_vm.c native/record/hotspot_names.c native/record/hotspot_scopes.c native/record/hotspot_flags.c native/record/hotspot_stubs.c native/record/stub_cfa.c native/record/hotspot_threads.c native/record/hotspot_zgc.c native/record/remote_mem.c native/record/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/record/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c */
+/* module: native/hotspot/hotspot_vm.c native/hotspot/hotspot_names.c native/hotspot/hotspot_scopes.c native/hotspot/hotspot_flags.c native/hotspot/hotspot_stubs.c native/hotspot/stub_cfa.c native/hotspot/hotspot_threads.c native/hotspot/hotspot_zgc.c native/hotspot/remote_mem.c native/hotspot/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/attach/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c */
 #include "hotspot_vm.h"
 
 #include <stdbool.h>
@@ -141,25 +141,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t cookie = le32(h + 18), compile_id = le32(h + 26);
 	int bci = le16(h + 22);
 	size_t before = im.reads;
+	struct hotspot_names *names = hotspot_vm_names(vm);
 
-	const char *a = hotspot_method_name(vm, method, 0, 1);
+	const char *a = hotspot_names_method(names, method, 0, 1);
 	check_name(a, true);
-	check_name(hotspot_method_name(vm, method, cookie, 2), true);
-	check_name(hotspot_method_source(vm, method, 0, 2), false);
+	check_name(hotspot_names_method(names, method, cookie, 2), true);
+	check_name(hotspot_names_source(names, method, 0, 2), false);
 	/* a second look is served from the cache: the same name */
-	if (a && hotspot_method_name(vm, method, 0, 3) != a)
+	if (a && hotspot_names_method(names, method, 0, 3) != a)
 		abort();
-	int line = hotspot_method_line(vm, method, 0, bci);
-	if (line == 0 || line < -1 || line != hotspot_method_line(vm, method, 0, bci))
+	int line = hotspot_names_line(names, method, 0, bci);
+	if (line == 0 || line < -1 || line != hotspot_names_line(names, method, 0, bci))
 		abort();
-	check_name(hotspot_nmethod_name(vm, nmethod, compile_id, 4), true);
-	check_name(hotspot_blob_name(vm, blob), false);
+	check_name(hotspot_names_nmethod(names, nmethod, compile_id, 4), true);
+	check_name(hotspot_names_blob(names, blob), false);
 	size_t before_extra = im.reads;
 	if (tables) { /* inline chains, the flag table, thread names: over garbage too */
 		const char *chain = NULL, *lines = NULL;
 		char tname[1100];
-		enum hotspot_inline rc =
-			hotspot_vm_inline(vm, nmethod, compile_id, nmethod + le16(h + 22), 4, true, &chain, &lines);
+		enum hotspot_inline rc = hotspot_names_inline(names, nmethod, compile_id, nmethod + le16(h + 22), 4,
+							      true, &chain, &lines);
 		if ((int)rc < HOTSPOT_INLINE_NONE || rc > HOTSPOT_INLINE_GONE || (rc == HOTSPOT_INLINE_GONE && chain) ||
 		    (rc == HOTSPOT_INLINE_CHAIN && (!chain || !lines)))
 			abort();
@@ -173,9 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	before += im.reads - before_extra; /* the bound below is the names' */
 	hotspot_vm_refresh(vm);
-	hotspot_vm_classes_unloaded(vm, 6, 7);
-	check_name(hotspot_method_name(vm, method, 0, 5), true); /* around the unloading */
-	check_name(hotspot_method_name(vm, method, 0, 8), true);
+	hotspot_names_unloaded(names, 6, 7);
+	check_name(hotspot_names_method(names, method, 0, 5), true); /* around the unloading */
+	check_name(hotspot_names_method(names, method, 0, 8), true);
 	/* garbage never makes the reader wander: a bounded number of reads
 	 * (a symbol is read in at most 128 pieces) */
 	if (im.reads - before > 64 + 8 * 3 * 128)

@@ -2,7 +2,7 @@
  * (its PcDescs and scopes data) from garbage memory: hotspot_scopes_at keeps
  * its contract and agrees with a plain linear decoder of the same memory;
  * hotspot_stream_int agrees with one too, and with an encoder. */
-/* module: native/record/hotspot_scopes.c native/record/remote_mem.c */
+/* module: native/hotspot/hotspot_scopes.c native/hotspot/remote_mem.c */
 #include "hotspot_scopes.h"
 
 #include <stdbool.h>

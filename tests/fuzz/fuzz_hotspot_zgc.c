@@ -2,7 +2,7 @@
  * forwarding from garbage memory: hotspot_zgc_current gives back the address
  * or a forwarded one in the same heap, counts each forwarding, and reads a
  * bounded amount of memory however the image lies. */
-/* module: native/record/hotspot_zgc.c native/record/remote_mem.c jvmagent/vm_tables.c */
+/* module: native/hotspot/hotspot_zgc.c native/hotspot/remote_mem.c jvmagent/vm_tables.c */
 #include "hotspot_zgc.h"
 
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* fuzz_jvm_app.c - any bytes as a JVM's /proc cmdline and environ (split at
  * the first 0xff byte): the application name is found or not, never read
  * past either, always NUL-terminated within its buffer.
- * module: native/record/jvm_app.c */
+ * module: native/symbolize/jvm_app.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

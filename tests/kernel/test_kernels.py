@@ -76,7 +76,7 @@ GUEST_LIMIT = 60.0
 # interpreted, inlined, thread_names, offcpu, wall, lock, alloc, launch, window,
 # hostile, kafka.
 Degradation = collections.namedtuple("Degradation", "what line waives")
-# the wording is jflame's (native/record/kernel_features.c): keep in step with it
+# the wording is jflame's (native/sampler/kernel_features.c): keep in step with it
 BPF_LOOP_510 = r"(?m)^jflame: kernel 5\.10[^\n]* has no bpf_loop: Java stacks are walked to \d+ frames"
 DEGRADATIONS = {
     # the legacy programs walk CPU samples to 2048 frames too (tail calls): nothing waived

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_layout.py - native/'s stages include only their own and lower stages'
-headers (util < model < attach < record < formats < render < session < the front ends), and
+headers (util < model < attach < hotspot < sampler < symbolize < formats < render < session <
+the front ends), and
 no stage calls a function the front ends define (a sample's path runs down the
 stages and never climbs back to builtin-*.c by name), and no file but
 render/format_table.c compares profile formats; only util/msg.c spells the
@@ -11,11 +12,12 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 NATIVE = os.path.join(ROOT, 'native')
-STAGES = ['util', 'model', 'attach', 'record', 'formats', 'render', 'session']
+STAGES = ['util', 'model', 'attach', 'hotspot', 'sampler', 'symbolize', 'formats', 'render', 'session']
 FRONT = len(STAGES)  # jflame.c, builtin-*.c and their helpers in native/ itself
 # headers from outside native/: the agent's pure-C modules (jvmagent/), the BPF
 # program's shared types and skeleton (bpf/, generated), and generated code
-OUTSIDE = {'profile.h': 0, 'profile.skel.h': 3, 'profile.pb-c.h': 4, 'html_assets.h': 5}
+OUTSIDE = {'profile.h': 0, 'profile.skel.h': STAGES.index('sampler'), 'profile.pb-c.h': STAGES.index('formats'),
+           'html_assets.h': STAGES.index('render')}
 RECORD_MAX_LINES = 850  # 800 in the hand layout; clang-format's (.clang-format) puts a call's arguments
 # on lines of their own around a string split over lines
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

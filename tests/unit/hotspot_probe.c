@@ -65,7 +65,8 @@ struct wanted {
 static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, const struct block_layout *b, uint64_t low,
 		      uint64_t high, struct wanted *want, int nwant, long *found, long *named)
 {
-	const struct hotspot_layout *l = hotspot_vm_layout(vm);
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	const struct hotspot_layout *l = hotspot_names_layout(names);
 	uint64_t p = low;
 	for (long i = 0; i < MAX_BLOCKS && p < high; i++) {
 		uint64_t length = 0, code_begin = 0, method = 0;
@@ -76,7 +77,7 @@ static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, cons
 			break; /* past what the heap has committed or allocated */
 		uint64_t blob = p + hp->heapblock_size;
 		p += length << hp->segment_shift;
-		const char *name = used ? hotspot_blob_name(vm, blob) : NULL;
+		const char *name = used ? hotspot_names_blob(names, blob) : NULL;
 		if (!name || strcmp(name, "nmethod") != 0)
 			continue;
 		if (peek(blob + hp->nmethod_compile_id, &compile_id, 4) != 0)
@@ -87,7 +88,7 @@ static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, cons
 					     0;
 		else
 			peek(blob + hp->blob_code_begin, &code_begin, 8);
-		const char *java = hotspot_nmethod_name(vm, blob, (uint32_t)compile_id, now_ns());
+		const char *java = hotspot_names_nmethod(names, blob, (uint32_t)compile_id, now_ns());
 		(*found)++;
 		*named += java != NULL;
 		printf("nmethod %" PRIx64 " %d %s\n", code_begin, compile_id, java ? java : "-");
@@ -101,7 +102,8 @@ static void heap_walk(struct hotspot_vm *vm, const struct hotspot_proc *hp, cons
 /* The line of every bytecode index of a method. */
 static void method_lines(struct hotspot_vm *vm, const struct wanted *w)
 {
-	const struct hotspot_layout *l = hotspot_vm_layout(vm);
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	const struct hotspot_layout *l = hotspot_names_layout(names);
 	uint64_t cm = 0;
 	uint16_t code_size = 0;
 	if (!w->method || peek(w->method + (uint64_t)l->method_const_method, &cm, 8) != 0 ||
@@ -109,10 +111,10 @@ static void method_lines(struct hotspot_vm *vm, const struct wanted *w)
 		printf("method %s not found\n", w->name);
 		return;
 	}
-	const char *source = hotspot_method_source(vm, w->method, 0, now_ns());
+	const char *source = hotspot_names_source(names, w->method, 0, now_ns());
 	printf("method %s %" PRIx64 " code_size %u source %s\n", w->name, w->method, code_size, source ? source : "-");
 	for (int bci = 0; bci < code_size; bci++)
-		printf("line %s %d %d\n", w->name, bci, hotspot_method_line(vm, w->method, 0, bci));
+		printf("line %s %d %d\n", w->name, bci, hotspot_names_line(names, w->method, 0, bci));
 }
 
 static long reads; /* process_vm_readv calls of the thread names */
@@ -128,7 +130,7 @@ static int counted_read(void *ctx, uint64_t addr, void *buf, size_t len)
 static int threads_print(struct hotspot_vm *vm)
 {
 	struct remote_mem mem = { counted_read, (void *)(intptr_t)pid };
-	struct hotspot_threads *t = hotspot_threads_new(&mem, hotspot_vm_layout(vm)->jdk);
+	struct hotspot_threads *t = hotspot_threads_new(&mem, hotspot_names_layout(hotspot_vm_names(vm))->jdk);
 	char path[64], name[4 * HOTSPOT_THREAD_NAME_MAX + 1];
 	long first = -1, named = 0, tids = 0;
 	struct dirent *d;
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hotspot_probe: no HeapBlock::Header in the tables\n");
 		goto out;
 	}
-	const struct hotspot_layout *l = hotspot_vm_layout(vm);
+	const struct hotspot_layout *l = hotspot_names_layout(hotspot_vm_names(vm));
 	printf("jdk %d\n", l->jdk);
 	if (threads) {
 		rc = threads_print(vm);

@@ -259,8 +259,9 @@ static void test_shape(const struct shape *s)
 	CHECK_MSG(vm != NULL, "%s", err);
 	if (!vm)
 		goto out;
-	CHECK_EQ_INT(hotspot_vm_layout(vm)->jdk, s->jdk);
-	CHECK_EQ_INT(hotspot_vm_layout(vm)->cm_flags_size, s->flags_u4 ? 4 : 2);
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	CHECK_EQ_INT(hotspot_names_layout(names)->jdk, s->jdk);
+	CHECK_EQ_INT(hotspot_names_layout(names)->cm_flags_size, s->flags_u4 ? 4 : 2);
 	CHECK_EQ_INT(hotspot_vm_frame_complete_size(vm), s->jdk == 17 ? 4 : 2);
 	CHECK_EQ_INT(hotspot_vm_walker_info(vm, &hp), 1);
 	CHECK_EQ_U64(hp.code_low, CODE_LOW);
@@ -283,12 +284,12 @@ static void test_shape(const struct shape *s)
 	CHECK_EQ_INT(hp.method_const_method, 8);
 	CHECK_EQ_INT(hp.const_method_size, s->cm_size);
 	CHECK_EQ_INT(hp.blob_header, 64);
-	CHECK_EQ_STR(hotspot_method_name(vm, b.method, b.cookie, 1), "Lfoo/Bar;::baz");
-	CHECK_EQ_STR(hotspot_method_source(vm, b.method, b.cookie, 1), "Bar.java");
-	CHECK_EQ_INT(hotspot_method_line(vm, b.method, b.cookie, 3), 10);
-	CHECK_EQ_INT(hotspot_method_line(vm, b.method, b.cookie, 4), -1); /* past the code */
-	CHECK_EQ_STR(hotspot_nmethod_name(vm, b.nmethod, 42, 1), "Lfoo/Bar;::baz");
-	CHECK_EQ_STR(hotspot_blob_name(vm, b.nmethod), "nmethod");
+	CHECK_EQ_STR(hotspot_names_method(names, b.method, b.cookie, 1), "Lfoo/Bar;::baz");
+	CHECK_EQ_STR(hotspot_names_source(names, b.method, b.cookie, 1), "Bar.java");
+	CHECK_EQ_INT(hotspot_names_line(names, b.method, b.cookie, 3), 10);
+	CHECK_EQ_INT(hotspot_names_line(names, b.method, b.cookie, 4), -1); /* past the code */
+	CHECK_EQ_STR(hotspot_names_nmethod(names, b.nmethod, 42, 1), "Lfoo/Bar;::baz");
+	CHECK_EQ_STR(hotspot_names_blob(names, b.nmethod), "nmethod");
 	hotspot_vm_free(vm);
 
 	/* the code cache not set up yet: call again later */

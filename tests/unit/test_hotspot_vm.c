@@ -95,24 +95,25 @@ static void test_names(void)
 	struct str_intern *si = str_intern_new();
 	build(&im, "foo/Bar", "baz");
 	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
+	struct hotspot_names *names = hotspot_vm_names(vm);
 	uint32_t cookie = (uint32_t)((BASE + 0x100) >> 3);
 
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 1), "Lfoo/Bar;::baz");
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, cookie, 1), "Lfoo/Bar;::baz");
-	CHECK_EQ_STR(hotspot_method_source(vm, BASE, cookie, 1), "Bar.java");
-	CHECK(hotspot_method_name(vm, BASE, cookie + 1, 1) == NULL); /* not what was sampled */
-	CHECK(hotspot_method_name(vm, BASE + 4, 0, 1) == NULL);	     /* not aligned */
-	CHECK(hotspot_method_name(vm, BASE + 0x2000, 0, 1) == NULL); /* unreadable */
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 0), 7);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 1), 7);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 2), 10);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie + 1, 2), -1);
-	CHECK_EQ_STR(hotspot_nmethod_name(vm, BASE + 0x600, 42, 1), "Lfoo/Bar;::baz");
-	CHECK(hotspot_nmethod_name(vm, BASE + 0x600, 41, 1) == NULL); /* another compilation */
-	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "nmethod");
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 1), "Lfoo/Bar;::baz");
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, cookie, 1), "Lfoo/Bar;::baz");
+	CHECK_EQ_STR(hotspot_names_source(names, BASE, cookie, 1), "Bar.java");
+	CHECK(hotspot_names_method(names, BASE, cookie + 1, 1) == NULL); /* not what was sampled */
+	CHECK(hotspot_names_method(names, BASE + 4, 0, 1) == NULL);	 /* not aligned */
+	CHECK(hotspot_names_method(names, BASE + 0x2000, 0, 1) == NULL); /* unreadable */
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, cookie, 0), 7);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, cookie, 1), 7);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, cookie, 2), 10);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, cookie + 1, 2), -1);
+	CHECK_EQ_STR(hotspot_names_nmethod(names, BASE + 0x600, 42, 1), "Lfoo/Bar;::baz");
+	CHECK(hotspot_names_nmethod(names, BASE + 0x600, 41, 1) == NULL); /* another compilation */
+	CHECK_EQ_STR(hotspot_names_blob(names, BASE + 0x600), "nmethod");
 	/* without a line table (bci 3 was not looked up before: lines are cached) */
 	put16(&im, 0x114, 0);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, cookie, 3), -1);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, cookie, 3), -1);
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }
@@ -127,8 +128,9 @@ static void test_long_line_delta(void)
 	static const uint8_t lines[] = { 0x07, 0xff, 0x06, 0xf0, 0x03, 0x00 };
 	memcpy(im.m + 0x134, lines, sizeof(lines));
 	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, 0, 3), 7 + 216);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, 0, 2), 7);
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, 0, 3), 7 + 216);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, 0, 2), 7);
 	hotspot_vm_free(vm);
 	/* JDK 21+: bytes below 1 are excluded, every byte is one more */
 	struct hotspot_layout l21 = layout;
@@ -136,7 +138,8 @@ static void test_long_line_delta(void)
 	static const uint8_t lines21[] = { 0x07, 0xff, 0x07, 0xf1, 0x04, 0x00 };
 	memcpy(im.m + 0x134, lines21, sizeof(lines21));
 	vm = hotspot_vm_new(&l21, image_read, &im, si);
-	CHECK_EQ_INT(hotspot_method_line(vm, BASE, 0, 3), 7 + 216);
+	names = hotspot_vm_names(vm);
+	CHECK_EQ_INT(hotspot_names_line(names, BASE, 0, 3), 7 + 216);
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }
@@ -147,12 +150,14 @@ static void test_hidden_class(void)
 	struct str_intern *si = str_intern_new();
 	build(&im, "pkg/Foo$$Lambda$14+0x0000000800c01234", "run");
 	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
+	struct hotspot_names *names = hotspot_vm_names(vm);
 	/* as JVMTI (and so the agent's map) names it */
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 1), "Lpkg/Foo$$Lambda$14.0x0000000800c01234;::run");
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 1), "Lpkg/Foo$$Lambda$14.0x0000000800c01234;::run");
 	hotspot_vm_free(vm);
 	build(&im, "pkg/a+b/C", "x\ny");
 	vm = hotspot_vm_new(&layout, image_read, &im, si);
-	CHECK(hotspot_method_name(vm, BASE, 0, 1) == NULL); /* control characters: not a name */
+	names = hotspot_vm_names(vm);
+	CHECK(hotspot_names_method(names, BASE, 0, 1) == NULL); /* control characters: not a name */
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }
@@ -166,18 +171,19 @@ static void test_unloading(void)
 	struct str_intern *si = str_intern_new();
 	build(&im, "t/TenantOld1", "runOld1");
 	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 100), "Lt/TenantOld1;::runOld1");
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 100), "Lt/TenantOld1;::runOld1");
 	/* unloaded in [200, 300); the memory now holds another class */
-	hotspot_vm_classes_unloaded(vm, 200, 300);
+	hotspot_names_unloaded(names, 200, 300);
 	build(&im, "t/TenantNew2", "runNew2");
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 150), "Lt/TenantOld1;::runOld1"); /* taken before */
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 350), "Lt/TenantNew2;::runNew2"); /* after */
-	CHECK(hotspot_method_name(vm, BASE, 0, 250) == NULL);				/* around it: cannot tell */
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 150), "Lt/TenantOld1;::runOld1");
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 400), "Lt/TenantNew2;::runNew2");
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 150), "Lt/TenantOld1;::runOld1"); /* taken before */
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 350), "Lt/TenantNew2;::runNew2"); /* after */
+	CHECK(hotspot_names_method(names, BASE, 0, 250) == NULL);			    /* around it: cannot tell */
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 150), "Lt/TenantOld1;::runOld1");
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 400), "Lt/TenantNew2;::runNew2");
 	/* a method whose name did not change is named around an unloading too */
-	hotspot_vm_classes_unloaded(vm, 500, 600);
-	CHECK_EQ_STR(hotspot_method_name(vm, BASE, 0, 550), "Lt/TenantNew2;::runNew2");
+	hotspot_names_unloaded(names, 500, 600);
+	CHECK_EQ_STR(hotspot_names_method(names, BASE, 0, 550), "Lt/TenantNew2;::runNew2");
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }
@@ -192,16 +198,17 @@ static void test_blob_cache(void)
 	build(&im, "foo/Bar", "baz");
 	memcpy(im.m + 0x700, "StubRoutines (1)", 17);
 	struct hotspot_vm *vm = hotspot_vm_new(&layout, image_read, &im, si);
-	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "StubRoutines (1)");
+	struct hotspot_names *names = hotspot_vm_names(vm);
+	CHECK_EQ_STR(hotspot_names_blob(names, BASE + 0x600), "StubRoutines (1)");
 	unsigned reads = im.reads;
 	memcpy(im.m + 0x700, "StubRoutines (2)", 17);
 	for (int i = 0; i < 1000; i++)
-		CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x600), "StubRoutines (1)");
+		CHECK_EQ_STR(hotspot_names_blob(names, BASE + 0x600), "StubRoutines (1)");
 	CHECK_EQ_INT((int)(im.reads - reads), 0);
 	/* a name with control bytes is escaped once, where it is read */
 	memcpy(im.m + 0x720, "esc\033[31m", 9);
 	put64(&im, 0x6c8, BASE + 0x720); /* a blob at 0x6c0: its _name at +8 */
-	CHECK_EQ_STR(hotspot_blob_name(vm, BASE + 0x6c0), "esc\\x1b[31m");
+	CHECK_EQ_STR(hotspot_names_blob(names, BASE + 0x6c0), "esc\\x1b[31m");
 	hotspot_vm_free(vm);
 	str_intern_free(si);
 }

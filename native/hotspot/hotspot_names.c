@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "msg.h"
 #include "text_escape.h"
 
 #define MAX_NAME	 256  /* code blob and source file names */
@@ -85,6 +86,9 @@ struct hotspot_names {
 	size_t max_bytes; /* HOTSPOT_NAMES_MAX_BYTES, or a test's */
 	bool capped;	  /* a name was refused: the caps were reached */
 	unsigned renames; /* blob names found changed when read again */
+	bool say;	  /* the caps and renames said once each, as pid's (hotspot_names_say) */
+	bool said_renames;
+	pid_t pid;
 };
 
 /* ---- the names' memory ------------------------------------------------------- */
@@ -98,6 +102,10 @@ static const char *names_intern(struct hotspot_names *n, const char *s, size_t l
 	if (r)
 		return r;
 	if (n->charged >= n->max_bytes || names_all_bytes >= HOTSPOT_NAMES_ALL_MAX_BYTES) {
+		if (n->say && !n->capped)
+			msg_warn("pid %d: the names read from its memory reached their cap (%u MiB for one JVM, %u MiB "
+				 "for all): frames with names not seen before are left unnamed\n",
+				 (int)n->pid, HOTSPOT_NAMES_MAX_BYTES >> 20, HOTSPOT_NAMES_ALL_MAX_BYTES >> 20);
 		n->capped = true;
 		return NULL;
 	}
@@ -127,6 +135,12 @@ bool hotspot_names_capped(const struct hotspot_names *n)
 bool hotspot_names_renamed(const struct hotspot_names *n)
 {
 	return n->renames >= BLOB_RENAMES_MAX;
+}
+
+void hotspot_names_say(struct hotspot_names *n, pid_t pid)
+{
+	n->say = true;
+	n->pid = pid;
 }
 
 static uint64_t coarse_ns(void)
@@ -277,6 +291,11 @@ void hotspot_names_free(struct hotspot_names *n)
 const struct hotspot_layout *hotspot_names_layout(const struct hotspot_names *n)
 {
 	return &n->l;
+}
+
+bool hotspot_names_inline_supported(const struct hotspot_names *n)
+{
+	return hotspot_scopes_supported(&n->l.scopes);
 }
 
 void hotspot_names_unloaded(struct hotspot_names *n, uint64_t last_seen_ns, uint64_t now_ns)
@@ -515,6 +534,12 @@ const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 	}
 	n->nblobs += !had;
 	n->renames += had && e->name && name != e->name;
+	if (n->say && !n->said_renames && hotspot_names_renamed(n)) {
+		n->said_renames = true;
+		msg_warn("pid %d changes the names of its code blobs (stubs), which HotSpot never does: they keep "
+			 "the names they had, and are not read again\n",
+			 (int)n->pid);
+	}
 	*e = (struct blob_entry){ blob, ptr, now, hash, name };
 	return name;
 }

@@ -1,7 +1,6 @@
 /* elf_lookup.c - run-time addresses of a mapped ELF file's exported data
  * symbols by name: .dynsym values plus the load bias its mappings show. */
 #include "elf_lookup.h"
-#include "elf_syms.h"
 #include "target_file.h"
 
 #include <errno.h>

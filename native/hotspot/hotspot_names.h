@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "hotspot_scopes.h"
 #include "remote_mem.h"
@@ -44,6 +45,8 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 					struct str_intern *si);
 void hotspot_names_free(struct hotspot_names *n);
 const struct hotspot_layout *hotspot_names_layout(const struct hotspot_names *n);
+/* True when the JVM's debug info has a layout hotspot_scopes.h decodes. */
+bool hotspot_names_inline_supported(const struct hotspot_names *n);
 
 /* The JVM unloaded classes in [last_seen_ns, now_ns) (CLOCK_MONOTONIC):
  * names cached so far serve samples taken before last_seen_ns; names read
@@ -90,5 +93,8 @@ bool hotspot_names_capped(const struct hotspot_names *n);
 /* Whether the JVM changed so many code blobs' names that they are no longer
  * read again (they keep the names they had). */
 bool hotspot_names_renamed(const struct hotspot_names *n);
+/* From now on the caps reached and the renames are said once each, as a
+ * warning naming pid (hotspot_vm's names; others say nothing). */
+void hotspot_names_say(struct hotspot_names *n, pid_t pid);
 
 #endif

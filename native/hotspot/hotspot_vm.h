@@ -88,31 +88,11 @@ int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm);
  * another's. True when it closed them. */
 bool hotspot_vm_refresh(struct hotspot_vm *vm);
 
-/* The JVM unloaded classes in [last_seen_ns, now_ns) (CLOCK_MONOTONIC):
- * names cached so far serve samples taken before last_seen_ns; names read
- * from now on serve samples from now_ns; a sample between the two gets a
- * name only when the method had the same one before (hotspot_vm_refresh calls
- * it; tests may too). */
-void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, uint64_t now_ns);
-
-/* "Lpkg/Class;::method" (the agent's default naming), interned, of a Method*
- * a sample taken at t_ns (CLOCK_MONOTONIC) ran; NULL when unreadable, or when
- * cookie (ConstMethod* >> 3 as the walker read it; 0: not checked) is not
- * what the Method holds now. */
-const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns);
-/* The source file of that method's class ("Foo.java"), interned, NULL when
- * not known. */
-const char *hotspot_method_source(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns);
-/* The source line of bytecode index bci of that method (its compressed line
- * number table), -1 when not known. */
-int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci);
-/* The method an nmethod was compiled from (nmethod::_method), NULL unless the
- * nmethod's _compile_id is compile_id. */
-const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns);
-/* The inline chain at pc of an nmethod, from its debug info: see
- * hotspot_names_inline. */
-enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
-				      uint64_t t_ns, bool lines, const char **name, const char **line_text);
+/* Its methods', nmethods' and code blobs' names, lines and inline chains
+ * (hotspot_names.h: hotspot_names_method, _source, _line, _nmethod, _inline,
+ * _blob, _unloaded), read within the budget above; the caps reached are said
+ * as this pid's. Freed with the vm. */
+struct hotspot_names *hotspot_vm_names(const struct hotspot_vm *vm);
 /* The name of the generated stub that holds pc, as JVMTI gives it to agents
  * ("call_stub", "jbyte_disjoint_arraycopy"): from the JVM's StubCodeDesc
  * list when libjvm has a symbol table, else "call_stub" for the call stub's
@@ -128,15 +108,8 @@ struct hotspot_stubs *hotspot_vm_stubs(struct hotspot_vm *vm);
  * numbers it), UTF-8 into out: its length, or -1 (not a Java thread, not
  * readable; see hotspot_threads.h). */
 int hotspot_vm_thread_name(struct hotspot_vm *vm, pid_t nstid, char *out, size_t len);
-/* True when the JVM's debug info has a layout hotspot_scopes.h decodes. */
-bool hotspot_vm_inline_supported(const struct hotspot_vm *vm);
 /* A boolean -XX flag's value now (JVMFlag table): 1 on, 0 off, -1 unknown. */
 int hotspot_vm_flag_bool(struct hotspot_vm *vm, const char *name);
-/* A code blob's CodeBlob::_name ("StubRoutines (1)", "nmethod"), interned. */
-const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob);
-
-/* The layout the names use (for tests). */
-const struct hotspot_layout *hotspot_vm_layout(const struct hotspot_vm *vm);
 
 /* Calls fn for every entry of both tables, read anew (for tests and tools):
  * 0, or -1 when they cannot be read (a vm made by hotspot_vm_new has none). */

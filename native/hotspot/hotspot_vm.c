@@ -1,5 +1,6 @@
 /* hotspot_vm.c - one HotSpot JVM seen from outside: gHotSpotVMStructs/Types read
- * from its memory (process_vm_readv), the walker's layout from them, names delegated. */
+ * from its memory (process_vm_readv), the walker's layout from them; the names are
+ * hotspot_names.c's (hotspot_vm_names). */
 #include "hotspot_vm.h"
 
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include <time.h>
 
 #include "elf_lookup.h"
-#include "elf_syms.h"
 #include "hotspot_flags.h"
 #include "hotspot_stubs.h"
 #include "hotspot_threads.h"
@@ -120,23 +120,6 @@ void hotspot_vm_sample(struct hotspot_vm *vm, uint64_t seq)
 	}
 }
 
-/* The names' caps (hotspot_names.h), said once. */
-static void names_capped_say(struct hotspot_vm *vm)
-{
-	if (!(vm->said & HOTSPOT_LIMIT_RENAMES) && hotspot_names_renamed(vm->names)) {
-		vm->said |= HOTSPOT_LIMIT_RENAMES;
-		msg_warn("pid %d changes the names of its code blobs (stubs), which HotSpot never does: they keep "
-			 "the names they had, and are not read again\n",
-			 (int)vm->pid);
-	}
-	if (vm->said & HOTSPOT_LIMIT_NAMES || !hotspot_names_capped(vm->names))
-		return;
-	vm->said |= HOTSPOT_LIMIT_NAMES;
-	msg_warn("pid %d: the names read from its memory reached their cap (%u MiB for one JVM, %u MiB for all): "
-		 "frames with names not seen before are left unnamed\n",
-		 (int)vm->pid, HOTSPOT_NAMES_MAX_BYTES >> 20, HOTSPOT_NAMES_ALL_MAX_BYTES >> 20);
-}
-
 void hotspot_vm_budget(struct hotspot_vm *vm, bool on)
 {
 	vm->budget_on = on && vm->own_si;
@@ -144,7 +127,9 @@ void hotspot_vm_budget(struct hotspot_vm *vm, bool on)
 
 unsigned hotspot_vm_limits(const struct hotspot_vm *vm)
 {
-	return vm->said;
+	/* the names' caps are said by the names (hotspot_names_say) */
+	return vm->said | (hotspot_names_renamed(vm->names) ? HOTSPOT_LIMIT_RENAMES : 0) |
+	       (hotspot_names_capped(vm->names) ? HOTSPOT_LIMIT_NAMES : 0);
 }
 
 /* The tables and their strings live in libjvm's data: read whole pages once
@@ -577,6 +562,7 @@ static int vm_load(struct hotspot_vm *vm, const uint64_t sym[HOTSPOT_NSYMS], str
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	hotspot_names_say(vm->names, vm->pid);
 	return 0;
 }
 
@@ -714,6 +700,7 @@ struct hotspot_vm *hotspot_vm_new(const struct hotspot_layout *l, hotspot_read_f
 		free(vm);
 		return NULL;
 	}
+	hotspot_names_say(vm->names, vm->pid);
 	return vm;
 }
 
@@ -729,9 +716,9 @@ void hotspot_vm_free(struct hotspot_vm *vm)
 	free(vm);
 }
 
-const struct hotspot_layout *hotspot_vm_layout(const struct hotspot_vm *vm)
+struct hotspot_names *hotspot_vm_names(const struct hotspot_vm *vm)
 {
-	return hotspot_names_layout(vm->names);
+	return vm->names;
 }
 
 int hotspot_vm_frame_complete_size(const struct hotspot_vm *vm)
@@ -764,7 +751,7 @@ int hotspot_vm_thread_name(struct hotspot_vm *vm, pid_t nstid, char *out, size_t
 	return rc;
 }
 
-/* ---- inlining ----------------------------------------------------------------- */
+/* ---- stubs -------------------------------------------------------------------- */
 
 int hotspot_vm_stub_rows(struct hotspot_vm *vm, struct stub_row **rows, size_t *n, char *err, size_t errlen)
 {
@@ -791,19 +778,6 @@ const char *hotspot_vm_stub_name(struct hotspot_vm *vm, uint64_t pc)
 	if (!vm->call_stub_ret && vm->call_stub_ret_addr) /* set once, as the JVM starts */
 		vm->call_stub_ret = remote_mem_u64(&vm->mem, vm->call_stub_ret_addr);
 	return pc && pc == vm->call_stub_ret ? "call_stub" : NULL;
-}
-
-bool hotspot_vm_inline_supported(const struct hotspot_vm *vm)
-{
-	return hotspot_scopes_supported(&hotspot_names_layout(vm->names)->scopes);
-}
-
-enum hotspot_inline hotspot_vm_inline(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t pc,
-				      uint64_t t_ns, bool lines, const char **name, const char **line_text)
-{
-	enum hotspot_inline rc = hotspot_names_inline(vm->names, nmethod, compile_id, pc, t_ns, lines, name, line_text);
-	names_capped_say(vm);
-	return rc;
 }
 
 /* ---- the walker's layout ------------------------------------------------------- */
@@ -875,12 +849,7 @@ int hotspot_vm_walker_info(struct hotspot_vm *vm, struct hotspot_proc *out)
 	return 1;
 }
 
-/* ---- class unloading and names --------------------------------------------------- */
-
-void hotspot_vm_classes_unloaded(struct hotspot_vm *vm, uint64_t last_seen_ns, uint64_t now_ns)
-{
-	hotspot_names_unloaded(vm->names, last_seen_ns, now_ns);
-}
+/* ---- class unloading ------------------------------------------------------------- */
 
 bool hotspot_vm_refresh(struct hotspot_vm *vm)
 {
@@ -907,35 +876,4 @@ bool hotspot_vm_refresh(struct hotspot_vm *vm)
 		changed = true;
 	}
 	return changed;
-}
-
-const char *hotspot_method_name(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
-{
-	const char *name = hotspot_names_method(vm->names, method, cookie, t_ns);
-	names_capped_say(vm);
-	return name;
-}
-
-const char *hotspot_method_source(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, uint64_t t_ns)
-{
-	return hotspot_names_source(vm->names, method, cookie, t_ns);
-}
-
-int hotspot_method_line(struct hotspot_vm *vm, uint64_t method, uint32_t cookie, int bci)
-{
-	return hotspot_names_line(vm->names, method, cookie, bci);
-}
-
-const char *hotspot_nmethod_name(struct hotspot_vm *vm, uint64_t nmethod, uint32_t compile_id, uint64_t t_ns)
-{
-	const char *name = hotspot_names_nmethod(vm->names, nmethod, compile_id, t_ns);
-	names_capped_say(vm);
-	return name;
-}
-
-const char *hotspot_blob_name(struct hotspot_vm *vm, uint64_t blob)
-{
-	const char *name = hotspot_names_blob(vm->names, blob);
-	names_capped_say(vm);
-	return name;
 }

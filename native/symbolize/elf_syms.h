@@ -17,10 +17,8 @@ struct elf_syms;
  * symbols only (STT_FUNC, STT_GNU_IFUNC), those without a size reaching to the
  * next one. Returns NULL with a one-line reason in err (naming path) when the
  * file is not a readable ELF file (or not a regular file). A file without any
- * symbols is not an error: lookups then fail. */
-/* No ELF or debug file larger than this is read. */
-#define ELF_MAX_FILE (4ULL << 30)
-
+ * symbols is not an error: lookups then fail. No file larger than ELF_MAX_FILE
+ * (target_file.h) is read. */
 struct elf_syms *elf_syms_load(const char *path, const char *root, char *err, size_t errlen);
 void elf_syms_free(struct elf_syms *es);
 

@@ -1077,21 +1077,22 @@ const struct symbolizer_inline *symbolizer_inline_stats(const struct symbolizer 
 static void memory_frame(struct symbolizer *sy, struct proc *p, struct hotspot_vm *vm, const struct profile_frame *pf,
 			 uint64_t t_ns, struct frame *f)
 {
+	struct hotspot_names *names = hotspot_vm_names(vm);
 	const char *name;
 	if (pf->kind == PROFILE_FRAME_STUB) {
 		name = hotspot_vm_stub_name(vm, pf->pc);
-		name = name ? str_intern(sy->si, name) : hotspot_blob_name(vm, pf->method);
+		name = name ? str_intern(sy->si, name) : hotspot_names_blob(names, pf->method);
 		if (name)
 			f->name = name, f->kind = FRAME_VMCODE;
-	} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_vm_inline_supported(vm)) {
+	} else if (pf->kind == PROFILE_FRAME_JIT && hotspot_names_inline_supported(names)) {
 		const char *lines = NULL;
 		enum hotspot_inline rc =
-			hotspot_vm_inline(vm, pf->method, pf->cookie, pf->pc, t_ns, sy->lines, &name, &lines);
+			hotspot_names_inline(names, pf->method, pf->cookie, pf->pc, t_ns, sy->lines, &name, &lines);
 		if (name)
 			f->name = name, f->kind = FRAME_JAVA, f->inline_lines = lines;
 		inline_count(sy, p, rc);
 	} else {
-		name = hotspot_nmethod_name(vm, pf->method, pf->cookie, t_ns);
+		name = hotspot_names_nmethod(names, pf->method, pf->cookie, t_ns);
 		if (name)
 			f->name = name, f->kind = FRAME_JAVA;
 		if (name && pf->kind == PROFILE_FRAME_JIT)
@@ -1115,17 +1116,18 @@ struct frame symbolize_hotspot(struct symbolizer *sy, pid_t pid, const struct pr
 {
 	struct proc *p = get_proc(sy, pid);
 	struct hotspot_vm *vm = p ? proc_hotspot(sy, p) : NULL;
+	struct hotspot_names *names = vm ? hotspot_vm_names(vm) : NULL;
 	const char *name = NULL;
 	struct frame f;
 	switch (pf->kind) {
 	case PROFILE_FRAME_INTERP:
-		name = vm ? hotspot_method_name(vm, pf->method, pf->cookie, t_ns) : NULL;
+		name = names ? hotspot_names_method(names, pf->method, pf->cookie, t_ns) : NULL;
 		if (!name)
 			break;
 		f = (struct frame){ pf->pc, name, sy->interpreted_dso, FRAME_JAVA_INTERP, 0, NULL, NULL };
-		f.file = hotspot_method_source(vm, pf->method, pf->cookie, t_ns);
+		f.file = hotspot_names_source(names, pf->method, pf->cookie, t_ns);
 		if (pf->bci != 0xffff) {
-			int line = hotspot_method_line(vm, pf->method, pf->cookie, pf->bci);
+			int line = hotspot_names_line(names, pf->method, pf->cookie, pf->bci);
 			f.line = line > 0 ? line : 0;
 		}
 		return f;
