@@ -16,8 +16,10 @@ int array_grow(void *arrp, size_t *cap, size_t need, size_t elem_size);
 /* array_grow, the new elements zeroed. */
 int array_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t elem_size);
 
-/* The typed forms: arr an array pointer (an lvalue), cap its size_t capacity. */
-#define ARRAY_GROW(arr, cap, need)	  array_grow(&(arr), &(cap), (need), sizeof(*(arr)))
-#define ARRAY_GROW_ZEROED(arr, cap, need) array_grow_zeroed(&(arr), &(cap), (need), sizeof(*(arr)))
+/* The typed forms: arr an array pointer (an lvalue), cap its size_t capacity;
+ * no call when it holds need already (cap and need are read twice). */
+#define ARRAY_GROW(arr, cap, need) ((need) <= (cap) ? 0 : array_grow(&(arr), &(cap), (need), sizeof(*(arr))))
+#define ARRAY_GROW_ZEROED(arr, cap, need) \
+	((need) <= (cap) ? 0 : array_grow_zeroed(&(arr), &(cap), (need), sizeof(*(arr))))
 
 #endif

@@ -9,9 +9,9 @@
 static void test_doubling(void)
 {
 	uint32_t *a = NULL;
-	size_t cap = 0;
+	size_t cap = 0, none = 0;
 
-	CHECK(ARRAY_GROW(a, cap, 0) == 0 && !a && cap == 0);
+	CHECK(ARRAY_GROW(a, cap, none) == 0 && !a && cap == 0);
 	CHECK(ARRAY_GROW(a, cap, 1) == 0 && a && cap == ARRAY_GROW_FIRST);
 	for (uint32_t i = 0; i < cap; i++)
 		a[i] = i * 7;
