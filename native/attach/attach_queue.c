@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 #define MAX_RUNNING	64
 #define RECENT_CHILDREN 256 /* children remembered after they exit (their samples come later) */
 /* An attach child running longer than attach_agent's own bound (4 waits of
@@ -113,14 +115,8 @@ int attach_queue_start(struct attach_queue *q, pid_t pid)
 	int fds[2];
 	if (tried(q, pid))
 		return 0;
-	if (q->ntried == q->tcap) {
-		size_t cap = q->tcap ? q->tcap * 2 : 64;
-		pid_t *t = realloc(q->tried, cap * sizeof(*t));
-		if (!t)
-			return -1;
-		q->tried = t;
-		q->tcap = cap;
-	}
+	if (ARRAY_GROW(q->tried, q->tcap, q->ntried + 1) != 0)
+		return -1;
 	q->tried[q->ntried++] = pid;
 	if (q->njobs == MAX_RUNNING) {
 		q->fn(q->ctx, pid, ATTACH_FAILED, &none, "too many attaches at once; this JVM is skipped");

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 static int cmp_start(const void *a, const void *b)
 {
 	const struct proc_map *x = a, *y = b;
@@ -38,13 +40,8 @@ int proc_maps_parse(struct proc_maps *pm, const char *text, size_t len)
 			    m.start < m.end) {
 				const char *path = pathpos >= 0 && pathpos <= (int)ll ? line + pathpos : "";
 				size_t pl = strlen(path);
-				if (n == cap) {
-					struct proc_map *more = realloc(maps, 2 * cap * sizeof(*maps));
-					if (!more)
-						goto fail;
-					maps = more;
-					cap *= 2;
-				}
+				if (ARRAY_GROW(maps, cap, n + 1) != 0)
+					goto fail;
 				memcpy(strings + slen, path, pl + 1);
 				m.path = (const char *)(uintptr_t)slen; /* offset until strings is final */
 				slen += pl + 1;
@@ -79,14 +76,9 @@ int proc_maps_load(struct proc_maps *pm, const char *path, char *err, size_t err
 		return -1;
 	}
 	for (;;) {
-		if (cap - len < 65536) {
-			char *more = realloc(text, cap + 262144);
-			if (!more) {
-				snprintf(err, errlen, "out of memory reading %s", path);
-				goto out;
-			}
-			text = more;
-			cap += 262144;
+		if (ARRAY_GROW(text, cap, len + 65536) != 0) {
+			snprintf(err, errlen, "out of memory reading %s", path);
+			goto out;
 		}
 		size_t got = fread(text + len, 1, cap - len, f);
 		len += got;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frame_mark.h"
+#include "grow.h"
 #include "swar.h"
 
 #ifdef __SSE2__
@@ -32,17 +33,7 @@ void collapse_free(struct collapse *c)
 
 static bool reserve(struct collapse *c, size_t len, size_t more)
 {
-	if (len + more + 1 <= c->cap)
-		return true;
-	size_t cap = c->cap ? c->cap : 4096;
-	while (cap < len + more + 1)
-		cap *= 2;
-	char *b = realloc(c->buf, cap);
-	if (!b)
-		return false;
-	c->buf = b;
-	c->cap = cap;
-	return true;
+	return ARRAY_GROW(c->buf, c->cap, len + more + 1) == 0;
 }
 
 static bool has_str(const char *p, size_t n, const char *needle)

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 
 #include "folded_char.h"
+#include "grow.h"
 #include "input_file.h"
 #include "msg.h"
 
@@ -223,16 +224,8 @@ int folded_line_push(struct folded_line *l, const char *s, size_t n, bool clean)
 	size_t need = l->len + n + 2;
 	if (need > FOLDED_MAX_LINE)
 		return FOLDED_PUSH_LONG;
-	if (need > l->cap) {
-		size_t cap = l->cap ? l->cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		char *b = realloc(l->buf, cap);
-		if (!b)
-			return FOLDED_PUSH_OOM;
-		l->buf = b;
-		l->cap = cap;
-	}
+	if (ARRAY_GROW(l->buf, l->cap, need) != 0)
+		return FOLDED_PUSH_OOM;
 	if (l->len)
 		l->buf[l->len++] = ';';
 	if (!clean) {

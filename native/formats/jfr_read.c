@@ -10,6 +10,7 @@
 
 #include "folded.h"
 #include "frame_mark.h"
+#include "grow.h"
 #include "str_index.h"
 #include "utf8.h"
 
@@ -36,12 +37,12 @@ struct jclass {
 	enum prim prim;
 };
 
-/* (type, key) -> value, open addressing. */
+/* (type, key) -> value, open addressing: two words of key, so not util's u64_map. */
 struct map_slot {
 	uint64_t type, key, val;
 	bool used;
 };
-struct u64_map {
+struct pool_map {
 	struct map_slot *s;
 	size_t n, cap;
 };
@@ -99,9 +100,9 @@ struct jr {
 	size_t nfields, fields_cap;
 	const struct jclass *c_string;
 	/* its constant pools: (type, key) -> offset in the chunk */
-	struct u64_map pools;
+	struct pool_map pools;
 	/* its stack traces folded: key -> value above */
-	struct u64_map stacks;
+	struct pool_map stacks;
 	struct str_index frames;
 	/* the events read: type ids (0 none) */
 	uint64_t ev[3];
@@ -192,17 +193,9 @@ static void sbuf_put(struct sbuf *s, const char *p, size_t n)
 {
 	if (s->n + n > JFR_MAX_STRING)
 		n = s->n < JFR_MAX_STRING ? JFR_MAX_STRING - s->n : 0;
-	if (s->n + n + 1 > s->cap) {
-		size_t nc = s->cap ? s->cap : 256;
-		while (nc < s->n + n + 1)
-			nc *= 2;
-		char *x = realloc(s->p, nc);
-		if (!x) {
-			s->oom = true;
-			return;
-		}
-		s->p = x;
-		s->cap = nc;
+	if (ARRAY_GROW(s->p, s->cap, s->n + n + 1) != 0) {
+		s->oom = true;
+		return;
 	}
 	memcpy(s->p + s->n, p, n);
 	s->n += n;
@@ -243,7 +236,7 @@ static void sbuf_utf8(struct sbuf *s, const uint8_t *p, size_t n)
 	}
 }
 
-static bool map_get(const struct u64_map *m, uint64_t type, uint64_t key, uint64_t *val);
+static bool map_get(const struct pool_map *m, uint64_t type, uint64_t key, uint64_t *val);
 
 /* Reads the string at c (an encoding byte, then: 0 null, 1 empty, 2 a key
  * into the string pool, 3 UTF-8, 4 UTF-16 units, 5 Latin-1) into s (NULL:
@@ -328,7 +321,7 @@ static size_t map_hash(uint64_t type, uint64_t key)
 	return (size_t)h;
 }
 
-static bool map_get(const struct u64_map *m, uint64_t type, uint64_t key, uint64_t *val)
+static bool map_get(const struct pool_map *m, uint64_t type, uint64_t key, uint64_t *val)
 {
 	if (!m->cap)
 		return false;
@@ -344,7 +337,7 @@ static bool map_get(const struct u64_map *m, uint64_t type, uint64_t key, uint64
 }
 
 /* Sets (type, key) to val. 0, or -1 when out of memory. */
-static int map_put(struct u64_map *m, uint64_t type, uint64_t key, uint64_t val)
+static int map_put(struct pool_map *m, uint64_t type, uint64_t key, uint64_t val)
 {
 	if ((m->n + 1) * 4 > m->cap * 3) {
 		size_t nc = m->cap ? m->cap * 2 : 1024;
@@ -372,7 +365,7 @@ static int map_put(struct u64_map *m, uint64_t type, uint64_t key, uint64_t val)
 	return 0;
 }
 
-static void map_clear(struct u64_map *m)
+static void map_clear(struct pool_map *m)
 {
 	if (m->cap)
 		memset(m->s, 0, m->cap * sizeof(*m->s));
@@ -474,14 +467,8 @@ static int meta_element(struct jr *r, struct cur *c, int depth, long cls)
 		uint64_t id = strtoull(attr_id, &end, 10);
 		if (*end)
 			return meta_fail(r, "has a class whose id is not a number");
-		if (r->nclasses == r->classes_cap) {
-			size_t nc = r->classes_cap ? r->classes_cap * 2 : 256;
-			struct jclass *x = realloc(r->classes, nc * sizeof(*x));
-			if (!x)
-				goto oom;
-			r->classes = x;
-			r->classes_cap = nc;
-		}
+		if (ARRAY_GROW(r->classes, r->classes_cap, r->nclasses + 1) != 0)
+			goto oom;
 		r->classes[r->nclasses] = (struct jclass){ id, attr_name, r->nfields, 0, prim_of(attr_name) };
 		child_cls = (long)r->nclasses++;
 	} else if (strcmp(ename, "field") == 0 && cls >= 0) {
@@ -496,14 +483,8 @@ static int meta_element(struct jr *r, struct cur *c, int depth, long cls)
 			return meta_fail(r, "has a class inside a class");
 		if (attr_dim && strcmp(attr_dim, "0") != 0 && strcmp(attr_dim, "1") != 0)
 			return meta_fail(r, "has a field of more than one array dimension");
-		if (r->nfields == r->fields_cap) {
-			size_t nc = r->fields_cap ? r->fields_cap * 2 : 1024;
-			struct jfield *x = realloc(r->fields, nc * sizeof(*x));
-			if (!x)
-				goto oom;
-			r->fields = x;
-			r->fields_cap = nc;
-		}
+		if (ARRAY_GROW(r->fields, r->fields_cap, r->nfields + 1) != 0)
+			goto oom;
 		r->fields[r->nfields++] = (struct jfield){ attr_name, type,
 							   attr_cpool && strcmp(attr_cpool, "true") == 0,
 							   attr_dim && strcmp(attr_dim, "1") == 0 };

@@ -11,6 +11,7 @@
 
 #include "event_table.h"
 #include "frame_mark.h"
+#include "grow.h"
 #include "str_index.h"
 #include "utf8.h"
 
@@ -26,16 +27,9 @@ static void jb_bytes(struct jbuf *b, const void *s, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		while (nc < b->n + n)
-			nc *= 2;
-		unsigned char *p = realloc(b->p, nc);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p, b->cap = nc;
+	if (ARRAY_GROW(b->p, b->cap, b->n + n) != 0) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
@@ -480,19 +474,12 @@ static uint64_t pool_id(struct jfr_writer *w, struct pool *p, const char *key, s
 	if (i < 0)
 		goto oom;
 	if ((size_t)i == had) {
-		if ((size_t)i >= p->cap) {
-			size_t nc = p->cap ? p->cap * 2 : 256;
-			uint64_t *x[3] = { p->a, p->b, p->c };
-			for (int k = 0; k < 3; k++) {
-				uint64_t *y = realloc(x[k], nc * sizeof(*y));
-				if (!y) {
-					p->a = x[0], p->b = x[1], p->c = x[2];
-					goto oom;
-				}
-				x[k] = y;
-			}
-			p->a = x[0], p->b = x[1], p->c = x[2], p->cap = nc;
-		}
+		size_t need = (size_t)i + 1, acap = p->cap, bcap = p->cap,
+		       ccap = p->cap; /* one cap: set when all grew */
+		if (ARRAY_GROW(p->a, acap, need) != 0 || ARRAY_GROW(p->b, bcap, need) != 0 ||
+		    ARRAY_GROW(p->c, ccap, need) != 0)
+			goto oom;
+		p->cap = acap;
 		p->a[i] = a, p->b[i] = b, p->c[i] = c;
 	}
 	return (uint64_t)i + 1;
@@ -565,13 +552,8 @@ struct frame_list {
 static int collect_frame(void *ctx, const char *frame, size_t len)
 {
 	struct frame_list *l = ctx;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct frame_ref *v = realloc(l->v, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v, l->cap = nc;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n + 1) != 0)
+		return -1;
 	l->v[l->n++] = (struct frame_ref){ frame, len };
 	return 0;
 }

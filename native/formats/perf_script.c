@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "swar.h"
 
 #ifdef __SSE2__
@@ -259,15 +260,9 @@ static bool parse_frame(struct parser *ps, const char *p, const char *end)
 		return false;
 	}
 	f.dso = (struct ps_str){ open + 1, (size_t)(end - 1 - (open + 1)) };
-	if (ps->nframes == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 256;
-		struct ps_frame *nf = realloc(ps->frames, cap * sizeof(*nf));
-		if (!nf) {
-			ps->oom = true;
-			return true;
-		}
-		ps->frames = nf;
-		ps->cap = cap;
+	if (ARRAY_GROW(ps->frames, ps->cap, ps->nframes + 1) != 0) {
+		ps->oom = true;
+		return true;
 	}
 	ps->frames[ps->nframes++] = f;
 	return true;

@@ -10,6 +10,7 @@
 
 #include "folded.h"
 #include "frame_mark.h"
+#include "grow.h"
 #include "id_list.h"
 #include "input_file.h"
 #include "profile.pb-c.h"
@@ -54,20 +55,18 @@ static int64_t string_of(struct pp_writer *w, const char *s, size_t n)
 	return i < 0 ? 0 : i;
 }
 
-/* Grows the per-item arrays a, b and c (when not NULL) to hold item i. */
+/* Grows the per-item arrays a, b and c (when not NULL) to hold item i: one
+ * capacity, set when all grew. */
 static int grow_arrays(size_t i, size_t *cap, int64_t **a, int64_t **b, int64_t **c)
 {
-	if (i < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 1024;
 	int64_t **arrs[3] = { a, b, c };
+	size_t grown = *cap;
 	for (int k = 0; k < 3 && arrs[k]; k++) {
-		int64_t *x = realloc(*arrs[k], nc * sizeof(**arrs[k]));
-		if (!x)
+		grown = *cap;
+		if (ARRAY_GROW(*arrs[k], grown, i + 1) != 0)
 			return -1;
-		*arrs[k] = x;
 	}
-	*cap = nc;
+	*cap = grown;
 	return 0;
 }
 

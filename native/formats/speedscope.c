@@ -14,6 +14,7 @@
 
 #include "folded.h"
 #include "folded_char.h"
+#include "grow.h"
 #include "id_list.h"
 #include "str_index.h"
 #include "utf8.h"
@@ -358,15 +359,8 @@ static int add_weight(struct ss_reader *r, double w)
 	long s = stack_table_add(r->t, r->line.buf, r->line.len, 0, 0);
 	if (s < 0)
 		return oom(r);
-	if ((size_t)s >= r->acc_cap) {
-		size_t cap = r->acc_cap ? r->acc_cap * 2 : 1024;
-		double *a = realloc(r->acc, cap * sizeof(*a));
-		if (!a)
-			return oom(r);
-		memset(a + r->acc_cap, 0, (cap - r->acc_cap) * sizeof(*a));
-		r->acc = a;
-		r->acc_cap = cap;
-	}
+	if (ARRAY_GROW_ZEROED(r->acc, r->acc_cap, (size_t)s + 1) != 0)
+		return oom(r);
 	r->acc[s] += w;
 	return 0;
 }
@@ -420,7 +414,7 @@ static int read_sampled(struct ss_reader *r, json_object *p, size_t pi, double s
 static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double scale)
 {
 	json_object *events = member(p, "events", json_type_array), *end = NULL;
-	size_t n = events ? json_object_array_length(events) : 0, depth = 0, cap = 0;
+	size_t n = events ? json_object_array_length(events) : 0, depth = 0, open_cap = 0, lens_cap = 0;
 	long *open = NULL;   /* the open frames, root first */
 	size_t *lens = NULL; /* r->line.len before each was pushed */
 	double prev = 0;
@@ -457,18 +451,9 @@ static int read_evented(struct ss_reader *r, json_object *p, size_t pi, double s
 		prev = t;
 		r->st->events++;
 		if (strcmp(type, "O") == 0) {
-			if (depth == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				long *o = realloc(open, ncap * sizeof(*o));
-				size_t *l = o ? realloc(lens, ncap * sizeof(*l)) : NULL;
-				if (o)
-					open = o;
-				if (!o || !l) {
-					oom(r);
-					goto out;
-				}
-				lens = l;
-				cap = ncap;
+			if (ARRAY_GROW(open, open_cap, depth + 1) != 0 || ARRAY_GROW(lens, lens_cap, depth + 1) != 0) {
+				oom(r);
+				goto out;
 			}
 			lens[depth] = r->line.len;
 			open[depth++] = f;

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "msg.h"
 #include "text_escape.h"
+#include "u64_map.h"
 
 #define MAX_NAME	 256  /* code blob and source file names */
 #define MAX_CLASS	 2048 /* class names longer than this are cut */
@@ -21,7 +23,6 @@
 #define LINE_CACHE	 4096	       /* direct-mapped */
 #define INLINE_CACHE	 8192	       /* direct-mapped: (nmethod, pc) -> inline chain */
 #define MAX_CHAIN	 8192	       /* bytes of an inline chain's name */
-#define BLOB_CACHE	 4096	       /* code blob -> its name: slots to start with */
 #define BLOB_CACHE_MAX	 (1u << 17)    /* blobs kept at most before the table starts over */
 #define BLOB_RECHECK_NS	 1000000000ULL /* a blob's name is read again after this long */
 #define BLOB_RENAMES_MAX 64	       /* names found changed before they are read no more */
@@ -32,9 +33,10 @@ static size_t names_all_bytes;
 /* A Method*'s name, for samples taken in [from_ns, until_ns) (CLOCK_MONOTONIC):
  * a class's memory may be another class's after it is unloaded, so entries
  * are closed when the JVM reports unloading, and kept a while for the samples
- * taken before it. In the nmethod cache, cookie is the compile id. */
+ * taken before it. A Method* may have several, one open: the table keeps
+ * them all under the one key (open addressing of their own). */
 struct name_entry {
-	uint64_t key;	 /* Method* or nmethod (0: empty) */
+	uint64_t key;	 /* Method* (0: empty) */
 	uint32_t cookie; /* ConstMethod* >> 3 it was named from */
 	const char *name;
 	const char *source; /* "Foo.java", NULL when the class has none */
@@ -45,6 +47,12 @@ struct line_entry {
 	uint64_t method;
 	uint32_t cookie, gen;
 	int32_t bci, line;
+};
+
+/* An nmethod's method's name, for the compile id it had (nms, by nm_ids). */
+struct nm_entry {
+	uint32_t compile_id;
+	const char *name;
 };
 
 /* A code blob's name, read at checked_ns; raw_hash: of the bytes read, so
@@ -70,14 +78,16 @@ struct hotspot_names {
 	size_t nnames, cap;
 	/* nmethod -> the name of its method, for the compile id it had: ids are
 	 * never reused, so an entry never goes stale */
-	struct name_entry *nms;
+	struct nm_entry *nms;
 	size_t nnms, nmcap;
+	struct u64_map nm_ids; /* nmethod -> nms index */
 	/* (Method*, bci) -> source line, for the class unloadings seen so far */
 	struct line_entry *lines;
 	/* (nmethod, pc) -> its inline chain, for the class unloadings seen so far */
 	struct inline_entry *chains;
-	struct blob_entry *blobs; /* open addressing, nblobs of blobcap */
+	struct blob_entry *blobs; /* nblobs of blobcap */
 	size_t nblobs, blobcap;
+	struct u64_map blob_ids; /* blob -> blobs index */
 	uint32_t unload_gen;
 	/* the last unloading happened in [window_ns, open_from_ns): samples from
 	 * then cannot be told from the classes that replaced the unloaded ones */
@@ -220,34 +230,22 @@ static void names_put(struct hotspot_names *n, uint64_t key, uint32_t cookie, co
 
 static const char *nms_find(const struct hotspot_names *n, uint64_t key, uint32_t compile_id)
 {
-	for (size_t i = slot_of(key, n->nmcap); n->nms[i].key; i = (i + 1) & (n->nmcap - 1))
-		if (n->nms[i].key == key)
-			return n->nms[i].cookie == compile_id ? n->nms[i].name : NULL;
-	return NULL;
+	uint32_t i = u64_map_find(&n->nm_ids, key);
+	return i != U64_MAP_NONE && n->nms[i].compile_id == compile_id ? n->nms[i].name : NULL;
 }
 
 static void nms_put(struct hotspot_names *n, uint64_t key, uint32_t compile_id, const char *name)
 {
-	size_t cap = n->nmcap;
-	if (n->nnms >= MAX_CACHED || (n->nnms + 1) * 2 > cap) {
-		struct name_entry *t;
-		bool keep = n->nnms < MAX_CACHED;
-		cap = keep ? cap * 2 : cap;
-		if (!(t = calloc(cap, sizeof(*t))))
-			return;
-		for (size_t i = 0; keep && i < n->nmcap; i++)
-			if (n->nms[i].key)
-				table_insert(t, cap, &n->nms[i]);
-		free(n->nms);
-		n->nms = t;
-		n->nmcap = cap;
-		n->nnms = keep ? n->nnms : 0;
+	uint32_t i;
+	if (n->nnms >= MAX_CACHED) { /* a bound for any memory: start over */
+		n->nnms = 0;
+		u64_map_clear(&n->nm_ids);
 	}
-	size_t i = slot_of(key, cap);
-	while (n->nms[i].key && n->nms[i].key != key) /* a freed nmethod's address reused */
-		i = (i + 1) & (cap - 1);
-	n->nnms += !n->nms[i].key;
-	n->nms[i] = (struct name_entry){ .key = key, .cookie = compile_id, .name = name };
+	if (ARRAY_GROW(n->nms, n->nmcap, n->nnms + 1) != 0 ||
+	    (i = u64_map_add(&n->nm_ids, key, (uint32_t)n->nnms)) == U64_MAP_NONE)
+		return;
+	n->nnms += i == n->nnms;
+	n->nms[i] = (struct nm_entry){ compile_id, name }; /* a freed nmethod's address reused: replaced */
 }
 
 struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
@@ -260,15 +258,11 @@ struct hotspot_names *hotspot_names_new(const struct hotspot_layout *l, hotspot_
 	n->mem = (struct remote_mem){ read, ctx };
 	n->si = si;
 	n->cap = 1024;
-	n->nmcap = 256;
 	n->max_bytes = HOTSPOT_NAMES_MAX_BYTES;
 	n->names = calloc(n->cap, sizeof(*n->names));
-	n->nms = calloc(n->nmcap, sizeof(*n->nms));
 	n->lines = calloc(LINE_CACHE, sizeof(*n->lines));
 	n->chains = calloc(INLINE_CACHE, sizeof(*n->chains));
-	n->blobcap = BLOB_CACHE;
-	n->blobs = calloc(n->blobcap, sizeof(*n->blobs));
-	if (!n->names || !n->nms || !n->lines || !n->chains || !n->blobs) {
+	if (!n->names || !n->lines || !n->chains) {
 		hotspot_names_free(n);
 		return NULL;
 	}
@@ -281,9 +275,11 @@ void hotspot_names_free(struct hotspot_names *n)
 		return;
 	free(n->names);
 	free(n->nms);
+	u64_map_free(&n->nm_ids);
 	free(n->lines);
 	free(n->chains);
 	free(n->blobs);
+	u64_map_free(&n->blob_ids);
 	names_all_bytes -= n->charged < names_all_bytes ? n->charged : names_all_bytes;
 	free(n);
 }
@@ -481,65 +477,58 @@ static const char *blob_read(struct hotspot_names *n, uint64_t blob, uint64_t *p
 	return names_intern(n, name, len, true);
 }
 
-/* The slot of blob in the blob table (grown, or started over past
- * BLOB_CACHE_MAX); NULL when out of memory. */
-static struct blob_entry *blob_slot(struct hotspot_names *n, uint64_t blob)
+/* The entry of blob in the blob table (started over past BLOB_CACHE_MAX), or NULL. */
+static struct blob_entry *blob_find(struct hotspot_names *n, uint64_t blob)
 {
-	if ((n->nblobs + 1) * 2 > n->blobcap) {
-		bool keep = n->nblobs < BLOB_CACHE_MAX;
-		size_t cap = keep ? n->blobcap * 2 : n->blobcap;
-		struct blob_entry *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		for (size_t i = 0; keep && i < n->blobcap; i++) {
-			if (!n->blobs[i].blob)
-				continue;
-			size_t k = slot_of(n->blobs[i].blob, cap);
-			while (t[k].blob)
-				k = (k + 1) & (cap - 1);
-			t[k] = n->blobs[i];
-		}
-		free(n->blobs);
-		n->blobs = t;
-		n->blobcap = cap;
-		n->nblobs = keep ? n->nblobs : 0;
+	if (n->nblobs >= BLOB_CACHE_MAX) {
+		n->nblobs = 0;
+		u64_map_clear(&n->blob_ids);
 	}
-	size_t k = slot_of(blob, n->blobcap);
-	while (n->blobs[k].blob && n->blobs[k].blob != blob)
-		k = (k + 1) & (n->blobcap - 1);
-	return &n->blobs[k];
+	uint32_t i = u64_map_find(&n->blob_ids, blob);
+	return i == U64_MAP_NONE ? NULL : &n->blobs[i];
+}
+
+/* A new entry for blob in the blob table; NULL when out of memory. */
+static struct blob_entry *blob_add(struct hotspot_names *n, uint64_t blob)
+{
+	uint32_t i;
+	if (ARRAY_GROW(n->blobs, n->blobcap, n->nblobs + 1) != 0 ||
+	    (i = u64_map_add(&n->blob_ids, blob, (uint32_t)n->nblobs)) == U64_MAP_NONE)
+		return NULL;
+	n->nblobs += i == n->nblobs;
+	return &n->blobs[i];
 }
 
 const char *hotspot_names_blob(struct hotspot_names *n, uint64_t blob)
 {
 	uint64_t now = coarse_ns(), ptr = 0, hash = 0;
-	struct blob_entry *e = blob ? blob_slot(n, blob) : NULL;
-	if (!e)
+	if (!blob)
 		return NULL;
+	struct blob_entry *e = blob_find(n, blob);
 	/* stubs keep their names for the JVM's life: a name is read again only
 	 * every BLOB_RECHECK_NS (a blob freed and another put at its address
 	 * meanwhile keeps the old name that long), and no more once the JVM
 	 * has changed BLOB_RENAMES_MAX of them (HotSpot never does: a process
 	 * that does so wants every sample to be a new stack) */
-	if (e->blob == blob && (now - e->checked_ns < BLOB_RECHECK_NS || n->renames >= BLOB_RENAMES_MAX))
+	if (e && (now - e->checked_ns < BLOB_RECHECK_NS || n->renames >= BLOB_RENAMES_MAX))
 		return e->name;
-	bool had = e->blob == blob;
-	const char *name = blob_read(n, blob, &ptr, &hash, had ? e : NULL);
+	const char *name = blob_read(n, blob, &ptr, &hash, e);
 	if (!name) {
 		/* not read (the read budget, an unmapped name, the caps): not kept,
 		 * so that it is read when it can be; the name it had, if any */
-		if (had)
+		if (e)
 			e->checked_ns = now;
-		return had ? e->name : NULL;
+		return e ? e->name : NULL;
 	}
-	n->nblobs += !had;
-	n->renames += had && e->name && name != e->name;
+	n->renames += e && e->name && name != e->name;
 	if (n->say && !n->said_renames && hotspot_names_renamed(n)) {
 		n->said_renames = true;
 		msg_warn("pid %d changes the names of its code blobs (stubs), which HotSpot never does: they keep "
 			 "the names they had, and are not read again\n",
 			 (int)n->pid);
 	}
+	if (!e && !(e = blob_add(n, blob)))
+		return NULL; /* out of memory: not kept */
 	*e = (struct blob_entry){ blob, ptr, now, hash, name };
 	return name;
 }

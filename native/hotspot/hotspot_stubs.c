@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stub_cfa.h"
 #include "text_escape.h"
 
@@ -261,7 +262,7 @@ int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row
 	struct stub_cfa *sc = NULL;
 	struct stub_row *out = NULL;
 	uint8_t *code = NULL;
-	size_t nout = 0, cap = 0;
+	size_t nout = 0, cap = 0, code_cap = 0;
 	int rc = -1;
 	*rows = NULL;
 	*n = 0;
@@ -280,23 +281,15 @@ int hotspot_stubs_rows(struct hotspot_stubs *s, uint64_t now_ns, struct stub_row
 			continue; /* no rows: the heuristics */
 		if ((total += len) > ROWS_TOTAL_BYTES)
 			break;
-		uint8_t *c = realloc(code, len);
-		if (!c)
+		if (ARRAY_GROW(code, code_cap, len) != 0)
 			goto oom;
-		code = c;
 		if (remote_mem_read(&s->mem, st->begin, code, len) != 0)
 			continue; /* unread: no rows, the heuristics */
 		if (stub_cfa_analyze(sc, code, len, st->begin, &cr, &nr, NULL) != 0)
 			goto oom;
-		if (nout + nr + 1 > cap) {
-			size_t ncap = (nout + nr + 1) * 2;
-			struct stub_row *g = realloc(out, ncap * sizeof(*out));
-			if (!g) {
-				free(cr);
-				goto oom;
-			}
-			out = g;
-			cap = ncap;
+		if (ARRAY_GROW(out, cap, nout + nr + 1) != 0) {
+			free(cr);
+			goto oom;
 		}
 		for (size_t k = 0; k < nr; k++) {
 			struct stub_row w = row_to_walker(&cr[k], st->begin, st->args);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hotspot_flags.h"
 #include "hotspot_scopes.h" /* hotspot_stream_int */
 #include "hotspot_zgc.h"
@@ -753,13 +754,8 @@ static int list_read(struct hotspot_threads *t, uint64_t list)
 	memcpy(&arr, head + t->f[F_LIST_THREADS], 8);
 	if (length > MAX_THREADS || (length && !arr))
 		return -1;
-	if (length > t->cap) {
-		struct thread_entry *grown = realloc(t->threads, length * sizeof(*grown));
-		if (!grown)
-			return -1;
-		t->threads = grown;
-		t->cap = length;
-	}
+	if (ARRAY_GROW(t->threads, t->cap, length) != 0)
+		return -1;
 	for (uint32_t i = 0; i < length; i += PTR_CHUNK) {
 		uint32_t k = length - i < PTR_CHUNK ? length - i : PTR_CHUNK;
 		if (mem_read(t, arr + 8 * (uint64_t)i, ptrs, 8 * (size_t)k) != 0)
@@ -780,14 +776,8 @@ static int linked_read(struct hotspot_threads *t, uint64_t first)
 	uint64_t jt = first;
 	size_t n = 0;
 	for (uint32_t i = 0; jt && i < MAX_THREADS; i++) {
-		if (n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 64;
-			struct thread_entry *grown = realloc(t->threads, cap * sizeof(*grown));
-			if (!grown)
-				return -1;
-			t->threads = grown;
-			t->cap = cap;
-		}
+		if (ARRAY_GROW(t->threads, t->cap, n + 1) != 0)
+			return -1;
 		n += thread_read(t, jt, &t->threads[n]) == 0;
 		if (remote_mem_read(&t->mem, at(jt, t->f[F_JT_NEXT]), &jt, 8) != 0)
 			return -1;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define STUB_CFA_MAX_BYTES (1u << 20) /* longer code is left unknown */
 
 struct stub_cfa {
@@ -575,13 +577,8 @@ int stub_cfa_analyze(struct stub_cfa *sc, const uint8_t *code, size_t len, uint6
 		}
 		if (n && same_rule(&out[n - 1], &r))
 			continue;
-		if (n == cap) {
-			struct stub_cfa_row *g = realloc(out, sizeof(*out) * cap * 2);
-			if (!g)
-				goto out;
-			out = g;
-			cap *= 2;
-		}
+		if (ARRAY_GROW(out, cap, n + 1) != 0)
+			goto out;
 		out[n++] = r;
 	}
 	*rows = out;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "regress.h"
 #include "str_index.h"
 
@@ -94,26 +95,15 @@ void change_track_free(struct change_track *c)
 	free(c);
 }
 
+/* Room for every frame id in the scratch arrays (acc and stamp zeroed): one
+ * capacity, set when all grew. */
 static int scratch_fit(struct change_track *c)
 {
-	size_t need = c->frames.n;
-	if (need <= c->scratch_cap)
-		return 0;
-	size_t cap = need * 2 + 64;
-	uint64_t *acc = realloc(c->acc, cap * sizeof(*acc));
-	if (acc)
-		c->acc = acc;
-	uint32_t *stamp = realloc(c->stamp, cap * sizeof(*stamp));
-	if (stamp)
-		c->stamp = stamp;
-	uint32_t *touched = realloc(c->touched, cap * sizeof(*touched));
-	if (touched)
-		c->touched = touched;
-	if (!acc || !stamp || !touched)
+	size_t need = c->frames.n, acc_cap = c->scratch_cap, stamp_cap = c->scratch_cap, touched_cap = c->scratch_cap;
+	if (ARRAY_GROW_ZEROED(c->acc, acc_cap, need) != 0 || ARRAY_GROW_ZEROED(c->stamp, stamp_cap, need) != 0 ||
+	    ARRAY_GROW(c->touched, touched_cap, need) != 0)
 		return -1;
-	memset(c->acc + c->scratch_cap, 0, (cap - c->scratch_cap) * sizeof(*acc));
-	memset(c->stamp + c->scratch_cap, 0, (cap - c->scratch_cap) * sizeof(*stamp));
-	c->scratch_cap = cap;
+	c->scratch_cap = acc_cap;
 	return 0;
 }
 
@@ -186,15 +176,8 @@ int change_track_add_ref_stack(struct change_track *c, const char *stack, size_t
 	if (c->o.ref != CHANGE_REF_FILE || add_stack(c, stack, len, count) != 0)
 		return -1;
 	/* kept dense: a file is read once, before any window */
-	if (c->frames.n > c->file_cap) {
-		size_t cap = c->frames.n * 2 + 64;
-		uint64_t *d = realloc(c->file_dense, cap * sizeof(*d));
-		if (!d)
-			return -1;
-		memset(d + c->file_cap, 0, (cap - c->file_cap) * sizeof(*d));
-		c->file_dense = d;
-		c->file_cap = cap;
-	}
+	if (ARRAY_GROW_ZEROED(c->file_dense, c->file_cap, c->frames.n) != 0)
+		return -1;
 	for (size_t i = 0; i < c->ntouched; i++) {
 		c->file_dense[c->touched[i]] += c->acc[c->touched[i]];
 		c->acc[c->touched[i]] = 0;
@@ -251,14 +234,8 @@ static int cmp_double(const void *a, const void *b)
 static int event_add(struct change_track *c, enum change_what what, uint32_t id, uint64_t since, double before,
 		     double after, double p)
 {
-	if (c->nev == c->ev_cap) {
-		size_t cap = c->ev_cap * 2 + 8;
-		struct change_event *e = realloc(c->ev, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		c->ev = e;
-		c->ev_cap = cap;
-	}
+	if (ARRAY_GROW(c->ev, c->ev_cap, c->nev + 1) != 0)
+		return -1;
 	c->ev[c->nev++] = (struct change_event){ what, c->frames.strs[id], since, before, after, p, false };
 	return 0;
 }
@@ -273,14 +250,8 @@ static struct ct_active *active_find(struct change_track *c, uint32_t id)
 
 static int active_add(struct change_track *c, uint32_t id, uint64_t since, uint64_t seq, double before, double found)
 {
-	if (c->nact == c->act_cap) {
-		size_t cap = c->act_cap * 2 + 8;
-		struct ct_active *a = realloc(c->act, cap * sizeof(*a));
-		if (!a)
-			return -1;
-		c->act = a;
-		c->act_cap = cap;
-	}
+	if (ARRAY_GROW(c->act, c->act_cap, c->nact + 1) != 0)
+		return -1;
 	c->act[c->nact++] =
 		(struct ct_active){ .id = id, .since = since, .said = seq, .before = before, .found = found };
 	return 0;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define WELL_SAMPLED 5.0  /* samples a window from which a frame's own spread is trusted */
 #define FEW	     10.0 /* expected samples (over phi) below which the normal is not trusted alone */
 
@@ -31,39 +33,21 @@ void regress_free(struct regress *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Room for frame ids below need in every per-frame array (new ones zeroed). */
+/* Room for frame ids below need in every per-frame array (new ones zeroed but
+ * touched's). One capacity, set when all grew: what grew stays, grown again next time. */
 static int grow(struct regress *r, size_t need)
 {
-	if (need <= r->cap)
-		return 0;
-	size_t cap = r->cap ? r->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	bool ok = true;
-	for (int k = 0; k < REGRESS_SIDES; k++) {
-		struct regress_counts *c = realloc(r->counts[k], cap * sizeof(*c));
-		if (c) {
-			memset(c + r->cap, 0, (cap - r->cap) * sizeof(*c));
-			r->counts[k] = c;
-		}
-		ok = ok && c;
-	}
-	uint64_t *wt = realloc(r->win_total, cap * sizeof(*wt));
-	if (wt) {
-		memset(wt + r->cap, 0, (cap - r->cap) * sizeof(*wt));
-		r->win_total = wt;
-	}
-	uint32_t *to = realloc(r->touched, cap * sizeof(*to));
-	if (to)
-		r->touched = to;
-	uint32_t *st = realloc(r->stamp, cap * sizeof(*st));
-	if (st) {
-		memset(st + r->cap, 0, (cap - r->cap) * sizeof(*st));
-		r->stamp = st;
-	}
-	if (!ok || !wt || !to || !st)
-		return -1; /* what was grown stays (zeroed), cap stays: grown again next time */
-	r->cap = cap;
+	size_t c[REGRESS_SIDES + 3];
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+		c[k] = r->cap;
+	for (int k = 0; k < REGRESS_SIDES; k++)
+		if (ARRAY_GROW_ZEROED(r->counts[k], c[k], need) != 0)
+			return -1;
+	if (ARRAY_GROW_ZEROED(r->win_total, c[REGRESS_SIDES], need) != 0 ||
+	    ARRAY_GROW(r->touched, c[REGRESS_SIDES + 1], need) != 0 ||
+	    ARRAY_GROW_ZEROED(r->stamp, c[REGRESS_SIDES + 2], need) != 0)
+		return -1;
+	r->cap = c[0];
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "key_sort.h"
 #include "recording.h"
 #include "swar.h"
@@ -47,27 +48,11 @@ long stack_table_add(struct stack_table *t, const char *frames, size_t len, uint
 	long i = str_index_add(&t->stacks, frames, len);
 	if (i < 0)
 		return -1;
-	if ((size_t)i >= t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		uint64_t *c = realloc(t->counts, cap * sizeof(*c));
-		if (!c)
-			return -1;
-		t->counts = c;
-		uint64_t *w = realloc(t->weights, cap * sizeof(*w));
-		if (!w)
-			return -1;
-		t->weights = w;
-		memset(t->counts + t->cap, 0, (cap - t->cap) * sizeof(*c));
-		memset(t->weights + t->cap, 0, (cap - t->cap) * sizeof(*w));
-		if (t->befores) {
-			uint64_t *b = realloc(t->befores, cap * sizeof(*b));
-			if (!b)
-				return -1;
-			t->befores = b;
-			memset(t->befores + t->cap, 0, (cap - t->cap) * sizeof(*b));
-		}
-		t->cap = cap;
-	}
+	size_t need = (size_t)i + 1, ccap = t->cap, wcap = t->cap, bcap = t->cap; /* one cap: set when all grew */
+	if (ARRAY_GROW_ZEROED(t->counts, ccap, need) != 0 || ARRAY_GROW_ZEROED(t->weights, wcap, need) != 0 ||
+	    (t->befores && ARRAY_GROW_ZEROED(t->befores, bcap, need) != 0))
+		return -1;
+	t->cap = ccap;
 	t->counts[i] = add_sat(t->counts[i], count);
 	t->weights[i] = add_sat(t->weights[i], weight);
 	t->total_count = add_sat(t->total_count, count);
@@ -91,14 +76,8 @@ long stack_table_add_diff(struct stack_table *t, const char *frames, size_t len,
 
 int stack_table_add_step(struct stack_table *t, uint32_t stack, uint64_t count, uint64_t before)
 {
-	if (t->nsteps == t->steps_cap) {
-		size_t cap = t->steps_cap ? t->steps_cap * 2 : 1024;
-		struct stack_step *s = realloc(t->steps, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		t->steps = s;
-		t->steps_cap = cap;
-	}
+	if (ARRAY_GROW(t->steps, t->steps_cap, t->nsteps + 1) != 0)
+		return -1;
 	t->steps[t->nsteps++] = (struct stack_step){ stack, count, before };
 	return 0;
 }
@@ -109,14 +88,8 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
 	long th = str_index_add(&t->threads, thread, len);
 	if (th < 0)
 		return -1;
-	if (t->ntimeline == t->timeline_cap) {
-		size_t cap = t->timeline_cap ? t->timeline_cap * 2 : 1024;
-		struct timed_sample *s = realloc(t->timeline, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		t->timeline = s;
-		t->timeline_cap = cap;
-	}
+	if (ARRAY_GROW(t->timeline, t->timeline_cap, t->ntimeline + 1) != 0)
+		return -1;
 	t->timeline[t->ntimeline++] = (struct timed_sample){ time, weight, stack, (uint32_t)th };
 	return 0;
 }

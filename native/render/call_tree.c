@@ -7,26 +7,21 @@
 #include <string.h>
 
 #include "frame_mark.h"
+#include "grow.h"
 #include "json_out.h"
 #include "palette.h"
 #include "str_intern.h"
+#include "u64_map.h"
 
-#define EMPTY UINT32_MAX
-
-/* uint64 -> uint32, open addressing; EMPTY marks a free slot */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
+#define EMPTY U64_MAP_NONE /* no id: not there, or out of memory */
 
 struct call_tree {
 	struct str_intern *si;
-	struct u64map name_ids;	 /* shown name (interned pointer) -> names index */
-	struct u64map full_ids;	 /* frame as written (interned pointer) -> fulls index */
-	struct u64map frame_ids; /* name index << 8 | colour -> frame */
-	struct u64map kids;	 /* parent << 32 | fulls index -> node */
-	struct u64map stacks;	 /* folded stack (interned pointer) -> node */
+	struct u64_map name_ids;  /* shown name (interned pointer) -> names index */
+	struct u64_map full_ids;  /* frame as written (interned pointer) -> fulls index */
+	struct u64_map frame_ids; /* name index << 8 | colour -> frame */
+	struct u64_map kids;	  /* parent << 32 | fulls index -> node */
+	struct u64_map stacks;	  /* folded stack (interned pointer) -> node */
 	const char **names, **fulls, **path;
 	size_t nnames, cap_names, nfulls, cap_fulls, cap_path;
 	uint32_t *frame_name;
@@ -37,97 +32,14 @@ struct call_tree {
 	size_t nnodes, cap_nodes;
 };
 
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	return k ^ (k >> 33);
-}
-
-static int u64map_init(struct u64map *m, size_t cap)
-{
-	m->cap = cap;
-	m->n = 0;
-	m->keys = malloc(cap * sizeof(*m->keys));
-	m->vals = malloc(cap * sizeof(*m->vals));
-	if (!m->keys || !m->vals)
-		return -1;
-	memset(m->vals, 0xff, cap * sizeof(*m->vals));
-	return 0;
-}
-
-static void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static uint32_t u64map_get(const struct u64map *m, uint64_t key)
-{
-	for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (m->vals[i] == EMPTY)
-			return EMPTY;
-		if (m->keys[i] == key)
-			return m->vals[i];
-	}
-}
-
-/* key must not be in the map yet */
-static int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct u64map bigger;
-		if (u64map_init(&bigger, m->cap * 2) != 0) {
-			u64map_free(&bigger);
-			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->vals[i] != EMPTY)
-				u64map_put(&bigger, m->keys[i], m->vals[i]);
-		u64map_free(m);
-		*m = bigger;
-	}
-	size_t i = mix(key) & (m->cap - 1);
-	while (m->vals[i] != EMPTY)
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-/* Room for n elements of size elem in *p (capacity *cap). */
-static int reserve(void *pp, size_t *cap, size_t n, size_t elem)
-{
-	void **p = pp;
-	if (n <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 256;
-	while (c < n)
-		c *= 2;
-	void *q = realloc(*p, c * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
+/* Room for n nodes: one capacity, set when all grew. */
 static int reserve_nodes(struct call_tree *t, size_t n)
 {
-	size_t cap = t->cap_nodes;
-	if (reserve(&t->node_parent, &cap, n, sizeof(*t->node_parent)) != 0)
+	size_t parent_cap = t->cap_nodes, frame_cap = t->cap_nodes, hue_cap = t->cap_nodes;
+	if (ARRAY_GROW(t->node_parent, parent_cap, n) != 0 || ARRAY_GROW(t->node_frame, frame_cap, n) != 0 ||
+	    ARRAY_GROW(t->node_hue, hue_cap, n) != 0)
 		return -1;
-	cap = t->cap_nodes;
-	if (reserve(&t->node_frame, &cap, n, sizeof(*t->node_frame)) != 0)
-		return -1;
-	cap = t->cap_nodes;
-	if (reserve(&t->node_hue, &cap, n, sizeof(*t->node_hue)) != 0)
-		return -1;
-	t->cap_nodes = cap;
+	t->cap_nodes = parent_cap;
 	return 0;
 }
 
@@ -136,9 +48,7 @@ struct call_tree *call_tree_new(void)
 	struct call_tree *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (!(t->si = str_intern_new()) || u64map_init(&t->name_ids, 1024) || u64map_init(&t->full_ids, 1024) ||
-	    u64map_init(&t->frame_ids, 1024) || u64map_init(&t->kids, 1024) || u64map_init(&t->stacks, 1024) ||
-	    reserve_nodes(t, 1) != 0) {
+	if (!(t->si = str_intern_new()) || reserve_nodes(t, 1) != 0) {
 		call_tree_free(t);
 		return NULL;
 	}
@@ -154,11 +64,11 @@ void call_tree_free(struct call_tree *t)
 	if (!t)
 		return;
 	str_intern_free(t->si);
-	u64map_free(&t->name_ids);
-	u64map_free(&t->full_ids);
-	u64map_free(&t->frame_ids);
-	u64map_free(&t->kids);
-	u64map_free(&t->stacks);
+	u64_map_free(&t->name_ids);
+	u64_map_free(&t->full_ids);
+	u64_map_free(&t->frame_ids);
+	u64_map_free(&t->kids);
+	u64_map_free(&t->stacks);
 	free(t->names);
 	free(t->fulls);
 	free(t->path);
@@ -179,13 +89,13 @@ static size_t shown_len(const char *s, size_t len)
 }
 
 /* The index of an interned string in a table (added when new); EMPTY when out of memory. */
-static uint32_t string_id(struct u64map *ids, const char ***table, size_t *n, size_t *cap, const char *s)
+static uint32_t string_id(struct u64_map *ids, const char ***table, size_t *n, size_t *cap, const char *s)
 {
-	uint32_t id = u64map_get(ids, (uint64_t)(uintptr_t)s);
+	uint32_t id = u64_map_find(ids, (uint64_t)(uintptr_t)s);
 	if (id != EMPTY)
 		return id;
-	if (*n >= EMPTY - 1 || reserve(table, cap, *n + 1, sizeof(**table)) != 0 ||
-	    u64map_put(ids, (uint64_t)(uintptr_t)s, (uint32_t)*n) != 0)
+	if (*n >= EMPTY - 1 || ARRAY_GROW(*table, *cap, *n + 1) != 0 ||
+	    u64_map_add(ids, (uint64_t)(uintptr_t)s, (uint32_t)*n) == EMPTY)
 		return EMPTY;
 	(*table)[*n] = s;
 	return (uint32_t)(*n)++;
@@ -205,24 +115,21 @@ static uint32_t node_add(struct call_tree *t, uint32_t parent, uint32_t full, si
 		return EMPTY;
 	uint8_t colour = (uint8_t)(hue * CALL_TREE_SHADES + str_hash(shown, sl) % CALL_TREE_SHADES);
 	uint64_t fkey = (uint64_t)name << 8 | colour;
-	uint32_t frame = u64map_get(&t->frame_ids, fkey);
+	uint32_t frame = u64_map_find(&t->frame_ids, fkey);
 	if (frame == EMPTY) {
-		size_t cap = t->cap_frames;
-		if (t->nframes >= EMPTY - 1 ||
-		    reserve(&t->frame_name, &cap, t->nframes + 1, sizeof(*t->frame_name)) != 0)
+		size_t name_cap = t->cap_frames, colour_cap = t->cap_frames; /* one cap: set when both grew */
+		if (t->nframes >= EMPTY - 1 || ARRAY_GROW(t->frame_name, name_cap, t->nframes + 1) != 0 ||
+		    ARRAY_GROW(t->frame_colour, colour_cap, t->nframes + 1) != 0)
 			return EMPTY;
-		cap = t->cap_frames;
-		if (reserve(&t->frame_colour, &cap, t->nframes + 1, sizeof(*t->frame_colour)) != 0)
-			return EMPTY;
-		t->cap_frames = cap;
-		if (u64map_put(&t->frame_ids, fkey, (uint32_t)t->nframes) != 0)
+		t->cap_frames = name_cap;
+		if (u64_map_add(&t->frame_ids, fkey, (uint32_t)t->nframes) == EMPTY)
 			return EMPTY;
 		t->frame_name[t->nframes] = name;
 		t->frame_colour[t->nframes] = colour;
 		frame = (uint32_t)t->nframes++;
 	}
 	if (t->nnodes >= EMPTY - 1 || reserve_nodes(t, t->nnodes + 1) != 0 ||
-	    u64map_put(&t->kids, (uint64_t)parent << 32 | full, (uint32_t)t->nnodes) != 0)
+	    u64_map_add(&t->kids, (uint64_t)parent << 32 | full, (uint32_t)t->nnodes) == EMPTY)
 		return EMPTY;
 	t->node_parent[t->nnodes] = parent;
 	t->node_frame[t->nnodes] = frame;
@@ -237,7 +144,7 @@ long call_tree_node(struct call_tree *t, const char *stack, size_t len)
 	const char *key = str_intern_n(t->si, stack, len);
 	if (!key)
 		return -1;
-	uint32_t node = u64map_get(&t->stacks, (uint64_t)(uintptr_t)key);
+	uint32_t node = u64_map_find(&t->stacks, (uint64_t)(uintptr_t)key);
 	if (node != EMPTY)
 		return node;
 	node = 0;
@@ -248,17 +155,17 @@ long call_tree_node(struct call_tree *t, const char *stack, size_t len)
 		if (j > i) {
 			const char *s = str_intern_n(t->si, stack + i, j - i);
 			uint32_t full = s ? string_id(&t->full_ids, &t->fulls, &t->nfulls, &t->cap_fulls, s) : EMPTY;
-			if (full == EMPTY || reserve(&t->path, &t->cap_path, depth + 1, sizeof(*t->path)) != 0)
+			if (full == EMPTY || ARRAY_GROW(t->path, t->cap_path, depth + 1) != 0)
 				return -1;
 			t->path[depth++] = s;
-			uint32_t kid = u64map_get(&t->kids, (uint64_t)node << 32 | full);
+			uint32_t kid = u64_map_find(&t->kids, (uint64_t)node << 32 | full);
 			if (kid == EMPTY && (kid = node_add(t, node, full, depth)) == EMPTY)
 				return -1;
 			node = kid;
 		}
 		i = j + 1;
 	}
-	if (u64map_put(&t->stacks, (uint64_t)(uintptr_t)key, node) != 0)
+	if (u64_map_add(&t->stacks, (uint64_t)(uintptr_t)key, node) == EMPTY)
 		return -1;
 	return node;
 }

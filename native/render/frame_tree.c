@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "key_sort.h"
 #include "str_intern.h"
 #include "swar.h"
@@ -27,28 +28,6 @@ struct frame_seq {
 	size_t stack; /* index into the caller's stacks */
 	size_t off;   /* of ids in tree.ids */
 };
-
-/* Grows the array whose pointer is at pp to hold need elements. The pointer is
- * read and written with memcpy, so any object pointer type can be passed. */
-static int grow_array(void *pp, size_t *cap, size_t elem, size_t need)
-{
-	size_t c = *cap ? *cap : 256;
-	void *p, *q;
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -1;
-		c *= 2;
-	}
-	memcpy(&p, pp, sizeof(p));
-	q = realloc(p, c * elem);
-	if (!q)
-		return -1;
-	memcpy(pp, &q, sizeof(q));
-	*cap = c;
-	return 0;
-}
 
 /* Doubles the name slots when they are half full. */
 static int name_slots_grow(struct frame_tree *t)
@@ -100,13 +79,11 @@ static uint32_t name_intern(struct frame_tree *t, const char *p, uint32_t len)
 	}
 	if (t->nnames == UINT32_MAX - 1 || t->pool_len + len + 1 > UINT32_MAX)
 		return NONE;
-	if (t->nnames == t->names_cap) {
-		size_t cap = t->names_cap;
-		if (grow_array(&t->names, &cap, sizeof(*t->names), (size_t)t->nnames + 1) || cap > UINT32_MAX)
-			return NONE;
-		t->names_cap = (uint32_t)cap;
-	}
-	if (grow_array(&t->pool, &t->pool_cap, 1, t->pool_len + len + 1))
+	size_t names_cap = t->names_cap;
+	if (ARRAY_GROW(t->names, names_cap, (size_t)t->nnames + 1) != 0 || names_cap > UINT32_MAX)
+		return NONE;
+	t->names_cap = (uint32_t)names_cap;
+	if (ARRAY_GROW(t->pool, t->pool_cap, t->pool_len + len + 1) != 0)
 		return NONE;
 	memcpy(t->pool + t->pool_len, p, len);
 	t->pool[t->pool_len + len] = '\0';
@@ -162,9 +139,8 @@ static int tree_tokenize(struct frame_tree *t, const struct fg_stack *stacks, si
 			size_t len = (size_t)(e - p);
 			if (len) {
 				uint32_t id;
-				if (len > UINT32_MAX / 2 ||
-				    grow_array(&t->ids, &t->ids_cap, sizeof(*t->ids), t->nids + 1) ||
-				    grow_array(&cur, &cur_cap, sizeof(*cur), k + 1))
+				if (len > UINT32_MAX / 2 || ARRAY_GROW(t->ids, t->ids_cap, t->nids + 1) != 0 ||
+				    ARRAY_GROW(cur, cur_cap, k + 1) != 0)
 					goto out;
 				if (same && k < prev_n && prev[k].len == len && same_bytes(prev[k].p, p, len)) {
 					id = t->ids[prev_start + k];
@@ -350,7 +326,7 @@ static int tree_flow(struct frame_tree *t, const struct fg_stack *stacks, bool d
 	uint64_t time = 0;
 	int ret = -1;
 
-	if (!path || grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), (size_t)t->maxdepth + 1))
+	if (!path || ARRAY_GROW(t->nodes, t->nodes_cap, (size_t)t->maxdepth + 1) != 0)
 		goto out;
 	if (differential && !(t->before = calloc(t->nodes_cap, sizeof(*t->before))))
 		goto out;
@@ -375,18 +351,10 @@ static int tree_flow(struct frame_tree *t, const struct fg_stack *stacks, bool d
 				t->nnodes = path[d];
 		if (!q)
 			break;
-		if (t->nnodes + len - same > t->nodes_cap) {
-			size_t cap = t->nodes_cap;
-			if (grow_array(&t->nodes, &t->nodes_cap, sizeof(*t->nodes), t->nnodes + len - same))
-				goto out;
-			if (differential) {
-				uint64_t *b = realloc(t->before, t->nodes_cap * sizeof(*b));
-				if (!b)
-					goto out;
-				memset(b + cap, 0, (t->nodes_cap - cap) * sizeof(*b));
-				t->before = b;
-			}
-		}
+		size_t need = t->nnodes + len - same, before_cap = t->nodes_cap; /* before: as many as nodes */
+		if (ARRAY_GROW(t->nodes, t->nodes_cap, need) != 0 ||
+		    (differential && ARRAY_GROW_ZEROED(t->before, before_cap, need) != 0))
+			goto out;
 		for (uint32_t d = same; d < len; d++) {
 			t->nodes[t->nnodes] = (struct frame_node){ q->ids[d], d + 1, time, 0 };
 			if (differential)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frame_mark.h"
+#include "grow.h"
 #include "json_out.h"
 
 int heatmap_init(struct heatmap *h)
@@ -42,14 +43,8 @@ int heatmap_add(struct heatmap *h, double t_seconds, const char *folded_stack, s
 	h->total += weight;
 	while (weight) {
 		uint32_t w = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
-		if (h->n == h->cap) {
-			size_t cap = h->cap ? h->cap * 2 : 4096;
-			struct heatmap_sample *s = realloc(h->samples, cap * sizeof(*s));
-			if (!s)
-				return -1;
-			h->samples = s;
-			h->cap = cap;
-		}
+		if (ARRAY_GROW(h->samples, h->cap, h->n + 1) != 0)
+			return -1;
 		h->samples[h->n++] = (struct heatmap_sample){ tick, (uint32_t)node, w };
 		weight -= w;
 	}

@@ -19,6 +19,7 @@
 #include "recording.h"
 #include "sample_pipeline.h"
 #include "stacks_order.h"
+#include "u64_map.h"
 
 #define MAX_OUTPUTS 16
 #define MAX_SPECS   (MAX_OUTPUTS * 3) /* outputs once the naming rule of several events is applied */
@@ -128,14 +129,15 @@ struct window {
 	uint64_t handled, truncated, stack_errors, unwind_failed, oom;
 	struct recording jrec[2]; /* the agents' samples: allocations (J_ALLOC) and locks (J_LOCK) */
 	uint64_t jhandled[2], jtruncated[2];
-	/* the bytes of the distinct stacks each process added (open addressing by
-	 * pid), for WINDOW_PID_STACK_BYTES; and of all */
+	/* the bytes of the distinct stacks each process added, for
+	 * WINDOW_PID_STACK_BYTES; and of all */
 	struct pid_bytes {
-		uint32_t pid; /* + 1: 0 is an empty slot */
+		uint32_t pid;
 		bool said;
 		uint64_t bytes;
 	} * pid_bytes;
 	size_t npid_bytes, pid_bytes_cap;
+	struct u64_map pid_ids; /* pid -> pid_bytes index */
 	uint64_t stack_bytes;
 	uint64_t capped; /* samples whose new stack was cut to its roots */
 };

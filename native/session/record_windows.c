@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "heatmap.h"
 #include "out_name.h"
 #include "record_outputs.h"
@@ -71,34 +72,16 @@ static void add_time(struct window *w, struct recording *rec, const char *stack,
 		w->oom++;
 }
 
-/* The slot of pid in w's bytes of distinct stacks (grown); NULL when out of memory. */
+/* The entry of pid in w's bytes of distinct stacks (added); NULL when out of memory. */
 static struct pid_bytes *pid_slot(struct window *w, uint32_t pid)
 {
-	if ((w->npid_bytes + 1) * 2 > w->pid_bytes_cap) {
-		size_t cap = w->pid_bytes_cap ? w->pid_bytes_cap * 2 : 64;
-		struct pid_bytes *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		for (size_t i = 0; i < w->pid_bytes_cap; i++) {
-			if (!w->pid_bytes[i].pid)
-				continue;
-			size_t k = (w->pid_bytes[i].pid * 0x9e3779b1u) & (cap - 1);
-			while (t[k].pid)
-				k = (k + 1) & (cap - 1);
-			t[k] = w->pid_bytes[i];
-		}
-		free(w->pid_bytes);
-		w->pid_bytes = t;
-		w->pid_bytes_cap = cap;
-	}
-	size_t k = ((pid + 1) * 0x9e3779b1u) & (w->pid_bytes_cap - 1);
-	while (w->pid_bytes[k].pid && w->pid_bytes[k].pid != pid + 1)
-		k = (k + 1) & (w->pid_bytes_cap - 1);
-	if (!w->pid_bytes[k].pid) {
-		w->pid_bytes[k].pid = pid + 1;
-		w->npid_bytes++;
-	}
-	return &w->pid_bytes[k];
+	uint32_t i;
+	if (ARRAY_GROW(w->pid_bytes, w->pid_bytes_cap, w->npid_bytes + 1) != 0 ||
+	    (i = u64_map_add(&w->pid_ids, pid, (uint32_t)w->npid_bytes)) == U64_MAP_NONE)
+		return NULL;
+	if (i == w->npid_bytes)
+		w->pid_bytes[w->npid_bytes++] = (struct pid_bytes){ .pid = pid };
+	return &w->pid_bytes[i];
 }
 
 /* Whether a sample's stack fits the window's caps: one it has already does;
@@ -248,6 +231,8 @@ void record_window_free(struct record *r, struct window *w)
 	stacks_order_free(&w->stacks_order);
 	free(w->pid_bytes);
 	w->pid_bytes = NULL;
+	w->npid_bytes = w->pid_bytes_cap = 0;
+	u64_map_free(&w->pid_ids);
 	w->stacks_open = false;
 	w->open = false;
 }

@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "target_file.h"
 #include "text_escape.h"
+#include "u64_map.h"
 
 struct jit_entry {
 	uint64_t start, end, load_ns, unload_ns; /* unload_ns 0: still loaded */
@@ -47,8 +49,9 @@ struct jit_syms {
 	size_t nidx;
 	bool dirty;
 	uint64_t max_size;
-	struct thread_name *threads;
-	size_t tcap, tcount;
+	struct thread_name *threads; /* in the order first named */
+	size_t nthreads, threads_cap;
+	struct u64_map thread_ids; /* tid -> threads index */
 	struct jit_unload *unloads;
 	size_t nunloads, unloadcap;
 	char head[HEAD_LEN]; /* the file's first bytes: a rewrite changes them */
@@ -104,6 +107,7 @@ void jit_syms_free(struct jit_syms *js)
 	free(js->e);
 	free(js->idx);
 	free(js->threads);
+	u64_map_free(&js->thread_ids);
 	free(js->unloads);
 	free(js->line);
 	free(js);
@@ -112,12 +116,11 @@ void jit_syms_free(struct jit_syms *js)
 static void reset(struct jit_syms *js)
 {
 	js->changes++;
-	js->n = js->nidx = js->tcount = js->nunloads = js->headlen = 0;
+	js->n = js->nidx = js->nthreads = js->nunloads = js->headlen = 0;
 	js->max_size = 0;
 	js->offset = 0;
 	js->dirty = false;
-	if (js->threads)
-		memset(js->threads, 0, js->tcap * sizeof(*js->threads));
+	u64_map_clear(&js->thread_ids);
 }
 
 static int add_entry(struct jit_syms *js, uint64_t start, uint64_t size, uint64_t ts, const char *name)
@@ -126,14 +129,8 @@ static int add_entry(struct jit_syms *js, uint64_t start, uint64_t size, uint64_
 		return 0;
 	if (!js->has_times)
 		js->changes++; /* a plain map's later line wins over an earlier one at the same address */
-	if (js->n == js->cap) {
-		size_t cap = js->cap ? js->cap * 2 : 4096;
-		struct jit_entry *e = realloc(js->e, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		js->e = e;
-		js->cap = cap;
-	}
+	if (ARRAY_GROW(js->e, js->cap, js->n + 1) != 0)
+		return -1;
 	const char *nm = text_intern(js->si, name, strlen(name)); /* the target's text, escaped once */
 	if (!nm)
 		return -1;
@@ -207,53 +204,26 @@ static int reindex(struct jit_syms *js)
 static void unload(struct jit_syms *js, uint64_t start, uint64_t size, uint64_t ts)
 {
 	js->changes++;
-	if (js->nunloads == js->unloadcap) {
-		size_t cap = js->unloadcap ? js->unloadcap * 2 : 256;
-		struct jit_unload *u = realloc(js->unloads, cap * sizeof(*u));
-		if (!u)
-			return;
-		js->unloads = u;
-		js->unloadcap = cap;
-	}
+	if (ARRAY_GROW(js->unloads, js->unloadcap, js->nunloads + 1) != 0)
+		return;
 	js->unloads[js->nunloads++] = (struct jit_unload){ start, size ? start + size : start + 1, ts, js->n };
 }
 
 static void set_thread(struct jit_syms *js, pid_t tid, const char *name)
 {
-	if ((js->tcount + 1) * 2 > js->tcap) {
-		size_t cap = js->tcap ? js->tcap * 2 : 256;
-		struct thread_name *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return;
-		for (size_t i = 0; i < js->tcap; i++) {
-			if (!js->threads[i].name)
-				continue;
-			size_t j = (size_t)js->threads[i].tid & (cap - 1);
-			while (t[j].name)
-				j = (j + 1) & (cap - 1);
-			t[j] = js->threads[i];
-		}
-		free(js->threads);
-		js->threads = t;
-		js->tcap = cap;
-	}
-	size_t j = (size_t)tid & (js->tcap - 1);
-	while (js->threads[j].name && js->threads[j].tid != tid)
-		j = (j + 1) & (js->tcap - 1);
-	if (!js->threads[j].name)
-		js->tcount++;
-	js->threads[j].tid = tid;
-	js->threads[j].name = text_intern(js->si, name, strlen(name));
+	uint32_t i;
+	if (ARRAY_GROW(js->threads, js->threads_cap, js->nthreads + 1) != 0 ||
+	    (i = u64_map_add(&js->thread_ids, (uint32_t)tid, (uint32_t)js->nthreads)) == U64_MAP_NONE)
+		return;
+	if (i == js->nthreads)
+		js->threads[js->nthreads++].tid = tid;
+	js->threads[i].name = text_intern(js->si, name, strlen(name));
 }
 
 const char *jit_syms_thread_name(const struct jit_syms *js, pid_t tid)
 {
-	if (!js || !js->tcap)
-		return NULL;
-	for (size_t j = (size_t)tid & (js->tcap - 1); js->threads[j].name; j = (j + 1) & (js->tcap - 1))
-		if (js->threads[j].tid == tid)
-			return js->threads[j].name;
-	return NULL;
+	uint32_t i = js ? u64_map_find(&js->thread_ids, (uint32_t)tid) : U64_MAP_NONE;
+	return i == U64_MAP_NONE ? NULL : js->threads[i].name;
 }
 
 /* One events line: "<ns> load <start> <size> <name>" etc.; or one map line. */

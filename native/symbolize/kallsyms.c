@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 /* A symbol with no next one in its own module (or the kernel's) covers at most
  * this much, as perf does for the last symbol of a region. */
 #define KSYM_LAST_SPAN 4096
@@ -43,23 +45,6 @@ struct kallsyms {
 	char *path; /* not loaded yet: loaded from here at the first lookup */
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 1024;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int module_is(const struct kallsyms *ks, size_t i, const char *s, size_t len)
 {
 	const char *m = ks->arena + ks->modules[i];
@@ -72,7 +57,7 @@ static long arena_add(struct kallsyms *ks, const char *s, size_t len)
 {
 	size_t at = ks->arena_len;
 
-	if (at + len + 1 >= UINT32_MAX || grow((void **)&ks->arena, &ks->arena_cap, at + len + 1, 1) != 0)
+	if (at + len + 1 >= UINT32_MAX || ARRAY_GROW(ks->arena, ks->arena_cap, at + len + 1) != 0)
 		return -1;
 	memcpy(ks->arena + at, s, len);
 	ks->arena[at + len] = '\0';
@@ -95,8 +80,7 @@ static long module_index(struct kallsyms *ks, const char *s, size_t len)
 			return (long)(ks->last_module = i);
 	if (ks->nmodules >= UINT16_MAX)
 		return -1;
-	if (grow((void **)&ks->modules, &ks->modules_cap, ks->nmodules + 1, sizeof(*ks->modules)) != 0 ||
-	    (at = arena_add(ks, s, len)) < 0)
+	if (ARRAY_GROW(ks->modules, ks->modules_cap, ks->nmodules + 1) != 0 || (at = arena_add(ks, s, len)) < 0)
 		return -1;
 	ks->modules[ks->nmodules] = (uint32_t)at;
 	ks->last_module = ks->nmodules++;
@@ -239,8 +223,7 @@ static int parse_one(struct kallsyms *ks, const char *line, size_t len, size_t *
 		return 0;
 	if (mod && (mod_idx = module_index(ks, mod, mod_len)) < 0)
 		return -1;
-	if (grow((void **)&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms)) != 0 ||
-	    (at = arena_add(ks, name, name_len)) < 0)
+	if (ARRAY_GROW(ks->syms, ks->cap, ks->n + 1) != 0 || (at = arena_add(ks, name, name_len)) < 0)
 		return -1;
 	ks->syms[ks->n++] =
 		(struct ksym){ .addr = addr, .name = (uint32_t)at, .module = (uint16_t)mod_idx, .rank = rank_of(type) };
@@ -263,14 +246,10 @@ static int parse_fd(struct kallsyms *ks, int fd, size_t *wellformed, size_t *non
 		return -1;
 	}
 	for (;;) {
-		if (cap - have < READ_CHUNK / 2) { /* a line longer than a chunk: room for more */
-			char *q = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-			if (!q) {
-				errno = ENOMEM;
-				goto out;
-			}
-			buf = q;
-			cap *= 2;
+		/* a line longer than a chunk: room for more */
+		if (ARRAY_GROW(buf, cap, have + READ_CHUNK / 2) != 0) {
+			errno = ENOMEM;
+			goto out;
 		}
 		got = read(fd, buf + have, probe && !have ? PROBE_READ : cap - have);
 		if (got < 0 && errno == EINTR)
@@ -397,8 +376,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 {
 	struct kallsyms *ks = calloc(1, sizeof(*ks));
 
-	if (!ks || grow((void **)&ks->modules, &ks->modules_cap, 1, sizeof(*ks->modules)) != 0 ||
-	    !(ks->path = strdup(path))) {
+	if (!ks || ARRAY_GROW(ks->modules, ks->modules_cap, 1) != 0 || !(ks->path = strdup(path))) {
 		snprintf(err, errlen, "out of memory loading %s", path);
 		kallsyms_free(ks);
 		return NULL;

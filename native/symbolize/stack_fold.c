@@ -10,6 +10,7 @@
 
 #include "folded_char.h"
 #include "frame_mark.h"
+#include "grow.h"
 #include "stack_table.h"
 #include "text_escape.h"
 
@@ -51,18 +52,8 @@ size_t fold_java_name(const char *raw, char *out, size_t len)
 
 static void grow(struct fold_buf *b, size_t more)
 {
-	if (b->oom || b->len + more + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 1024;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
+	if (!b->oom && ARRAY_GROW(b->p, b->cap, b->len + more + 1) != 0)
 		b->oom = 1;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
 }
 
 void fold_add(struct fold_buf *b, const char *frame)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 static bool before(const struct stacks_order_entry *a, const struct stacks_order_entry *b)
 {
 	return a->ts_ns < b->ts_ns || (a->ts_ns == b->ts_ns && a->seq < b->seq);
@@ -69,15 +71,7 @@ FILE *stacks_order_begin(struct stacks_order *o, FILE *fallback)
  * or no more memory. */
 static bool grow(struct stacks_order *o)
 {
-	if (o->n < o->cap)
-		return true;
-	size_t cap = o->cap ? o->cap * 2 : 256;
-	struct stacks_order_entry *h = cap <= STACKS_ORDER_MAX ? realloc(o->heap, cap * sizeof(*h)) : NULL;
-	if (!h)
-		return false;
-	o->heap = h;
-	o->cap = cap;
-	return true;
+	return o->n < STACKS_ORDER_MAX && ARRAY_GROW(o->heap, o->cap, o->n + 1) == 0;
 }
 
 void stacks_order_end(struct stacks_order *o, uint64_t ts_ns, FILE *out)

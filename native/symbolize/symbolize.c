@@ -16,6 +16,7 @@
 #include "agent_files.h"
 #include "cgroup_id.h"
 #include "elf_syms.h"
+#include "grow.h"
 #include "hotspot_vm.h"
 #include "jit_syms.h"
 #include "kallsyms.h"
@@ -23,6 +24,7 @@
 #include "proc_info.h"
 #include "proc_maps.h"
 #include "text_escape.h"
+#include "u64_map.h"
 
 #define MAPS_RELOAD_NS	   100000000ULL		  /* re-read /proc/PID/maps at most every 100 ms ... */
 #define MAPS_RELOAD_MAX_NS 1600000000ULL	  /* ... twice as long after each re-read that found nothing new */
@@ -76,8 +78,9 @@ struct proc {
 	bool status_seen;      /* the agent's status file names this process */
 	struct tid_map *tids;
 	size_t ntids, tidcap;
-	struct thread_name *tnames; /* open addressing by tid */
+	struct thread_name *tnames; /* in the order first named; tname_ids: tid -> index */
 	size_t ntnames, tncap;
+	struct u64_map tname_ids;
 	struct hotspot_vm *hs; /* the JVM's layout and names, read from its memory */
 	int hs_state;	       /* 0 not looked at, 1 open, 2 handed to the walker, -1 not a readable JVM */
 	int hs_tries;	       /* a starting JVM's tables may not be there yet */
@@ -109,11 +112,9 @@ struct symbolizer {
 	/* kernel names from the kernel (symbolizer_kernel_names), kept by address */
 	kernel_names_fn kname;
 	void *kname_ctx;
-	struct ksym_slot {
-		uint64_t addr;
-		const char *name; /* NULL: no symbol */
-	} * ksyms;
-	size_t ksym_cap, ksym_count;
+	struct u64_map ksym_ids; /* address -> ksym_names index */
+	const char **ksym_names; /* NULL: no symbol */
+	size_t nksym_names, ksym_names_cap;
 	/* compiled frames' inline chains from the JVMs' debug info */
 	bool lines;
 	struct symbolizer_inline inl;
@@ -163,6 +164,7 @@ static void proc_free(struct proc *p)
 	hotspot_vm_free(p->hs);
 	free(p->tids);
 	free(p->tnames);
+	u64_map_free(&p->tname_ids);
 	free(p);
 }
 
@@ -174,7 +176,8 @@ void symbolizer_free(struct symbolizer *sy)
 		proc_free(sy->procs[i]);
 	free(sy->procs);
 	kallsyms_free(sy->ks);
-	free(sy->ksyms);
+	u64_map_free(&sy->ksym_ids);
+	free(sy->ksym_names);
 	elf_cache_free(sy->elf);
 	elf_syms_free(sy->vdso);
 	free(sy);
@@ -378,6 +381,7 @@ static void check_exec(struct symbolizer *sy, struct proc *p)
 	free(p->tnames); /* another program's threads */
 	p->tnames = NULL;
 	p->ntnames = p->tncap = 0;
+	u64_map_free(&p->tname_ids);
 	p->hs_stale = p->hs_stale || p->hs_state == 2; /* the walker still has the old program's layout */
 	p->hs_state = 0;
 	p->hs_tries = 0;
@@ -564,51 +568,29 @@ static pid_t ns_tid(struct proc *p, pid_t tid)
 	pid_t ns = proc_info_nspid(path, -1);
 	if (ns <= 0)
 		return tid;
-	if (p->ntids == p->tidcap) {
-		size_t cap = p->tidcap ? p->tidcap * 2 : 64;
-		struct tid_map *t = realloc(p->tids, cap * sizeof(*t));
-		if (!t)
-			return ns;
-		p->tids = t;
-		p->tidcap = cap;
-	}
+	if (ARRAY_GROW(p->tids, p->tidcap, p->ntids + 1) != 0)
+		return ns;
 	p->tids[p->ntids++] = (struct tid_map){ tid, ns };
 	return ns;
 }
 
 static struct hotspot_vm *proc_hotspot(struct symbolizer *sy, struct proc *p);
 
-/* The slot of tid in p's thread names (grown, or started over when full);
- * NULL when out of memory. */
+/* The entry of tid in p's thread names (added, or all started over when
+ * full); NULL when out of memory. */
 static struct thread_name *thread_slot(struct proc *p, pid_t tid)
 {
-	if (p->ntnames >= THREAD_NAMES_MAX || (p->ntnames + 1) * 2 > p->tncap) {
-		size_t cap = p->ntnames >= THREAD_NAMES_MAX ? p->tncap : p->tncap ? p->tncap * 2 : 64;
-		struct thread_name *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		for (size_t i = 0; p->ntnames < THREAD_NAMES_MAX && i < p->tncap; i++) {
-			size_t k = ((size_t)p->tnames[i].tid * 0x9e3779b1u) & (cap - 1);
-			if (!p->tnames[i].tid)
-				continue;
-			while (t[k].tid)
-				k = (k + 1) & (cap - 1);
-			t[k] = p->tnames[i];
-		}
-		if (p->ntnames >= THREAD_NAMES_MAX)
-			p->ntnames = 0;
-		free(p->tnames);
-		p->tnames = t;
-		p->tncap = cap;
+	uint32_t i;
+	if (p->ntnames >= THREAD_NAMES_MAX) {
+		p->ntnames = 0;
+		u64_map_clear(&p->tname_ids);
 	}
-	size_t k = ((size_t)tid * 0x9e3779b1u) & (p->tncap - 1);
-	while (p->tnames[k].tid && p->tnames[k].tid != tid)
-		k = (k + 1) & (p->tncap - 1);
-	if (!p->tnames[k].tid) {
-		p->tnames[k].tid = tid;
-		p->ntnames++;
-	}
-	return &p->tnames[k];
+	if (ARRAY_GROW(p->tnames, p->tncap, p->ntnames + 1) != 0 ||
+	    (i = u64_map_add(&p->tname_ids, (uint32_t)tid, (uint32_t)p->ntnames)) == U64_MAP_NONE)
+		return NULL;
+	if (i == p->ntnames)
+		p->tnames[p->ntnames++] = (struct thread_name){ .tid = tid };
+	return &p->tnames[i];
 }
 
 /* A JVM thread's Java name from the JVM's memory, read once per thread (and
@@ -755,30 +737,15 @@ void symbolizer_kernel_names(struct symbolizer *sy, kernel_names_fn fn, void *ct
 	sy->kname_ctx = ctx;
 }
 
-/* addr's slot in the table of kernel names (which must exist: ksym_room). */
-static struct ksym_slot *ksym_slot(struct symbolizer *sy, uint64_t addr)
+/* Keeps name as the kernel's for addr: false when out of memory. */
+static bool ksym_keep(struct symbolizer *sy, uint64_t addr, const char *name)
 {
-	size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 20) & (sy->ksym_cap - 1);
-	while (sy->ksyms[i].addr && sy->ksyms[i].addr != addr)
-		i = (i + 1) & (sy->ksym_cap - 1);
-	return &sy->ksyms[i];
-}
-
-/* Room for one more address in the table of kernel names. */
-static bool ksym_room(struct symbolizer *sy)
-{
-	if ((sy->ksym_count + 1) * 2 <= sy->ksym_cap)
-		return true;
-	size_t cap = sy->ksym_cap ? sy->ksym_cap * 2 : 1024, old_cap = sy->ksym_cap;
-	struct ksym_slot *old = sy->ksyms, *t = calloc(cap, sizeof(*t));
-	if (!t)
+	uint32_t i;
+	if (ARRAY_GROW(sy->ksym_names, sy->ksym_names_cap, sy->nksym_names + 1) != 0 ||
+	    (i = u64_map_add(&sy->ksym_ids, addr, (uint32_t)sy->nksym_names)) == U64_MAP_NONE)
 		return false;
-	sy->ksyms = t;
-	sy->ksym_cap = cap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].addr)
-			*ksym_slot(sy, old[i].addr) = old[i];
-	free(old);
+	if (i == sy->nksym_names)
+		sy->ksym_names[sy->nksym_names++] = name;
 	return true;
 }
 
@@ -791,13 +758,11 @@ static bool ksym_ask(struct symbolizer *sy, const uint64_t *addr, size_t n)
 		sy->kname = NULL;
 		return false;
 	}
-	for (size_t i = 0; i < n && ksym_room(sy); i++) {
-		struct ksym_slot *k = ksym_slot(sy, addr[i]);
-		if (k->addr)
+	for (size_t i = 0; i < n; i++) {
+		if (u64_map_find(&sy->ksym_ids, addr[i]) != U64_MAP_NONE)
 			continue;
-		k->addr = addr[i];
-		k->name = out[i][0] ? text_intern(sy->si, out[i], strlen(out[i])) : NULL;
-		sy->ksym_count++;
+		if (!ksym_keep(sy, addr[i], out[i][0] ? text_intern(sy->si, out[i], strlen(out[i])) : NULL))
+			break;
 	}
 	return true;
 }
@@ -806,10 +771,10 @@ void symbolizer_kernel_prefetch(struct symbolizer *sy, const uint64_t *pcs, size
 {
 	uint64_t want[PROFILE_KSYM_BATCH];
 	size_t m = 0;
-	if (!sy->kname || !ksym_room(sy))
+	if (!sy->kname)
 		return;
 	for (size_t i = 0; i < n && sy->kname; i++) {
-		bool dup = !pcs[i] || ksym_slot(sy, pcs[i])->addr;
+		bool dup = !pcs[i] || u64_map_find(&sy->ksym_ids, pcs[i]) != U64_MAP_NONE;
 		for (size_t j = 0; j < m && !dup; j++)
 			dup = want[j] == pcs[i];
 		if (!dup)
@@ -825,17 +790,15 @@ void symbolizer_kernel_prefetch(struct symbolizer *sy, const uint64_t *pcs, size
 /* The kernel's name for addr, asked once per address. false: ask /proc/kallsyms. */
 static bool kernel_name(struct symbolizer *sy, uint64_t addr, const char **name)
 {
-	/* the table may not exist yet: a first stack with a single kernel frame
-	 * is not prefetched */
-	if (!sy->kname || !addr || !ksym_room(sy))
+	/* a first stack with a single kernel frame is not prefetched */
+	if (!sy->kname || !addr)
 		return false;
-	struct ksym_slot *k = ksym_slot(sy, addr);
-	if (!k->addr) {
-		if (!ksym_ask(sy, &addr, 1))
-			return false;
-		k = ksym_slot(sy, addr);
-	}
-	*name = k->name;
+	uint32_t i = u64_map_find(&sy->ksym_ids, addr);
+	if (i == U64_MAP_NONE && ksym_ask(sy, &addr, 1))
+		i = u64_map_find(&sy->ksym_ids, addr);
+	if (i == U64_MAP_NONE) /* the kernel cannot say, or no memory to keep it */
+		return false;
+	*name = sy->ksym_names[i];
 	return true;
 }
 

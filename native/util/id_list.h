@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "grow.h"
+
 struct id_list {
 	uint64_t *v;
 	size_t n, cap;
@@ -16,14 +18,8 @@ struct id_list {
  * (the list is then unchanged). */
 static inline int id_list_push(struct id_list *l, uint64_t id)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4096;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n + 1) != 0)
+		return -1;
 	l->v[l->n++] = id;
 	return 0;
 }

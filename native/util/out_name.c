@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 #define TIME_LEN 16 /* YYYYmmddTHHMMSSZ */
 
 int out_name_check(const char *tmpl, char *err, size_t errlen)
@@ -238,15 +240,7 @@ long out_name_rotate(const char *tmpl, size_t keep, uint64_t keep_bytes, char *e
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 			continue; /* gone meanwhile, or not a file jflame wrote */
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct kept *x = realloc(k, nc * sizeof(*k));
-			if (!x)
-				goto oom;
-			k = x;
-			cap = nc;
-		}
-		if (!(k[n].path = strdup(path)))
+		if (ARRAY_GROW(k, cap, n + 1) != 0 || !(k[n].path = strdup(path)))
 			goto oom;
 		k[n].mtime = st.st_mtim;
 		k[n].bytes = (uint64_t)st.st_size;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "grow.h"
 #include "str_intern.h"
 
 /* The strings' text, one after another in blocks: 64 KB first (a small index
@@ -115,18 +116,10 @@ long str_index_add(struct str_index *x, const char *s, size_t len)
 		return (long)x->slots[i].idx1 - 1;
 	if (x->n >= STR_INDEX_MAX)
 		return -1;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 256;
-		char **strs = realloc(x->strs, cap * sizeof(*strs));
-		if (!strs)
-			return -1;
-		x->strs = strs;
-		size_t *lens = realloc(x->lens, cap * sizeof(*lens));
-		if (!lens)
-			return -1;
-		x->lens = lens;
-		x->cap = cap;
-	}
+	size_t strs_cap = x->cap, lens_cap = x->cap; /* one capacity: set when both grew */
+	if (ARRAY_GROW(x->strs, strs_cap, x->n + 1) != 0 || ARRAY_GROW(x->lens, lens_cap, x->n + 1) != 0)
+		return -1;
+	x->cap = strs_cap;
 	char *copy = text_alloc(x, len + 1);
 	if (!copy)
 		return -1;
