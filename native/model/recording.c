@@ -55,3 +55,38 @@ struct stack_count *recording_sorted(const struct recording *r, size_t *n)
 	free(ix);
 	return out;
 }
+
+int recording_copy_plain(struct recording *dst, const struct recording *src)
+{
+	size_t n;
+	int rc = -1;
+	struct stack_count *s = recording_sorted(src, &n);
+	char *buf = NULL;
+	size_t cap = 0;
+	if (!s)
+		return -1;
+	*dst = *src; /* what was recorded; the stacks are its own, below */
+	stack_table_init(&dst->stacks);
+	dst->nstacks = 0;
+	dst->total = dst->total_weight = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(s[i].stack);
+		if (len + 1 > cap) {
+			char *b = realloc(buf, len + 1);
+			if (!b)
+				goto out;
+			buf = b;
+			cap = len + 1;
+		}
+		len = stack_strip_lines(s[i].stack, len, buf);
+		if (recording_add_weighted(dst, buf, len, s[i].count, s[i].weight) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		recording_free(dst);
+	free(buf);
+	free(s);
+	return rc;
+}

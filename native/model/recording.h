@@ -52,6 +52,10 @@ static inline bool recording_weighted(const struct recording *r)
 {
 	return r->ev->weigh != EVENT_WEIGH_NONE;
 }
+/* dst (not initialized) as a copy of src whose frames carry no source lines
+ * (stack_strip_lines(): stacks that differ only by lines become one). 0, or
+ * -1 when out of memory (dst then holds nothing to free). */
+int recording_copy_plain(struct recording *dst, const struct recording *src);
 /* The stacks sorted by their text (for writers). Caller frees the array. */
 struct stack_count *recording_sorted(const struct recording *r, size_t *n);
 

@@ -94,6 +94,20 @@ int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thr
 	return 0;
 }
 
+size_t stack_strip_lines(const char *in, size_t n, char *out)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (in[i] != STACK_LINE_MARK) {
+			out[len++] = in[i];
+			continue;
+		}
+		while (i + 1 < n && in[i + 1] != ';')
+			i++;
+	}
+	return len;
+}
+
 size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *file_len, int64_t *line)
 {
 	const char *mark = memchr(frame, STACK_LINE_MARK, n);
@@ -169,12 +183,11 @@ void stack_table_meta_from_recording(struct stack_table *t, const struct recordi
 			 e->weight_type, rec->min_block_ns / 1000, rec->short_blocks, (double)rec->short_ns / 1e6);
 }
 
-int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
-			       int64_t now_ns)
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns)
 {
 	size_t n;
 	int rc = -1;
-	struct stack_count *s = recording_sorted(stacks ? stacks : rec, &n);
+	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
 	uint64_t period = rec->freq > 0 ? 1000000000ULL / (uint64_t)rec->freq : 0;
@@ -183,7 +196,7 @@ int stack_table_from_recording(struct stack_table *t, const struct recording *re
 				    recording_weighted(rec) ? s[i].weight : s[i].count * period) < 0)
 			goto out;
 	stack_table_meta_from_recording(t, rec, now_ns);
-	t->meta.lines = stacks != NULL;
+	t->meta.lines = rec->stacks.meta.lines;
 	rc = 0;
 out:
 	free(s);

@@ -69,6 +69,11 @@ struct stack_table {
  * the frame has none or it does not parse). */
 size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *file_len, int64_t *line);
 
+/* Copies the stack in[0..n) to out (room for n bytes) without its frames'
+ * source lines (the line mark and what follows it up to the frame's end): the
+ * stack as folded output and graphs show it. Its length. */
+size_t stack_strip_lines(const char *in, size_t n, char *out);
+
 void stack_table_init(struct stack_table *t);
 void stack_table_free(struct stack_table *t);
 /* Adds count and weight to the stack frames[0..len) (sums saturate). Its
@@ -84,14 +89,13 @@ int stack_table_add_step(struct stack_table *t, uint32_t stack, uint64_t count, 
  * on thread[0..len). 0, or -1 when out of memory. */
 int stack_table_add_timed(struct stack_table *t, uint32_t stack, const char *thread, size_t len, double time,
 			  uint64_t weight);
-/* Fills an empty table from a recording: counts are samples, weights
- * count x 1e9/freq cpu nanoseconds; target, duration, rate and losses go
- * into meta. stacks: the recording the stacks come from when not rec's own
- * (record keeps one whose frames carry source lines, for pprof and
- * speedscope: meta.lines is then set); NULL for rec's. now_ns: the wall clock at the end of the
- * recording (0 unknown). 0, or -1 when out of memory. */
-int stack_table_from_recording(struct stack_table *t, const struct recording *rec, const struct recording *stacks,
-			       int64_t now_ns);
+/* Fills an empty table from a recording: counts are samples, weights its
+ * own or count x 1e9/freq cpu nanoseconds; target, duration, rate and losses
+ * go into meta, and meta.lines when the recording's frames carry source
+ * lines (its store's meta.lines: record's with a pprof, speedscope or JFR
+ * output). now_ns: the wall clock at the end of the recording (0 unknown).
+ * 0, or -1 when out of memory. */
+int stack_table_from_recording(struct stack_table *t, const struct recording *rec, int64_t now_ns);
 /* Copies src's timeline into t, each sample onto the stack of t with the same
  * text (a sample whose stack t lacks is left out). 0, or -1 when out of memory. */
 int stack_table_timeline_from(struct stack_table *t, const struct stack_table *src);

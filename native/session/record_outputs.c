@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "flamegraph.h"
+#include "grow.h"
 #include "heatmap.h"
 #include "html_heatmap.h"
 #include "out_file.h"
@@ -23,21 +24,37 @@
 #include "msg.h"
 
 /* The stacks of rec with their numbers in folded and SVG outputs (the event's
- * view: samples, or weights in its unit), in t (initialized, empty); folded
- * leaves the stacks whose number is 0 out. 0, or -1 out of memory. */
+ * view: samples, or weights in its unit), in t (initialized, empty): a view of
+ * the window's store, its frames without their source lines (stacks that
+ * differ only by lines are one); folded leaves the stacks whose number is 0
+ * out. 0, or -1 out of memory. */
 static int value_table(struct stack_table *t, const struct recording *rec, bool count_view, bool skip_zero)
 {
-	size_t n;
+	size_t n, cap = 0;
 	int rc = 0;
+	char *buf = NULL;
 	struct event_view v = event_view(rec->ev, count_view);
 	struct stack_count *s = recording_sorted(rec, &n);
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		uint64_t x = event_view_value(&v, s[i].count, s[i].weight);
-		if ((x || !skip_zero) && stack_table_add(t, s[i].stack, strlen(s[i].stack), x, 0) < 0)
+		const char *text = s[i].stack;
+		size_t len = strlen(text);
+		if (!x && skip_zero)
+			continue;
+		if (rec->stacks.meta.lines) {
+			if (ARRAY_GROW(buf, cap, len + 1) != 0) {
+				rc = -1;
+				break;
+			}
+			len = stack_strip_lines(text, len, buf);
+			text = buf;
+		}
+		if (stack_table_add(t, text, len, x, 0) < 0)
 			rc = -1;
 	}
+	free(buf);
 	free(s);
 	return rc;
 }
@@ -89,18 +106,17 @@ out:
 }
 
 /* A format with source lines (pprof, speedscope, JFR): counts are samples, weights
- * samples x 1e9/freq cpu ns; the stacks of lines, whose interpreted frames carry
+ * samples x 1e9/freq cpu ns; the window's store, whose interpreted frames carry
  * their source lines; the samples' times for a format that needs them. */
-static int write_profile(FILE *f, const struct recording *rec, const struct recording *lines, int64_t end_real_ns,
-			 const struct profile_format *format, bool count_view, char *err, size_t errlen)
+static int write_profile(FILE *f, const struct recording *rec, int64_t end_real_ns, const struct profile_format *format,
+			 bool count_view, char *err, size_t errlen)
 {
 	struct stack_table t;
 	int rc = -1;
 	stack_table_init(&t);
-	/* JFR's events carry the samples' times (their window's store keeps them for it) */
-	if (stack_table_from_recording(&t, rec, lines, end_real_ns) != 0 ||
-	    ((format->needs & PF_NEEDS_TIMES) &&
-	     stack_table_timeline_from(&t, lines ? &lines->stacks : &rec->stacks) != 0)) {
+	/* JFR's events carry the samples' times (the window's sample log) */
+	if (stack_table_from_recording(&t, rec, end_real_ns) != 0 ||
+	    ((format->needs & PF_NEEDS_TIMES) && stack_table_timeline_from(&t, &rec->stacks) != 0)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
 		if ((format->traits & PF_ONE_VALUE) && count_view && (rec->ev->flags & EVENT_COUNT_VIEW))
@@ -111,18 +127,50 @@ static int write_profile(FILE *f, const struct recording *rec, const struct reco
 	return rc;
 }
 
-/* The heat map of the samples (pid 0, the idle task, left out). */
+/* The heat map of the samples, drawn from the window's sample log (pid 0, the
+ * idle task, left out, as FlameScope does). */
 static int write_heatmap(struct window *w, FILE *f, char *err, size_t errlen)
 {
 	const struct recording *rec = &w->rec;
+	const struct stack_table *t = &rec->stacks;
 	char subtitle[sizeof(rec->target) + sizeof(rec->frame_pointers) + 64];
+	struct heatmap h;
+	char *buf = NULL;
+	size_t cap = 0;
+	int rc = -1;
 	snprintf(subtitle, sizeof(subtitle), "%s, %.1f s at %d Hz, %s", rec->target, rec->seconds, rec->freq,
 		 rec->frame_pointers);
 	struct heatmap_options ho = { .title = "CPU heat map", .subtitle = subtitle };
-	if (heatmap_check(&w->heatmap, &ho, err, errlen) != 0 ||
-	    heatmap_write_html(f, &w->heatmap, &ho, err, errlen) != 0)
+	if (heatmap_init(&h) != 0) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	return 0;
+	}
+	double start = (double)w->start_ns / 1e9;
+	for (size_t i = 0; i < t->ntimeline; i++) {
+		const struct timed_sample *x = &t->timeline[i];
+		const char *text = t->stacks.strs[x->stack];
+		size_t len = t->stacks.lens[x->stack];
+		if (t->threads.lens[x->thread] == sizeof(RECORD_IDLE_THREAD) - 1 &&
+		    memcmp(t->threads.strs[x->thread], RECORD_IDLE_THREAD, len) == 0)
+			continue;
+		if (t->meta.lines) {
+			if (ARRAY_GROW(buf, cap, len + 1) != 0)
+				goto oom;
+			len = stack_strip_lines(text, len, buf);
+			text = buf;
+		}
+		if (heatmap_add(&h, start + x->time, text, len, 1) != 0)
+			goto oom;
+	}
+	if (heatmap_check(&h, &ho, err, errlen) == 0 && heatmap_write_html(f, &h, &ho, err, errlen) == 0)
+		rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	free(buf);
+	heatmap_free(&h);
+	return rc;
 }
 
 /* The path output i of window w goes to (its template expanded). */
@@ -179,8 +227,7 @@ int record_outputs_write(struct record *r, struct window *w, enum rec_event ev, 
 			if (fmt->needs & PF_NEEDS_GRAPH)
 				wr = write_svg(of.f, rec, r->o.count_view, e, sizeof(e));
 			else if (fmt->needs & PF_NEEDS_LINES)
-				wr = write_profile(of.f, rec, ev == EV_BPF && r->want_lines ? &w->rec_lines : NULL,
-						   end_real_ns, fmt, r->o.count_view, e, sizeof(e));
+				wr = write_profile(of.f, rec, end_real_ns, fmt, r->o.count_view, e, sizeof(e));
 			else if (fmt->needs & PF_NEEDS_HEATMAP)
 				wr = write_heatmap(w, of.f, e, sizeof(e));
 			else
@@ -602,10 +649,19 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		if (rc != 0)
 			msg_warn("window %" PRIu64 ": %s\n", w->seq, err);
 		if (r->window_done) {
+			/* --baseline compares stacks as folded output has them: without lines */
 			struct record_window_done wd = { w->seq, w->start_real_ns, when,
 							 wrote[0] == ' ' ? wrote + 1 : wrote,
 							 r->o.npids ? r->o.pids[0] : getpid() };
-			r->window_done(r->window_done_ctx, rec, &wd);
+			struct recording plain;
+			if (!rec->stacks.meta.lines) {
+				r->window_done(r->window_done_ctx, rec, &wd);
+			} else if (recording_copy_plain(&plain, rec) == 0) {
+				r->window_done(r->window_done_ctx, &plain, &wd);
+				recording_free(&plain);
+			} else {
+				msg_warn("window %" PRIu64 ": out of memory comparing it with the baseline\n", w->seq);
+			}
 		}
 	}
 	for (int ev = EV_ALLOC; ev <= EV_LOCK; ev++) {
@@ -641,7 +697,7 @@ int record_window_close(struct record *r, struct window *w, uint64_t end_ns)
 		r->total_samples += w->jrec[k].samples;
 		r->total_lost += w->jrec[k].lost;
 	}
-	record_window_free(r, w);
+	record_window_free(w);
 	return rc;
 }
 
@@ -700,7 +756,7 @@ static struct series *series_of(struct record *r, struct series **all, size_t *n
  * Pyroscope's own clients do. */
 void record_outputs_push(struct record *r, struct window *w)
 {
-	const struct recording *src = r->want_lines ? &w->rec_lines : &w->rec;
+	const struct recording *src = &w->rec; /* with source lines where an output wants them */
 	uint64_t period = r->o.freq > 0 ? 1000000000ULL / (uint64_t)r->o.freq : 0;
 	int64_t end_real = w->start_real_ns + (int64_t)(w->rec.seconds * 1e9);
 	struct series *all = NULL;
@@ -736,7 +792,7 @@ void record_outputs_push(struct record *r, struct window *w)
 			keys[k] = "container", values[k++] = s->con;
 		}
 		stack_table_meta_from_recording(&s->t, &w->rec, end_real);
-		s->t.meta.lines = src == &w->rec_lines;
+		s->t.meta.lines = src->stacks.meta.lines;
 		struct push_profile *prof = calloc(1, sizeof(*prof));
 		if (!prof || !(f = open_memstream(&body, &len)) ||
 		    (pprof_write(f, &s->t, false, err, sizeof(err)) != 0 ? (fclose(f), 1) : fclose(f) != 0) ||

@@ -453,7 +453,7 @@ int record_session_start(struct record *r, bool tty, char *err, size_t errlen)
 	/* the first window, opened before the sampler loaded (seconds on a slow
 	 * machine), starts with the recording: else its windows ran empty before
 	 * it and -d's time held more windows than it spans (no sample is in it yet) */
-	record_window_free(r, &r->win[0]);
+	record_window_free(&r->win[0]);
 	if (record_window_open_err(r, &r->win[0], r->start_ns, 1, err, errlen) != 0)
 		return -1;
 	/* the agents' events alone, of given JVMs: -d counts from when the agents
@@ -718,7 +718,7 @@ void record_session_close(struct record *r)
 	sample_queue_free(&r->deferred);
 	for (int k = 0; k < 2; k++)
 		if (r->win[k].open)
-			record_window_free(r, &r->win[k]);
+			record_window_free(&r->win[k]);
 	sampler_close(r->sampler);
 	symbolizer_free(r->sy);
 	sample_pipeline_free(r->pipe);

@@ -55,6 +55,8 @@
 #define WINDOW_PID_STACK_BYTES (32ull << 20)
 #define WINDOW_STACK_BYTES     (256ull << 20)
 #define WINDOW_CAPPED_FRAME    "[jflame: too many distinct stacks]"
+/* The sample log's thread of the idle task's samples (pid 0): the heat map leaves them out. */
+#define RECORD_IDLE_THREAD "[idle]"
 /* Without --window, processes that exited are forgotten this often. */
 #define FORGET_NS 10000000000ULL
 
@@ -119,10 +121,9 @@ struct window {
 	uint64_t seq;		   /* 1, 2, ... */
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC, as samples' times; end UINT64_MAX: open-ended */
 	int64_t start_real_ns;	   /* the wall clock at start_ns: %t, pprof's time */
-	struct recording rec;
-	struct recording rec_lines; /* pprof and speedscope: the stacks with interpreted frames' source lines */
-	struct heatmap heatmap;	    /* the .html output: every sample with its time */
-	struct out_file stacks;	    /* the .stacks output, written as samples come */
+	struct recording rec;	   /* the sampler's samples: the one store (frames with source lines when an
+				 output wants them; the sample log when .jfr or .html does) */
+	struct out_file stacks;	   /* the .stacks output, written as samples come */
 	bool stacks_open;
 	char stacks_path[4096];
 	struct stacks_order stacks_order; /* its samples on their way, put in time order */

@@ -62,13 +62,15 @@ static struct window *window_for(struct record *r, uint64_t ts)
 /* The pipeline's sink: a named and folded sample goes into the window of its
  * time, with its counts, and into the .stacks and heat map outputs. */
 /* A sample's time (seconds since its window began) in the timeline of rec's
- * store, which holds its stack: what a .jfr output's events are stamped with. */
+ * store, which holds its stack: the window's sample log, what a .jfr output's
+ * events are stamped with and the heat map is drawn from. thread: "" or
+ * RECORD_IDLE_THREAD (the idle task's samples, which the heat map leaves out). */
 static void add_time(struct window *w, struct recording *rec, const char *stack, size_t len, uint64_t ts_ns,
-		     uint64_t weight)
+		     uint64_t weight, const char *thread)
 {
 	long id = str_index_find(&rec->stacks.stacks, stack, len);
 	double t = ts_ns > w->start_ns ? (double)(ts_ns - w->start_ns) / 1e9 : 0;
-	if (id < 0 || stack_table_add_timed(&rec->stacks, (uint32_t)id, "", 0, t, weight) != 0)
+	if (id < 0 || stack_table_add_timed(&rec->stacks, (uint32_t)id, thread, strlen(thread), t, weight) != 0)
 		w->oom++;
 }
 
@@ -92,16 +94,18 @@ static bool stack_fits(struct record *r, struct window *w, const struct folded_s
 	struct pid_bytes *pb = pid_slot(w, fs->s->pid);
 	if (!pb)
 		return false;
-	uint64_t len = fs->len + (r->want_lines ? fs->lines_len : 0);
+	/* the window's one store holds the stack with its lines when outputs want them */
+	const char *text = r->want_lines ? fs->lines : fs->stack;
+	uint64_t len = r->want_lines ? fs->lines_len : fs->len;
+	bool known = str_index_find(&w->rec.stacks.stacks, text, len) >= 0;
 	if (pb->bytes + len <= WINDOW_PID_STACK_BYTES && w->stack_bytes + len <= WINDOW_STACK_BYTES) {
-		if (str_index_find(&w->rec.stacks.stacks, fs->stack, fs->len) < 0) {
+		if (!known) {
 			pb->bytes += len;
 			w->stack_bytes += len;
 		}
 		return true;
 	}
-	if (str_index_find(&w->rec.stacks.stacks, fs->stack, fs->len) >= 0 &&
-	    (!r->want_lines || str_index_find(&w->rec_lines.stacks.stacks, fs->lines, fs->lines_len) >= 0))
+	if (known)
 		return true;
 	if (!pb->said) {
 		pb->said = true;
@@ -181,20 +185,16 @@ void record_windows_add_folded(void *ctx, const struct folded_sample *fs_in)
 	if (fs->flags & FOLDED_TRUNCATED)
 		w->truncated++;
 	w->stack_errors += fs->stack_errors;
-	if (r->want_lines &&
-	    (fs->lines_oom || recording_add_weighted(&w->rec_lines, fs->lines, fs->lines_len, 1, fs->weight) != 0))
+	/* one store: the stack with its frames' source lines where an output wants
+	 * them (folded output and graphs leave them out), and the sample log */
+	const char *text = r->want_lines ? fs->lines : fs->stack;
+	size_t len = r->want_lines ? fs->lines_len : fs->len;
+	if ((r->want_lines ? fs->lines_oom : fs->oom) || recording_add_weighted(&w->rec, text, len, 1, fs->weight) != 0)
 		w->oom++;
-	if (fs->oom || recording_add_weighted(&w->rec, fs->stack, fs->len, 1, fs->weight) != 0)
-		w->oom++;
-	else if (r->want_times)
-		add_time(w, r->want_lines ? &w->rec_lines : &w->rec, r->want_lines ? fs->lines : fs->stack,
-			 r->want_lines ? fs->lines_len : fs->len, s->ts_ns, fs->weight);
+	else if (r->want_times || r->want_heatmap)
+		add_time(w, &w->rec, text, len, s->ts_ns, fs->weight, s->pid == 0 ? RECORD_IDLE_THREAD : "");
 	if (w->stacks_open)
 		write_stacks_sample(r, w, s, offcpu_ns, fs->thread, fs->frames, fs->nframes);
-	/* the heat map leaves the idle task out, as FlameScope does */
-	if (r->want_heatmap && s->pid != 0 && !fs->oom &&
-	    heatmap_add(&w->heatmap, (double)s->ts_ns / 1e9, fs->stack, fs->len, 1) != 0)
-		w->oom++;
 	free(cut);
 }
 
@@ -214,18 +214,14 @@ void record_windows_add_agent(void *ctx, const struct agent_sample *as)
 	if (as->oom || recording_add_weighted(&w->jrec[as->kind], as->stack, as->len, 1, as->weight) != 0)
 		w->oom++;
 	else if (r->want_times)
-		add_time(w, &w->jrec[as->kind], as->stack, as->len, as->ts_ns, as->weight);
+		add_time(w, &w->jrec[as->kind], as->stack, as->len, as->ts_ns, as->weight, "");
 }
 
-void record_window_free(struct record *r, struct window *w)
+void record_window_free(struct window *w)
 {
 	recording_free(&w->rec);
 	recording_free(&w->jrec[J_ALLOC]);
 	recording_free(&w->jrec[J_LOCK]);
-	if (r->want_lines)
-		recording_free(&w->rec_lines);
-	if (r->want_heatmap)
-		heatmap_free(&w->heatmap);
 	if (w->stacks_open)
 		out_file_abort(&w->stacks);
 	stacks_order_free(&w->stacks_order);
@@ -245,11 +241,9 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 	w->start_ns = start_ns;
 	w->end_ns = r->o.window_ns ? start_ns + r->o.window_ns : UINT64_MAX;
 	w->start_real_ns = (int64_t)start_ns + r->real_minus_mono_ns;
-	if (recording_init(&w->rec) != 0 || (r->want_lines && recording_init(&w->rec_lines) != 0) ||
-	    (ev_on(&r->o, EV_ALLOC) && recording_init(&w->jrec[J_ALLOC]) != 0) ||
-	    (ev_on(&r->o, EV_LOCK) && recording_init(&w->jrec[J_LOCK]) != 0) ||
-	    (r->want_heatmap && heatmap_init(&w->heatmap) != 0)) {
-		record_window_free(r, w);
+	if (recording_init(&w->rec) != 0 || (ev_on(&r->o, EV_ALLOC) && recording_init(&w->jrec[J_ALLOC]) != 0) ||
+	    (ev_on(&r->o, EV_LOCK) && recording_init(&w->jrec[J_LOCK]) != 0)) {
+		record_window_free(w);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -258,11 +252,12 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 			continue;
 		if (record_output_path(r, w, i, w->stacks_path, sizeof(w->stacks_path), err, errlen) != 0 ||
 		    out_file_open(&w->stacks, w->stacks_path, err, errlen) != 0) {
-			record_window_free(r, w);
+			record_window_free(w);
 			return -1;
 		}
 		w->stacks_open = true;
 	}
+	w->rec.stacks.meta.lines = r->want_lines; /* its frames carry their source lines */
 	w->open = true;
 	return 0;
 }

@@ -14,6 +14,6 @@ int record_window_open_err(struct record *r, struct window *w, uint64_t start_ns
 			   size_t errlen);
 /* The same, a failure said in a warning. */
 int record_window_open(struct record *r, struct window *w, uint64_t start_ns, uint64_t seq);
-void record_window_free(struct record *r, struct window *w);
+void record_window_free(struct window *w);
 
 #endif

@@ -192,14 +192,7 @@ void fold_strip_lines(struct fold_buf *b, const char *in, size_t n)
 	grow(b, n);
 	if (b->oom)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (in[i] != STACK_LINE_MARK) {
-			b->p[b->len++] = in[i];
-			continue;
-		}
-		while (i + 1 < n && in[i + 1] != ';')
-			i++;
-	}
+	b->len += stack_strip_lines(in, n, b->p + b->len);
 	b->p[b->len] = '\0';
 }
 

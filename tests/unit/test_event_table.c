@@ -71,7 +71,7 @@ static void test_meta_round_trip(void)
 		r.freq = 99;
 		r.interval = 524288;
 		recording_add_weighted(&r, "a;b", 3, 2, 2000);
-		CHECK_EQ_INT(stack_table_from_recording(&t, &r, NULL, 1000000000000), 0);
+		CHECK_EQ_INT(stack_table_from_recording(&t, &r, 1000000000000), 0);
 		const struct event_kind *back = event_kind_of_meta(&t.meta);
 		/* the CPU rows are one kind in a file: samples weighing CPU ns */
 		CHECK_MSG(back == &e[i] || (e[i].weigh == EVENT_WEIGH_NONE && back->weigh == EVENT_WEIGH_NONE),
