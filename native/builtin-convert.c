@@ -69,30 +69,28 @@ struct convert_cmd {
 
 static const struct cli_cmd convert_cli = { "convert", usage, NULL, usage_tail, 27, 0 };
 
-static int opt_from(void *to, char *arg)
+/* -f or -t (letter): a row of the format table that cmds (PF_READ, PF_CONVERT) takes, into *f. */
+static int format_take(const char *arg, unsigned cmds, char letter, const struct profile_format **f)
 {
-	const struct profile_format *x = profile_format_named(arg), **f = to;
+	const struct profile_format *x = profile_format_named(arg);
 	char names[128];
-	if (x && (x->cmds & PF_READ)) {
+	if (x && (x->cmds & cmds)) {
 		*f = x;
 		return 0;
 	}
-	profile_format_list(names, sizeof(names), PF_READ, false);
-	msg_say("-f takes %s, not '%s'\n", names, arg);
+	profile_format_list(names, sizeof(names), cmds, false);
+	msg_say("-%c takes %s, not '%s'\n", letter, names, arg);
 	return -1;
+}
+
+static int opt_from(void *to, char *arg)
+{
+	return format_take(arg, PF_READ, 'f', to);
 }
 
 static int opt_to(void *to, char *arg)
 {
-	const struct profile_format *x = profile_format_named(arg), **w = to;
-	char names[128];
-	if (x && (x->cmds & PF_CONVERT)) {
-		*w = x;
-		return 0;
-	}
-	profile_format_list(names, sizeof(names), PF_CONVERT, false);
-	msg_say("-t takes %s, not '%s'\n", names, arg);
-	return -1;
+	return format_take(arg, PF_CONVERT, 't', to);
 }
 
 static int opt_output(void *to, char *arg)

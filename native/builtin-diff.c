@@ -24,6 +24,7 @@
 #include "stack_table.h"
 #include "regress.h"
 #include "regress_report.h"
+#include "regress_cli.h"
 #include "window_regress.h"
 #include "msg.h"
 
@@ -114,16 +115,6 @@ static int opt_baseline(void *to, char *arg)
 	return 0;
 }
 
-static int opt_confirm(void *to, char *arg)
-{
-	char e[256];
-	if (baseline_parse_confirm(arg, to, e, sizeof(e)) != 0) {
-		msg_say("%s\n", e);
-		return -1;
-	}
-	return 0;
-}
-
 static int opt_output(void *to, char *arg)
 {
 	struct diff_cmd *c = to;
@@ -145,9 +136,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 		ROW_NUM("top", 0, OPT_LONG, &c->top, &c->top_given, 0, 1000000000L,
 			"--top %s: give a number of rows, 0 for every frame", "N",
 			"rows at most (default 20; 0: every frame)"),
-		ROW_NUM("alpha", 0, OPT_SECONDS, &c->alpha, &c->alpha_given, 1e-12, 0.5,
-			"--alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)", "A",
-			"family-wise error rate over all frames (default 0.01)"),
+		regress_cli_alpha(&c->alpha, &c->alpha_given, "family-wise error rate over all frames (default 0.01)"),
 		ROW_NUM("fail-above", 0, OPT_SECONDS, &c->fail_above, NULL, 0, 100,
 			"--fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)", "PTS",
 			"exit with status 3 when a significant frame grew by PTS\n"
@@ -159,14 +148,9 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 			 "record --window --baseline SPEC would judge them:\n"
 			 "first, previous:N or a saved profile; regression\n"
 			 "lines and a count"),
-		{ .name = "confirm",
-		  .kind = OPT_CALL,
-		  .call = opt_confirm,
-		  .to = &c->bo.confirm,
-		  .given = &c->confirm_given,
-		  .arg = "N",
-		  .help = "--baseline: windows in a row a frame must grow in\n"
-			  "(default 2)" },
+		regress_cli_confirm(&c->bo.confirm, &c->confirm_given,
+				    "--baseline: windows in a row a frame must grow in\n"
+				    "(default 2)"),
 		ROW("no-normalize", 0, OPT_FLAG, &c->no_normalize, NULL,
 		    "compare names as recorded (default: lambda and\n"
 		    "hidden-class addresses, GeneratedMethodAccessor numbers,\n"

@@ -21,6 +21,7 @@
 #include "record_launch.h"
 #include "record_outputs.h"
 #include "record_session.h"
+#include "regress_cli.h"
 #include "sample_ring.h"
 #include "window_regress.h"
 #include "msg.h"
@@ -289,16 +290,6 @@ static int opt_diff_out(void *to, char *arg)
 	return 0;
 }
 
-static int opt_confirm(void *to, char *arg)
-{
-	char e[256];
-	if (baseline_parse_confirm(arg, to, e, sizeof(e)) != 0) {
-		msg_say("%s\n", e);
-		return -1;
-	}
-	return 0;
-}
-
 static int opt_agent_options(void *to, char *arg)
 {
 	const char **agent_options = to;
@@ -422,19 +413,13 @@ static int parse_options(struct record_cli *cli, int argc, char **argv)
 			"JFLAME_FRAME, JFLAME_BEFORE, JFLAME_AFTER,\n"
 			"JFLAME_CHANGE (points), JFLAME_REGRESSIONS,\n"
 			"JFLAME_FILES, JFLAME_DIFF set"),
-		{ .name = "confirm",
-		  .kind = OPT_CALL,
-		  .call = opt_confirm,
-		  .to = &cli->regress.b.confirm,
-		  .given = &cli->confirm_given,
-		  .arg = "N",
-		  .help = "--baseline: windows in a row a frame must grow in\n"
-			  "(default 2: a one-window burst is not a regression;\n"
-			  "1: every window on its own)" },
-		ROW_NUM("alpha", 0, OPT_SECONDS, &cli->regress.b.alpha, &cli->alpha_given, 1e-12, 0.5,
-			"--alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)", "A",
-			"--baseline's error rate over all frames\n"
-			"(default 0.01)"),
+		regress_cli_confirm(&cli->regress.b.confirm, &cli->confirm_given,
+				    "--baseline: windows in a row a frame must grow in\n"
+				    "(default 2: a one-window burst is not a regression;\n"
+				    "1: every window on its own)"),
+		regress_cli_alpha(&cli->regress.b.alpha, &cli->alpha_given,
+				  "--baseline's error rate over all frames\n"
+				  "(default 0.01)"),
 		ROW("no-normalize", 0, OPT_FLAG, &cli->regress.b.no_normalize, NULL,
 		    "--baseline: compare names as recorded"),
 		ROW_NUM("keep", 0, OPT_COUNT, &o->keep, NULL, 1, 1000000,
