@@ -43,12 +43,15 @@ int cli_opts_letters(const struct cli_cmd *cmd, const struct cli_opt *rows, size
 {
 	size_t at = 0;
 	int rc = 0;
-	if (len < 2)
+	if (len < 2) {
+		if (len)
+			buf[0] = '\0';
 		return -1;
+	}
 	if (cmd->flags & CLI_IN_ORDER)
 		buf[at++] = '+';
 	for (size_t i = 0; i < n; i++) {
-		int has = row_has_arg(&rows[i]);
+		int has = row_has_arg(&rows[i]); /* as many colons as getopt wants */
 		if (!rows[i].letter || rows[i].kind == OPT_TEXT)
 			continue;
 		if (at + 2 + (size_t)has > len) { /* the letter, its colons and the NUL */
