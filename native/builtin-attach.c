@@ -1,7 +1,6 @@
 /* builtin-attach.c - `jflame attach PID [AGENT_OPTIONS]`: loads the jflame agent
  * into a running HotSpot JVM (also in a container) without any JDK tool. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "builtin.h"
 #include "caps.h"
 #include "cli_io.h"
+#include "cli_opts.h"
 #include "cli_num.h"
 #include "proc_info.h"
 #include "msg.h"
@@ -47,72 +47,51 @@ static const char usage[] = "usage: jflame attach [--timeout SECONDS] [--agent P
 			    "agent is copied into the container's /tmp when its path is not visible there.\n"
 			    "Loading it twice is harmless: the second time says it is already there.\n"
 			    "Ctrl-C or SIGTERM ends the wait for the JVM (exit 128+N).\n"
-			    "\n"
-			    "  AGENT_OPTIONS            comma-separated, as after -agentpath:...=\n"
-			    "                           (nounfold, msig, dottedclass, sourcepos, quiet; 'help'\n"
-			    "                           lists them; inline chains are unfolded by default)\n"
-			    "  -t, --timeout SECONDS    wait this long for the JVM to answer (default 5)\n"
-			    "      --agent PATH         the agent library (default: found next to jflame,\n"
-			    "                           or $JFLAME_AGENT)\n"
-			    "  -q, --quiet              no message on success\n"
-			    "  -h, --help               this text\n"
-			    "\n"
-			    "Examples:\n"
-			    "  jflame attach 4242\n"
-			    "  jflame attach 4242 msig,sourcepos\n"
-			    "  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
+			    "\n";
+
+static const char usage_tail[] = "\n"
+				 "Examples:\n"
+				 "  jflame attach 4242\n"
+				 "  jflame attach 4242 msig,sourcepos\n"
+				 "  jflame attach --timeout 20 $(pgrep -f kafka.Kafka)\n";
+
+static const struct cli_cmd attach_cli = { "attach", usage, NULL, usage_tail, 27, CLI_IN_ORDER };
 
 static int parse_options(struct attach_cmd_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "timeout", required_argument, NULL, 't' },
-		{ "agent", required_argument, NULL, 'A' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct cli_opt rows[] = {
+		ROW_TEXT("AGENT_OPTIONS", "comma-separated, as after -agentpath:...=\n"
+					  "(nounfold, msig, dottedclass, sourcepos, quiet;\n"
+					  "'help' lists them; inline chains are unfolded by\n"
+					  "default)"),
+		ROW_NUM("timeout", 't', OPT_SECONDS_MS, &o->timeout_ms, NULL, 0.1, 3600,
+			"--timeout takes seconds from 0.1 to 3600, not '%s'", "SECONDS",
+			"wait this long for the JVM to answer (default 5)"),
+		ROW("agent", 0, OPT_STRING, &o->agent, "PATH",
+		    "the agent library (default: found next to jflame,\n"
+		    "or $JFLAME_AGENT)"),
+		ROW("quiet", 'q', OPT_FLAG, &o->quiet, NULL, "no message on success"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	int c;
+	int next;
 	*o = defaults;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': {
-			double d;
-			if (cli_parse_seconds(optarg, 0.1, 3600, &d) != 0) {
-				msg_say("--timeout takes seconds from 0.1 to 3600, not '%s'\n", optarg);
-				return -1;
-			}
-			o->timeout_ms = (int)(d * 1000);
-			break;
-		}
-		case 'A':
-			o->agent = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		default:
-			return cli_option_other("attach", usage, c, argv[optind - 1],
-						optopt == 't' ||
-							(optopt == 0 && strcmp(argv[optind - 1], "--agent") == 0) ||
-							(optopt == 0 && strcmp(argv[optind - 1], "--timeout") == 0));
-		}
-	}
-	if (optind >= argc) {
+	int rc = cli_opts_parse(&attach_cli, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
+	if (next >= argc) {
 		msg_say("give the pid of the JVM: jflame attach PID [AGENT_OPTIONS]\n");
 		return -1;
 	}
 	long pid;
-	if (cli_parse_long(argv[optind], 1, 4194304, &pid) != 0) {
-		msg_say("'%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n", argv[optind]);
+	if (cli_parse_long(argv[next], 1, 4194304, &pid) != 0) {
+		msg_say("'%s' is not a pid; give the pid of the JVM, e.g. jflame attach 4242\n", argv[next]);
 		return -1;
 	}
 	o->pid = (pid_t)pid;
-	if (optind + 1 < argc)
-		o->agent_options = argv[optind + 1];
-	if (optind + 2 < argc) {
-		msg_say("unexpected argument '%s'; agent options are one comma-separated word\n", argv[optind + 2]);
+	if (next + 1 < argc)
+		o->agent_options = argv[next + 1];
+	if (next + 2 < argc) {
+		msg_say("unexpected argument '%s'; agent options are one comma-separated word\n", argv[next + 2]);
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,5 @@
 /* builtin-collapse.c - `jflame collapse`: perf script text (plain, gzip or
  * stdin; also jflame's .stacks) to folded stacks, as stackcollapse-perf.pl does. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +7,7 @@
 
 #include "builtin.h"
 #include "cli_io.h"
-#include "cli_num.h"
+#include "cli_opts.h"
 #include "collapse.h"
 #include "out_file.h"
 #include "format_table.h"
@@ -17,31 +16,20 @@
 
 #define MAX_INPUTS 256
 
-static const char usage[] =
-	"usage: jflame collapse [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
-	"                       [--from SEC] [--to SEC] [--event EVENT] [-o FILE] [FILE...]\n"
-	"\n"
-	"Folds the samples of `perf script` text (plain or gzip; standard input when no\n"
-	"FILE or '-') into one line per unique stack, root first, with its count: the\n"
-	"input of flamegraph.pl and `jflame svg`. Behaves as stackcollapse-perf.pl does:\n"
-	"the root frame is the process name, Java and C++ names are tidied, an inline\n"
-	"chain A->B is split into A;B_[i], an unknown symbol becomes [its module].\n"
-	"Samples are weighted by their period where perf prints one; only one kind of\n"
-	"event is kept (the first seen, or --event). Also reads jflame's .stacks files.\n"
-	"The FILEs are merged; one given twice is an error (it would count twice).\n"
-	"\n"
-	"      --pid            root frame name-PID\n"
-	"      --tid            root frame name-PID/TID\n"
-	"      --kernel         annotate kernel frames _[k]\n"
-	"      --jit            annotate JIT frames (/tmp/perf-PID.map) _[j] and\n"
-	"                       interpreted ones ([interpreted], from jflame record) _[0]\n"
-	"      --all            both annotations\n"
-	"      --addrs          [module <address>] for frames without a symbol\n"
-	"      --from SEC       keep samples from SEC seconds after the first sample\n"
-	"      --to SEC         ... until SEC seconds after it\n"
-	"      --event EVENT    keep this event (e.g. cycles) instead of the first seen\n"
-	"  -o, --output FILE    write FILE, once ('-' or none: standard output)\n"
-	"  -h, --help           this text\n"
+static const char usage[] = "usage: jflame collapse [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
+			    "                       [--from SEC] [--to SEC] [--event EVENT] [-o FILE] [FILE...]\n"
+			    "\n"
+			    "Folds the samples of `perf script` text (plain or gzip; standard input when no\n"
+			    "FILE or '-') into one line per unique stack, root first, with its count: the\n"
+			    "input of flamegraph.pl and `jflame svg`. Behaves as stackcollapse-perf.pl does:\n"
+			    "the root frame is the process name, Java and C++ names are tidied, an inline\n"
+			    "chain A->B is split into A;B_[i], an unknown symbol becomes [its module].\n"
+			    "Samples are weighted by their period where perf prints one; only one kind of\n"
+			    "event is kept (the first seen, or --event). Also reads jflame's .stacks files.\n"
+			    "The FILEs are merged; one given twice is an error (it would count twice).\n"
+			    "\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Examples:\n"
 	"  perf record -F 99 -g -p 4242 -- sleep 30; perf script | jflame collapse --all > out.folded\n"
@@ -56,78 +44,56 @@ struct collapse_cmd {
 	size_t ninputs;
 };
 
+static const struct cli_cmd collapse_cli = { "collapse", usage, NULL, usage_tail, 23, 0 };
+
+static int opt_all(void *to, char *arg)
+{
+	struct collapse_opts *o = to;
+	(void)arg;
+	o->kernel = o->jit = true;
+	return 0;
+}
+
+static int opt_output(void *to, char *arg)
+{
+	struct collapse_cmd *c = to;
+	return cli_output_add("collapse", &c->output, &c->noutput, 1, arg);
+}
+
 static int parse_options(struct collapse_cmd *c, int argc, char **argv)
 {
-	enum { O_PID = 256, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS, O_FROM, O_TO, O_EVENT };
-	static const struct option longopts[] = {
-		{ "pid", no_argument, NULL, O_PID },
-		{ "tid", no_argument, NULL, O_TID },
-		{ "kernel", no_argument, NULL, O_KERNEL },
-		{ "jit", no_argument, NULL, O_JIT },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "addrs", no_argument, NULL, O_ADDRS },
-		{ "from", required_argument, NULL, O_FROM },
-		{ "to", required_argument, NULL, O_TO },
-		{ "event", required_argument, NULL, O_EVENT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct cli_opt rows[] = {
+		ROW("pid", 0, OPT_FLAG, &c->o.pid, NULL, "root frame name-PID"),
+		ROW("tid", 0, OPT_FLAG, &c->o.tid, NULL, "root frame name-PID/TID"),
+		ROW("kernel", 0, OPT_FLAG, &c->o.kernel, NULL, "annotate kernel frames _[k]"),
+		ROW("jit", 0, OPT_FLAG, &c->o.jit, NULL,
+		    "annotate JIT frames (/tmp/perf-PID.map) _[j] and\n"
+		    "interpreted ones ([interpreted], from jflame\n"
+		    "record) _[0]"),
+		ROW_CALL("all", 0, OPT_CALL_FLAG, opt_all, &c->o, NULL, "both annotations"),
+		ROW("addrs", 0, OPT_FLAG, &c->o.addrs, NULL, "[module <address>] for frames without a symbol"),
+		ROW_NUM("from", 0, OPT_SECONDS, &c->o.from, &c->o.has_from, 0, 1e9,
+			"--from takes seconds after the first sample, such as 10 or 2.5, not '%s'", "SEC",
+			"keep samples from SEC seconds after the first sample"),
+		ROW_NUM("to", 0, OPT_SECONDS, &c->o.to, &c->o.has_to, 0, 1e9,
+			"--to takes seconds after the first sample, such as 10 or 2.5, not '%s'", "SEC",
+			"... until SEC seconds after it"),
+		ROW("event", 0, OPT_STRING, &c->o.event, "EVENT",
+		    "keep this event (e.g. cycles) instead of the first seen"),
+		ROW_CALL("output", 'o', OPT_CALL, opt_output, c, "FILE",
+			 "write FILE, once ('-' or none: standard output)"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	int ch;
+	int next;
 	memset(c, 0, sizeof(*c));
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case O_PID:
-			c->o.pid = true;
-			break;
-		case O_TID:
-			c->o.tid = true;
-			break;
-		case O_KERNEL:
-			c->o.kernel = true;
-			break;
-		case O_JIT:
-			c->o.jit = true;
-			break;
-		case O_ALL:
-			c->o.kernel = c->o.jit = true;
-			break;
-		case O_ADDRS:
-			c->o.addrs = true;
-			break;
-		case O_FROM:
-		case O_TO: {
-			double v;
-			if (cli_parse_seconds(optarg, 0, 1e9, &v) != 0) {
-				msg_say("--%s takes seconds after the first sample, such as 10 or 2.5, not '%s'\n",
-					ch == O_FROM ? "from" : "to", optarg);
-				return -1;
-			}
-			if (ch == O_FROM)
-				c->o.from = v, c->o.has_from = true;
-			else
-				c->o.to = v, c->o.has_to = true;
-			break;
-		}
-		case O_EVENT:
-			c->o.event = optarg;
-			break;
-		case 'o':
-			if (cli_output_add("collapse", &c->output, &c->noutput, 1, optarg) != 0)
-				return -1;
-			break;
-		default:
-			return cli_option_other("collapse", usage, ch, argv[optind - 1],
-						optopt == 'o' || (optopt >= O_FROM && optopt <= O_EVENT));
-		}
-	}
+	int rc = cli_opts_parse(&collapse_cli, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
 	if (c->o.has_from && c->o.has_to && c->o.to <= c->o.from) {
 		msg_say("--to %g is not after --from %g\n", c->o.to, c->o.from);
 		return -1;
 	}
-	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
+	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, next);
 }
 
 /* the folded row of the writer table, from the recording's stack store */

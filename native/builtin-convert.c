@@ -1,6 +1,5 @@
 /* builtin-convert.c - `jflame convert`: between folded stacks, perf script text
  * (.stacks), pprof (.pb.gz) and speedscope JSON, and to an SVG flame graph. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +7,8 @@
 
 #include "builtin.h"
 #include "cli_io.h"
+#include "cli_opts.h"
 #include "event_table.h"
-#include "cli_num.h"
 #include "profile_read.h"
 #include "folded.h"
 #include "out_file.h"
@@ -32,40 +31,28 @@ static const char usage[] = "usage: jflame convert [-f FORMAT] [-t FORMAT] [opti
 			    "  jfr         .jfr                      JDK Flight Recorder: JMC, IntelliJ, jfr print;\n"
 			    "                                        read: the JDK's and async-profiler's recordings\n"
 			    "  svg         .svg                      interactive flame graph (output only)\n"
-			    "\n"
-			    "  -o, --output FILE        write FILE (format by extension; may repeat, each\n"
-			    "                           once; '-' is standard output and needs -t)\n"
-			    "  -f, --from-format FMT    read IN as FMT (folded, stacks, pprof, speedscope, jfr)\n"
-			    "  -t, --to-format FMT      write every output as FMT (folded, pprof, speedscope,\n"
-			    "                           jfr, svg)\n"
-			    "  -F, --rate HZ            the rate the samples were taken at: pprof and\n"
-			    "                           speedscope then also get CPU time (count x 1e9/HZ ns)\n"
-			    "      --sample-index N|TYPE  pprof input: the sample type to count (default 0,\n"
-			    "                           the first; e.g. 1 or cpu), as go tool pprof -sample_index;\n"
-			    "                           JFR input: the events, as record's -e: cpu (default,\n"
-			    "                           jdk.ExecutionSample), wall, alloc, lock or native\n"
-			    "      --title TEXT         the SVG's title and the speedscope profile's name\n"
-			    "  -h, --help               this text\n"
-			    "\n"
-			    "Folded stacks keep jflame's frame annotations (_[j] JIT, _[i] inlined, _[0]\n"
-			    "interpreted, _[k] kernel) through pprof and speedscope and back. perf script\n"
-			    "input is folded as 'jflame collapse --all' folds it, counting samples (pprof's\n"
-			    "second value and speedscope's weights are the samples' periods), and becomes\n"
-			    "one speedscope profile per thread with its samples in time order. Writing\n"
-			    ".stacks is jflame record's job: convert has no per-sample addresses to write.\n"
-			    "JFR input (every chunk) is rooted '[pid] java' (when the recording has the\n"
-			    "JVM's pid), then the thread; its frames carry the same annotations, from\n"
-			    "their frame types.\n"
-			    "\n"
-			    "Examples:\n"
-			    "  jflame convert cpu.folded -o cpu.pb.gz && go tool pprof -http=: cpu.pb.gz\n"
-			    "  jflame convert run.stacks -o run.json        # open in speedscope.app\n"
-			    "  jflame convert cpu.folded -o cpu.jfr         # open in JDK Mission Control\n"
-			    "  jflame convert -F 99 cpu.folded -o cpu.pb.gz # samples taken at 99 Hz\n"
-			    "  jflame convert profile.pb.gz -o cpu.folded && jflame svg cpu.folded > cpu.svg\n"
-			    "  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n"
-			    "  jflame convert app.jfr -o cpu.svg             # JDK Flight Recorder's samples\n"
-			    "  jflame convert --sample-index alloc app.jfr -o alloc.svg\n";
+			    "\n";
+
+static const char usage_tail[] = "\n"
+				 "Folded stacks keep jflame's frame annotations (_[j] JIT, _[i] inlined, _[0]\n"
+				 "interpreted, _[k] kernel) through pprof and speedscope and back. perf script\n"
+				 "input is folded as 'jflame collapse --all' folds it, counting samples (pprof's\n"
+				 "second value and speedscope's weights are the samples' periods), and becomes\n"
+				 "one speedscope profile per thread with its samples in time order. Writing\n"
+				 ".stacks is jflame record's job: convert has no per-sample addresses to write.\n"
+				 "JFR input (every chunk) is rooted '[pid] java' (when the recording has the\n"
+				 "JVM's pid), then the thread; its frames carry the same annotations, from\n"
+				 "their frame types.\n"
+				 "\n"
+				 "Examples:\n"
+				 "  jflame convert cpu.folded -o cpu.pb.gz && go tool pprof -http=: cpu.pb.gz\n"
+				 "  jflame convert run.stacks -o run.json        # open in speedscope.app\n"
+				 "  jflame convert cpu.folded -o cpu.jfr         # open in JDK Mission Control\n"
+				 "  jflame convert -F 99 cpu.folded -o cpu.pb.gz # samples taken at 99 Hz\n"
+				 "  jflame convert profile.pb.gz -o cpu.folded && jflame svg cpu.folded > cpu.svg\n"
+				 "  curl -s http://host:6060/debug/pprof/profile | jflame convert - -o cpu.svg\n"
+				 "  jflame convert app.jfr -o cpu.svg             # JDK Flight Recorder's samples\n"
+				 "  jflame convert --sample-index alloc app.jfr -o alloc.svg\n";
 
 struct convert_cmd {
 	const char *input;
@@ -80,88 +67,78 @@ struct convert_cmd {
 	const char *title;
 };
 
-static int parse_from(const char *arg, const struct profile_format **f)
+static const struct cli_cmd convert_cli = { "convert", usage, NULL, usage_tail, 27, 0 };
+
+/* -f or -t (letter): a row of the format table that cmds (PF_READ, PF_CONVERT) takes, into *f. */
+static int format_take(const char *arg, unsigned cmds, char letter, const struct profile_format **f)
 {
 	const struct profile_format *x = profile_format_named(arg);
 	char names[128];
-	if (x && (x->cmds & PF_READ)) {
+	if (x && (x->cmds & cmds)) {
 		*f = x;
 		return 0;
 	}
-	profile_format_list(names, sizeof(names), PF_READ, false);
-	msg_say("-f takes %s, not '%s'\n", names, arg);
+	profile_format_list(names, sizeof(names), cmds, false);
+	msg_say("-%c takes %s, not '%s'\n", letter, names, arg);
 	return -1;
 }
 
-static int parse_to(const char *arg, const struct profile_format **w)
+static int opt_from(void *to, char *arg)
 {
-	const struct profile_format *x = profile_format_named(arg);
-	char names[128];
-	if (x && (x->cmds & PF_CONVERT)) {
-		*w = x;
-		return 0;
-	}
-	profile_format_list(names, sizeof(names), PF_CONVERT, false);
-	msg_say("-t takes %s, not '%s'\n", names, arg);
-	return -1;
+	return format_take(arg, PF_READ, 'f', to);
+}
+
+static int opt_to(void *to, char *arg)
+{
+	return format_take(arg, PF_CONVERT, 't', to);
+}
+
+static int opt_output(void *to, char *arg)
+{
+	struct convert_cmd *c = to;
+	return cli_output_add("convert", c->outputs, &c->noutputs, MAX_OUTPUTS, arg);
 }
 
 static int parse_options(struct convert_cmd *c, int argc, char **argv)
 {
-	enum { O_SAMPLE_INDEX = 256, O_TITLE };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "from-format", required_argument, NULL, 'f' },
-		{ "to-format", required_argument, NULL, 't' },
-		{ "rate", required_argument, NULL, 'F' },
-		{ "sample-index", required_argument, NULL, O_SAMPLE_INDEX },
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct cli_opt rows[] = {
+		ROW_CALL("output", 'o', OPT_CALL, opt_output, c, "FILE",
+			 "write FILE (format by extension; may repeat, each\n"
+			 "once; '-' is standard output and needs -t)"),
+		ROW_CALL("from-format", 'f', OPT_CALL, opt_from, &c->from, "FMT",
+			 "read IN as FMT (folded, stacks, pprof,\n"
+			 "speedscope, jfr)"),
+		ROW_CALL("to-format", 't', OPT_CALL, opt_to, &c->to, "FMT",
+			 "write every output as FMT (folded, pprof,\n"
+			 "speedscope, jfr, svg)"),
+		ROW_NUM("rate", 'F', OPT_LONG, &c->rate, NULL, 1, 1000000,
+			"-F takes samples per second from 1 to 1000000, not '%s'", "HZ",
+			"the rate the samples were taken at: pprof and\n"
+			"speedscope then also get CPU time\n"
+			"(count x 1e9/HZ ns)"),
+		ROW("sample-index", 0, OPT_STRING, &c->sample_index, "N|TYPE",
+		    "pprof input: the sample type to count (default 0,\n"
+		    "the first; e.g. 1 or cpu), as go tool pprof\n"
+		    "-sample_index; JFR input: the events, as record's\n"
+		    "-e: cpu (default, jdk.ExecutionSample), wall, alloc,\n"
+		    "lock or native"),
+		ROW("title", 0, OPT_STRING, &c->title, "TEXT", "the SVG's title and the speedscope profile's name"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	int ch;
+	int next;
 	memset(c, 0, sizeof(*c));
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "o:f:t:F:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			if (cli_output_add("convert", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
-				return -1;
-			break;
-		case 'f':
-			if (parse_from(optarg, &c->from) != 0)
-				return -1;
-			break;
-		case 't':
-			if (parse_to(optarg, &c->to) != 0)
-				return -1;
-			break;
-		case 'F':
-			if (cli_parse_long(optarg, 1, 1000000, &c->rate) != 0) {
-				msg_say("-F takes samples per second from 1 to 1000000, not '%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case O_SAMPLE_INDEX:
-			c->sample_index = optarg;
-			break;
-		case O_TITLE:
-			c->title = optarg;
-			break;
-		default:
-			return cli_option_other("convert", usage, ch, argv[optind - 1], optopt != 0);
-		}
-	}
-	if (optind == argc) {
+	int rc = cli_opts_parse(&convert_cli, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
+	if (next == argc) {
 		msg_say("give the profile to convert: jflame convert IN -o OUT (see jflame convert --help)\n");
 		return -1;
 	}
-	if (optind + 1 < argc) {
-		msg_say("jflame convert takes one input, not '%s' too; give outputs with -o\n", argv[optind + 1]);
+	if (next + 1 < argc) {
+		msg_say("jflame convert takes one input, not '%s' too; give outputs with -o\n", argv[next + 1]);
 		return -1;
 	}
-	c->input = argv[optind];
+	c->input = argv[next];
 	if (c->noutputs == 0) {
 		msg_say("say where to write: -o OUT (the extension picks the format; -o - -t FORMAT for "
 			"standard output)\n");

@@ -2,7 +2,6 @@
  * differential flame graph, a side-by-side compare page, or difffolded.pl's text. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,7 @@
 
 #include "builtin.h"
 #include "cli_io.h"
-#include "cli_num.h"
+#include "cli_opts.h"
 #include "format_table.h"
 #include "fg_cli.h"
 #include "diff_graph.h"
@@ -25,6 +24,7 @@
 #include "stack_table.h"
 #include "regress.h"
 #include "regress_report.h"
+#include "regress_cli.h"
 #include "window_regress.h"
 #include "msg.h"
 
@@ -54,54 +54,19 @@ static const char usage[] = "usage: jflame diff [options] BEFORE AFTER [-o OUT.s
 			    "BEFORE and AFTER may be any profile convert reads (folded, .stacks, pprof,\n"
 			    "speedscope) or a folder of them: each file one window (record --window's\n"
 			    "outputs), the windows of a side its replicates.\n"
-			    "\n"
-			    "      --report[=FMT]  a table of frames ranked by the change of their total share\n"
-			    "                      (with self share), each tested: 'significant' or 'noise'\n"
-			    "                      (text, the default; json for machines) on standard output\n"
-			    "      --top N         rows at most (default 20; 0: every frame)\n"
-			    "      --alpha A       family-wise error rate over all frames (default 0.01)\n"
-			    "      --fail-above PTS  exit with status 3 when a significant frame grew by PTS\n"
-			    "                      points of the samples or more (0 otherwise; implies --report)\n"
-			    "      --baseline SPEC\n"
-			    "                      replay a folder of windows (one positional: DIR) as record\n"
-			    "                      --window --baseline SPEC would judge them: first,\n"
-			    "                      previous:N or a saved profile; regression lines and a count\n"
-			    "      --confirm N     --baseline: windows in a row a frame must grow in (default 2)\n"
-			    "      --no-normalize  compare names as recorded (default: lambda and hidden-class\n"
-			    "                      addresses, GeneratedMethodAccessor numbers, pids and pool\n"
-			    "                      thread numbers taken out, so two JVM runs line up)\n"
-			    "\n"
-			    "Graphs:\n"
-			    "  -n, --normalize     scale BEFORE's counts to AFTER's total (difffolded.pl -n);\n"
-			    "                      the graphs compare shares of all samples anyway\n"
-			    "  -s, --strip-hex     write every 0x<hex> as 0x... before merging (difffolded.pl -s)\n"
-			    "      --keep-ids      match process frames by pid, and [Pod]/[Con] frames by id\n"
-			    "                      (default: '[1234] java' is '[*] java' on both sides, so\n"
-			    "                      two runs of a service line up; pods and containers alike)\n"
-			    "  -o, --output FILE   repeatable; the extension picks the format; '-' is the SVG\n"
-			    "                      on standard output; an output named twice is an error\n"
-			    "      --title TEXT    the title (default \"Differential Flame Graph\"; the compare\n"
-			    "                      page: \"Compare: BEFORE vs AFTER\")\n"
-			    "      --subtitle TEXT\n"
-			    "                      a second line (default: the inputs and their totals)\n"
-			    "      --negate        swap what counts as grew and shrank (SVG)\n"
-			    "      --width PX      SVG width (default 1200)\n"
-			    "      --height PX     SVG frame height (default 16)\n"
-			    "      --minwidth N[%] SVG: leave out frames narrower than N pixels or percent\n"
-			    "      --countname N   what the counts are (default samples)\n"
-			    "      --no-legend     no grew/shrank legend in the SVG\n"
-			    "  -h, --help          this text\n"
-			    "\n"
-			    "Stacks only in BEFORE have no width in the SVG (its shape is AFTER's); draw\n"
-			    "'jflame diff AFTER BEFORE --negate' to see them, or use the compare page.\n"
-			    "BEFORE and AFTER may be the same file (nothing changed).\n"
-			    "\n"
-			    "Examples:\n"
-			    "  jflame diff before.folded after.folded -o diff.svg\n"
-			    "  jflame diff before.folded after.folded -o compare.html -o diff.svg\n"
-			    "  jflame diff -n before.folded.gz after.folded > diff.svg\n"
-			    "  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
-			    "  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
+			    "\n";
+
+static const char usage_tail[] = "\n"
+				 "Stacks only in BEFORE have no width in the SVG (its shape is AFTER's); draw\n"
+				 "'jflame diff AFTER BEFORE --negate' to see them, or use the compare page.\n"
+				 "BEFORE and AFTER may be the same file (nothing changed).\n"
+				 "\n"
+				 "Examples:\n"
+				 "  jflame diff before.folded after.folded -o diff.svg\n"
+				 "  jflame diff before.folded after.folded -o compare.html -o diff.svg\n"
+				 "  jflame diff -n before.folded.gz after.folded > diff.svg\n"
+				 "  jflame diff --report release.pb.gz build.pb.gz --fail-above 2\n"
+				 "  jflame diff --report=json windows-before/ windows-after/ > report.json\n";
 
 enum report_kind { REPORT_NONE, REPORT_TEXT, REPORT_JSON };
 
@@ -122,157 +87,132 @@ struct diff_cmd {
 	size_t noutputs;
 };
 
+static const struct cli_cmd diff_cli = { "diff", usage, NULL, usage_tail, 22, 0 };
+
+static int opt_report(void *to, char *arg)
+{
+	enum report_kind *report = to;
+	if (!arg || strcmp(arg, "text") == 0) {
+		*report = REPORT_TEXT;
+	} else if (strcmp(arg, "json") == 0) {
+		*report = REPORT_JSON;
+	} else {
+		msg_say("--report=%s: unknown report format; give --report (text) or --report=json\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_baseline(void *to, char *arg)
+{
+	struct diff_cmd *c = to;
+	char e[256];
+	if (baseline_parse(arg, &c->bo, &c->baseline_file, e, sizeof(e)) != 0) {
+		msg_say("%s\n", e);
+		return -1;
+	}
+	c->baseline = arg;
+	return 0;
+}
+
+static int opt_output(void *to, char *arg)
+{
+	struct diff_cmd *c = to;
+	if (c->noutputs < MAX_OUTPUTS && diff_graph_kind_of(arg, &c->kinds[c->noutputs]) != 0) {
+		msg_say("-o %s: unknown output format; name it .svg, .html or .folded\n", arg);
+		return -1;
+	}
+	return cli_output_add("diff", c->outputs, &c->noutputs, MAX_OUTPUTS, arg);
+}
+
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	enum {
-		O_NOLEGEND = FG_CLI_NEXT,
-		O_KEEPIDS,
-		O_REPORT,
-		O_TOP,
-		O_ALPHA,
-		O_FAILABOVE,
-		O_NONORMALIZE,
-		O_BASELINE,
-		O_CONFIRM
+	const struct cli_opt rows[] = {
+		ROW_CALL("report", 0, OPT_CALL_OPTIONAL, opt_report, &c->report, "[=FMT]",
+			 "a table of frames ranked by the change of their total\n"
+			 "share (with self share), each tested: 'significant' or\n"
+			 "'noise' (text, the default; json for machines) on\n"
+			 "standard output"),
+		ROW_NUM("top", 0, OPT_LONG, &c->top, &c->top_given, 0, 1000000000L,
+			"--top %s: give a number of rows, 0 for every frame", "N",
+			"rows at most (default 20; 0: every frame)"),
+		regress_cli_alpha(&c->alpha, &c->alpha_given, "family-wise error rate over all frames (default 0.01)"),
+		ROW_NUM("fail-above", 0, OPT_SECONDS, &c->fail_above, NULL, 0, 100,
+			"--fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)", "PTS",
+			"exit with status 3 when a significant frame grew by PTS\n"
+			"points of the samples or more (0 otherwise;\n"
+			"implies --report)"),
+		ROW_CALL("baseline", 0, OPT_CALL, opt_baseline, c, "SPEC",
+			 "\n"
+			 "replay a folder of windows (one positional: DIR) as\n"
+			 "record --window --baseline SPEC would judge them:\n"
+			 "first, previous:N or a saved profile; regression\n"
+			 "lines and a count"),
+		regress_cli_confirm(&c->bo.confirm, &c->confirm_given,
+				    "--baseline: windows in a row a frame must grow in\n"
+				    "(default 2)"),
+		ROW("no-normalize", 0, OPT_FLAG, &c->no_normalize, NULL,
+		    "compare names as recorded (default: lambda and\n"
+		    "hidden-class addresses, GeneratedMethodAccessor numbers,\n"
+		    "pids and pool thread numbers taken out, so two JVM runs\n"
+		    "line up)"),
+		ROW_TEXT(NULL, "\nGraphs:"),
+		ROW("normalize", 'n', OPT_FLAG, &c->normalize, NULL,
+		    "scale BEFORE's counts to AFTER's total\n"
+		    "(difffolded.pl -n); the graphs compare shares of all\n"
+		    "samples anyway"),
+		ROW("strip-hex", 's', OPT_FLAG, &c->strip_hex, NULL,
+		    "write every 0x<hex> as 0x... before merging\n"
+		    "(difffolded.pl -s)"),
+		ROW("keep-ids", 0, OPT_FLAG, &c->keep_ids, NULL,
+		    "match process frames by pid, and [Pod]/[Con] frames by id\n"
+		    "(default: '[1234] java' is '[*] java' on both sides, so\n"
+		    "two runs of a service line up; pods and containers alike)"),
+		ROW_CALL("output", 'o', OPT_CALL, opt_output, c, "FILE",
+			 "repeatable; the extension picks the format; '-' is\n"
+			 "the SVG on standard output; an output named twice is\n"
+			 "an error"),
+		fg_cli_row(&c->o, FG_CLI_TITLE,
+			   "the title (default \"Differential Flame Graph\"; the\n"
+			   "compare page: \"Compare: BEFORE vs AFTER\")"),
+		fg_cli_row(&c->o, FG_CLI_SUBTITLE, "\na second line (default: the inputs and their totals)"),
+		fg_cli_row(&c->o, FG_CLI_NEGATE, "swap what counts as grew and shrank (SVG)"),
+		fg_cli_row(&c->o, FG_CLI_WIDTH, "SVG width (default 1200)"),
+		fg_cli_row(&c->o, FG_CLI_HEIGHT, "SVG frame height (default 16)"),
+		fg_cli_row(&c->o, FG_CLI_MINWIDTH, "SVG: leave out frames narrower than N pixels or percent"),
+		fg_cli_row(&c->o, FG_CLI_COUNTNAME, "what the counts are (default samples)"),
+		ROW("no-legend", 0, OPT_FLAG, &c->no_legend, NULL, "no grew/shrank legend in the SVG"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	static const struct option longopts[] = {
-		{ "normalize", no_argument, NULL, 'n' },
-		{ "strip-hex", no_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, FG_CLI_TITLE },
-		{ "subtitle", required_argument, NULL, FG_CLI_SUBTITLE },
-		{ "negate", no_argument, NULL, FG_CLI_NEGATE },
-		{ "width", required_argument, NULL, FG_CLI_WIDTH },
-		{ "height", required_argument, NULL, FG_CLI_HEIGHT },
-		{ "minwidth", required_argument, NULL, FG_CLI_MINWIDTH },
-		{ "countname", required_argument, NULL, FG_CLI_COUNTNAME },
-		{ "no-legend", no_argument, NULL, O_NOLEGEND },
-		{ "help", no_argument, NULL, 'h' },
-		{ "keep-ids", no_argument, NULL, O_KEEPIDS },
-		{ "report", optional_argument, NULL, O_REPORT },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "alpha", required_argument, NULL, O_ALPHA },
-		{ "fail-above", required_argument, NULL, O_FAILABOVE },
-		{ "no-normalize", no_argument, NULL, O_NONORMALIZE },
-		{ "baseline", required_argument, NULL, O_BASELINE },
-		{ "confirm", required_argument, NULL, O_CONFIRM },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
+	int next;
 	memset(c, 0, sizeof(*c));
 	c->top = DEFAULT_TOP;
 	c->alpha = DEFAULT_ALPHA;
 	c->fail_above = -1;
 	c->bo.confirm = 2;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
-		int shared = fg_cli_option(&c->o, ch, optarg);
-		if (shared < 0)
-			return -1;
-		if (shared > 0)
-			continue;
-		switch (ch) {
-		case 'n':
-			c->normalize = true;
-			break;
-		case 's':
-			c->strip_hex = true;
-			break;
-		case 'o':
-			if (c->noutputs < MAX_OUTPUTS && diff_graph_kind_of(optarg, &c->kinds[c->noutputs]) != 0) {
-				msg_say("-o %s: unknown output format; name it .svg, .html or .folded\n", optarg);
-				return -1;
-			}
-			if (cli_output_add("diff", c->outputs, &c->noutputs, MAX_OUTPUTS, optarg) != 0)
-				return -1;
-			break;
-		case O_KEEPIDS:
-			c->keep_ids = true;
-			break;
-		case O_REPORT:
-			if (!optarg || strcmp(optarg, "text") == 0) {
-				c->report = REPORT_TEXT;
-			} else if (strcmp(optarg, "json") == 0) {
-				c->report = REPORT_JSON;
-			} else {
-				msg_say("--report=%s: unknown report format; give --report (text) or --report=json\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case O_TOP:
-			if (cli_parse_long(optarg, 0, 1000000000L, &c->top) != 0) {
-				msg_say("--top %s: give a number of rows, 0 for every frame\n", optarg);
-				return -1;
-			}
-			c->top_given = true;
-			break;
-		case O_ALPHA:
-			if (cli_parse_seconds(optarg, 1e-12, 0.5, &c->alpha) != 0) {
-				msg_say("--alpha %s: give an error rate between 0 and 0.5 (e.g. 0.01)\n", optarg);
-				return -1;
-			}
-			c->alpha_given = true;
-			break;
-		case O_FAILABOVE:
-			if (cli_parse_seconds(optarg, 0, 100, &c->fail_above) != 0) {
-				msg_say("--fail-above %s: give points of the samples, 0 to 100 (e.g. 2 or 0.5)\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case O_NONORMALIZE:
-			c->no_normalize = true;
-			break;
-		case O_BASELINE: {
-			char e[256];
-			if (baseline_parse(optarg, &c->bo, &c->baseline_file, e, sizeof(e)) != 0) {
-				msg_say("%s\n", e);
-				return -1;
-			}
-			c->baseline = optarg;
-			break;
-		}
-		case O_CONFIRM: {
-			char e[256];
-			if (baseline_parse_confirm(optarg, &c->bo.confirm, e, sizeof(e)) != 0) {
-				msg_say("%s\n", e);
-				return -1;
-			}
-			c->confirm_given = true;
-			break;
-		}
-		case O_NOLEGEND:
-			c->no_legend = true;
-			break;
-		default:
-			return cli_option_other("diff", usage, ch, argv[optind - 1],
-						optopt == 'o' || optopt == O_TOP || optopt == O_ALPHA ||
-							optopt == O_FAILABOVE ||
-							(optopt >= FG_CLI_TITLE && optopt <= FG_CLI_COUNTNAME));
-		}
-	}
+	int rc = cli_opts_parse(&diff_cli, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
 	if (c->confirm_given && !c->baseline) {
 		msg_say("--confirm goes with --baseline (windows in a row a frame must grow in)\n");
 		return -1;
 	}
 	if (c->baseline) {
-		if (argc - optind != 1 || c->report != REPORT_NONE || c->noutputs) {
+		if (argc - next != 1 || c->report != REPORT_NONE || c->noutputs) {
 			msg_say("jflame diff --baseline SPEC takes one folder of windows (and no --report or "
 				"-o); see jflame diff --help\n");
 			return -1;
 		}
-		c->after = argv[optind];
+		c->after = argv[next];
 		return 0;
 	}
-	if (argc - optind != 2) {
+	if (argc - next != 2) {
 		msg_say("jflame diff takes two folded profiles, BEFORE and AFTER (%d given); see jflame diff --help\n",
-			argc - optind);
+			argc - next);
 		return -1;
 	}
-	c->before = argv[optind];
-	c->after = argv[optind + 1];
+	c->before = argv[next];
+	c->after = argv[next + 1];
 	if (strcmp(c->before, "-") == 0 && strcmp(c->after, "-") == 0) {
 		msg_say("only one of BEFORE and AFTER can be standard input\n");
 		return -1;

@@ -1,6 +1,5 @@
 /* builtin-heatmap.c - `jflame heatmap`: timestamped samples (.stacks, perf script
  * text, JFR) to FlameScope's subsecond-offset heat map, one self-contained HTML page. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +9,7 @@
 
 #include "builtin.h"
 #include "cli_io.h"
-#include "cli_num.h"
+#include "cli_opts.h"
 #include "format_table.h"
 #include "collapse.h"
 #include "heatmap.h"
@@ -20,30 +19,24 @@
 
 #define MAX_INPUTS 256
 
-static const char usage[] =
-	"usage: jflame heatmap [--rows N] [--title TEXT] [--include-idle] [--pid] [--tid]\n"
-	"                      [--event EVENT] [-o OUT.html] [FILE...]\n"
-	"\n"
-	"Draws timestamped samples - jflame record's .stacks, `perf script` text (plain\n"
-	"or gzip; standard input when no FILE or '-'), or the jdk.ExecutionSample events\n"
-	"of JFR recordings (.jfr) - as a subsecond-offset heat map (FlameScope's): one\n"
-	"column per second from the first sample's second, rows for the offset within the\n"
-	"second, darker cells for more samples. Click a start and an end cell to see the\n"
-	"flame graph of exactly that time range, with zoom and search; a button goes back\n"
-	"to the map. One self-contained HTML page: no network. Samples of the idle task\n"
-	"(swapper, pid 0, or an idle-loop leaf frame) are left out, as FlameScope does.\n"
-	"Stacks are folded as jflame collapse --all folds them (the kernel and JIT\n"
-	"annotations pick the frames' colours; perf-map-agent's Lpkg/Class;::method reads\n"
-	"pkg/Class.method), and every sample counts once (its period does not weigh). The\n"
-	"FILEs are merged; one given twice is an error.\n"
-	"\n"
-	"      --rows N         rows per second, 1 to 1000 (default 50: 20 ms each)\n"
-	"      --title TEXT     the page's title (default \"CPU heat map\")\n"
-	"      --include-idle   keep the idle task's samples\n"
-	"      --pid, --tid     root frames name-PID or name-PID/TID (as jflame collapse)\n"
-	"      --event EVENT    keep this event instead of the first seen\n"
-	"  -o, --output FILE    write FILE, once ('-' or none: standard output)\n"
-	"  -h, --help           this text\n"
+static const char usage[] = "usage: jflame heatmap [--rows N] [--title TEXT] [--include-idle] [--pid] [--tid]\n"
+			    "                      [--event EVENT] [-o OUT.html] [FILE...]\n"
+			    "\n"
+			    "Draws timestamped samples - jflame record's .stacks, `perf script` text (plain\n"
+			    "or gzip; standard input when no FILE or '-'), or the jdk.ExecutionSample events\n"
+			    "of JFR recordings (.jfr) - as a subsecond-offset heat map (FlameScope's): one\n"
+			    "column per second from the first sample's second, rows for the offset within the\n"
+			    "second, darker cells for more samples. Click a start and an end cell to see the\n"
+			    "flame graph of exactly that time range, with zoom and search; a button goes back\n"
+			    "to the map. One self-contained HTML page: no network. Samples of the idle task\n"
+			    "(swapper, pid 0, or an idle-loop leaf frame) are left out, as FlameScope does.\n"
+			    "Stacks are folded as jflame collapse --all folds them (the kernel and JIT\n"
+			    "annotations pick the frames' colours; perf-map-agent's Lpkg/Class;::method reads\n"
+			    "pkg/Class.method), and every sample counts once (its period does not weigh). The\n"
+			    "FILEs are merged; one given twice is an error.\n"
+			    "\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Examples:\n"
 	"  jflame record -a -d 120 -o run.stacks; jflame heatmap run.stacks -o run.html\n"
@@ -75,67 +68,44 @@ static bool other_format(const char *path)
 	return false;
 }
 
+static const struct cli_cmd heatmap_cli = { "heatmap", usage, NULL, usage_tail, 23, 0 };
+
+static int opt_output(void *to, char *arg)
+{
+	struct heatmap_cmd *c = to;
+	if (other_format(arg)) {
+		msg_say("-o %s: jflame heatmap writes an HTML page; name it .html\n", arg);
+		return -1;
+	}
+	return cli_output_add("heatmap", &c->output, &c->noutput, 1, arg);
+}
+
 static int parse_options(struct heatmap_cmd *c, int argc, char **argv)
 {
-	enum { O_ROWS = 256, O_TITLE, O_IDLE, O_PID, O_TID, O_EVENT };
-	static const struct option longopts[] = {
-		{ "rows", required_argument, NULL, O_ROWS },
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "include-idle", no_argument, NULL, O_IDLE },
-		{ "pid", no_argument, NULL, O_PID },
-		{ "tid", no_argument, NULL, O_TID },
-		{ "event", required_argument, NULL, O_EVENT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	_Static_assert(HEATMAP_MAX_ROWS == 1000, "--rows' message and help say 1000");
+	const struct cli_opt rows[] = {
+		ROW_NUM("rows", 0, OPT_INT, &c->o.rows, NULL, 1, HEATMAP_MAX_ROWS,
+			"--rows takes rows per second from 1 to 1000 (50: 20 ms each), not '%s'", "N",
+			"rows per second, 1 to 1000 (default 50: 20 ms each)"),
+		ROW("title", 0, OPT_STRING, &c->o.title, "TEXT", "the page's title (default \"CPU heat map\")"),
+		ROW("include-idle", 0, OPT_FLAG, &c->keep_idle, NULL, "keep the idle task's samples"),
+		ROW("pid", 0, OPT_FLAG, &c->co.pid, NULL, ""),
+		ROW("tid", 0, OPT_FLAG, &c->co.tid, NULL,
+		    "root frames name-PID or name-PID/TID\n"
+		    "(as jflame collapse)"),
+		ROW("event", 0, OPT_STRING, &c->co.event, "EVENT", "keep this event instead of the first seen"),
+		ROW_CALL("output", 'o', OPT_CALL, opt_output, c, "FILE",
+			 "write FILE, once ('-' or none: standard output)"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	int ch;
-	long v;
+	int next;
 	memset(c, 0, sizeof(*c));
 	c->o.rows = HEATMAP_DEFAULT_ROWS;
 	c->co.kernel = c->co.jit = true; /* the annotations pick the colours */
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case O_ROWS:
-			if (cli_parse_long(optarg, 1, HEATMAP_MAX_ROWS, &v) != 0) {
-				msg_say("--rows takes rows per second from 1 to %d (50: 20 ms each), not '%s'\n",
-					HEATMAP_MAX_ROWS, optarg);
-				return -1;
-			}
-			c->o.rows = (int)v;
-			break;
-		case O_TITLE:
-			c->o.title = optarg;
-			break;
-		case O_IDLE:
-			c->keep_idle = true;
-			break;
-		case O_PID:
-			c->co.pid = true;
-			break;
-		case O_TID:
-			c->co.tid = true;
-			break;
-		case O_EVENT:
-			c->co.event = optarg;
-			break;
-		case 'o':
-			if (other_format(optarg)) {
-				msg_say("-o %s: jflame heatmap writes an HTML page; name it .html\n", optarg);
-				return -1;
-			}
-			if (cli_output_add("heatmap", &c->output, &c->noutput, 1, optarg) != 0)
-				return -1;
-			break;
-		default:
-			return cli_option_other("heatmap", usage, ch, argv[optind - 1],
-						optopt == 'o' || optopt == O_ROWS || optopt == O_TITLE ||
-							optopt == O_EVENT);
-		}
-	}
-	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, optind);
+	int rc = cli_opts_parse(&heatmap_cli, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
+	return cli_inputs(c->inputs, &c->ninputs, MAX_INPUTS, argc, argv, next);
 }
 
 struct page_out {

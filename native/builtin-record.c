@@ -1,7 +1,6 @@
 /* builtin-record.c - `jflame record`: its options (a table, one row each) and the main loop,
  * which steps the recording session of native/session/ (record_session.c) until it is over. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -15,12 +14,14 @@
 #include "builtin.h"
 #include "caps.h"
 #include "cli_io.h"
+#include "cli_opts.h"
 #include "cli_num.h"
 #include "diff_graph.h"
 #include "out_name.h"
 #include "record_launch.h"
 #include "record_outputs.h"
 #include "record_session.h"
+#include "regress_cli.h"
 #include "sample_ring.h"
 #include "window_regress.h"
 #include "msg.h"
@@ -71,95 +72,7 @@ static const char usage[] = "usage: jflame record (-p PID[,PID...] | -a) [-F HZ]
 			    "Samples on-CPU stacks with eBPF and writes a mixed-mode flame graph: Java\n"
 			    "(interpreted, JIT-compiled and inlined, read from the JVM's own memory: nothing\n"
 			    "is loaded into it), JVM, native and kernel frames in one stack per sample.\n"
-			    "\n"
-			    "  -p, --pid PID[,PID...]  record these processes (JVMs as they run)\n"
-			    "  -a, --all-cpus          record every process on the host\n"
-			    "  -- COMMAND...           launch COMMAND (java ... gets the agent,\n"
-			    "                          -XX:+PreserveFramePointer and -XX:+DebugNonSafepoints;\n"
-			    "                          another command passes them in JAVA_TOOL_OPTIONS),\n"
-			    "                          record it and its children until it exits or -d,\n"
-			    "                          and exit with its exit code\n"
-			    "  -F, --freq HZ           samples per second per CPU (default 99)\n"
-			    "  -d, --duration SECONDS  stop after this long (default: at Ctrl-C, SIGTERM,\n"
-			    "                          or when every -p target has exited)\n"
-			    "  -o, --output FILE       write FILE, format by extension; may repeat; %t in\n"
-			    "                          the name is the (window's) start in UTC as\n"
-			    "                          20261125T015823Z, %p the pid, %h the host, %n the\n"
-			    "                          window's number, %e the event, %% a percent sign:\n"
-			    "                          .svg flame graph (default jflame.svg; none with --push),\n"
-			    "                          .folded/.collapsed folded stacks,\n"
-			    "                          .stacks timestamped samples (perf script text),\n"
-			    "                          .pb.gz pprof, .json speedscope,\n"
-			    "                          .jfr JDK Flight Recorder (JMC, IntelliJ, jfr print),\n"
-			    "                          .html subsecond-offset heat map (FlameScope);\n"
-			    "                          '-' the flame graph on standard output (one event,\n"
-			    "                          no --window, no launched command); each name once\n"
-			    "  -e, --event EVENT[,EVENT]  what to record (default cpu): one of the sampler's\n"
-			    "                          events and/or alloc and lock (Events below);\n"
-			    "                          with several events each -o holds one: an output\n"
-			    "                          named with an event as a word (cpu.svg, x/alloc.svg)\n"
-			    "                          holds it, %e in a name is each event in turn, any\n"
-			    "                          other is written per event as NAME-EVENT.EXT\n"
-			    "  -c, --period N          a counted perf event (page-faults, cache-misses, ...):\n"
-			    "                          a sample every N events (default: the event's, in\n"
-			    "                          Events below)\n"
-			    "      --alloc-interval SIZE  alloc: bytes between samples, on average (default\n"
-			    "                          512k; 64k, 2m; from 1k to 1g)\n"
-			    "      --lock-min DURATION  lock: record waits at least this long (default\n"
-			    "                          100us; a bare number is us); shorter ones are counted\n"
-			    "      --count             alloc, lock: folded, SVG and speedscope weigh stacks\n"
-			    "                          by samples, not bytes or time (pprof has both)\n"
-			    "      --min-block DURATION  offcpu, wall: record blocks at least this long\n"
-			    "                          (500us, 1ms, 2ms; a bare number is us; default 1us);\n"
-			    "                          shorter ones are counted in the subtitle\n"
-			    "      --include-idle      also sample the idle task\n"
-			    "      --attach            load the jflame agent into the JVMs recorded (the\n"
-			    "                          attach mechanism; -a: every JVM seen): compiled\n"
-			    "                          code named by JVMTI; -e alloc and -e lock load it\n"
-			    "                          themselves, nothing else needs it\n"
-			    "      --no-attach         never load the agent, not even for -e alloc or lock\n"
-			    "      --agent PATH        the agent library (default: next to jflame)\n"
-			    "      --agent-options OPTS  options for the agents jflame loads (e.g. msig)\n"
-			    "      --no-inline         compiled Java frames without their inlined callees\n"
-			    "      --no-walker         walk JVM stacks by frame pointers only (as perf)\n"
-			    "      --attach-timeout SECONDS  how long a JVM may take to answer (default 5)\n"
-			    "      --window DURATION   continuous mode: cut the recording into windows this\n"
-			    "                          long (30, 30s, 5m); each window's outputs are written\n"
-			    "                          when it closes; SIGHUP closes one early\n"
-			    "      --baseline first|previous:N|FILE  with --window: compare each window with\n"
-			    "                          the first window, the previous N (as replicates) or\n"
-			    "                          a saved profile; a frame that grew beyond sampling\n"
-			    "                          noise is said in a 'regression in window' line (the\n"
-			    "                          test of jflame diff --report; names normalized) once\n"
-			    "                          it has grown in --confirm windows in a row\n"
-			    "      --diff-out FILE     with --baseline: a differential graph (.svg, .html\n"
-			    "                          or .folded; %t %n as in -o) for each window with a\n"
-			    "                          regression\n"
-			    "      --on-regression CMD\n"
-			    "                          with --baseline: run CMD (sh -c) for such a window,\n"
-			    "                          with JFLAME_WINDOW, JFLAME_WINDOW_START, JFLAME_FRAME,\n"
-			    "                          JFLAME_BEFORE, JFLAME_AFTER, JFLAME_CHANGE (points),\n"
-			    "                          JFLAME_REGRESSIONS, JFLAME_FILES, JFLAME_DIFF set\n"
-			    "      --confirm N         --baseline: windows in a row a frame must grow in\n"
-			    "                          (default 2: a one-window burst is not a regression;\n"
-			    "                          1: every window on its own)\n"
-			    "      --alpha A           --baseline's error rate over all frames (default 0.01)\n"
-			    "      --no-normalize      --baseline: compare names as recorded\n"
-			    "      --keep N            keep the newest N files of each -o (with --window)\n"
-			    "      --keep-bytes SIZE   keep at most SIZE bytes of each -o's files (500M, 2G)\n"
-			    "      --push URL          send each window to a Pyroscope server (pprof), one\n"
-			    "                          series per JVM (others together as jflame-host)\n"
-			    "      --app NAME          the series' application name (default: each JVM's\n"
-			    "                          -Dpyroscope.application.name, jar or main class)\n"
-			    "      --label KEY=VALUE   a label on every series; may repeat\n"
-			    "      --push-token T      bearer token (or JFLAME_PUSH_TOKEN)\n"
-			    "      --push-basic-auth USER:PASSWORD  (or JFLAME_PUSH_BASIC_AUTH)\n"
-			    "      --push-tenant ID    X-Scope-OrgID (or JFLAME_PUSH_TENANT)\n"
-			    "      --push-ca FILE      CA certificates for an https server\n"
-			    "      --push-timeout DURATION  per request (default 10s); failed pushes are\n"
-			    "                          retried 3 times with backoff (1 s, 2 s, 4 s)\n"
-			    "  -v, --verbose           libbpf's messages, the stack cache's figures\n"
-			    "  -h, --help              this text\n";
+			    "\n";
 
 static const char usage_tail[] = "\n"
 				 "JVM stacks are walked through HotSpot's own frame layout: whole stacks with\n"
@@ -210,9 +123,9 @@ static void usage_events(FILE *out)
 
 /* ---- options --------------------------------------------------------------- */
 
-static int opt_pid(struct record_cli *cli, char *arg)
+static int opt_pid(void *to, char *arg)
 {
-	struct record_opts *o = &cli->o;
+	struct record_opts *o = to;
 	char buf[4096];
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -246,9 +159,9 @@ static int opt_pid(struct record_cli *cli, char *arg)
 
 /* -e: a comma list of rows of the event table (event_table.c), at most one
  * of the sampler's and each agent event once; -e may repeat, adding to the list. */
-static int opt_event(struct record_cli *cli, char *arg)
+static int opt_event(void *to, char *arg)
 {
-	struct record_opts *o = &cli->o;
+	struct record_opts *o = to;
 	char buf[256], names[256];
 	if (!o->ev_given) { /* the first -e replaces the default (cpu) */
 		o->ev_given = true;
@@ -285,9 +198,9 @@ static int opt_event(struct record_cli *cli, char *arg)
 	return 0;
 }
 
-static int opt_output(struct record_cli *cli, char *arg)
+static int opt_output(void *to, char *arg)
 {
-	struct record_opts *o = &cli->o;
+	struct record_opts *o = to;
 	const struct profile_format *f = profile_format_for_record(arg);
 	if (!f) {
 		char exts[128];
@@ -300,9 +213,9 @@ static int opt_output(struct record_cli *cli, char *arg)
 	return cli_output_add("record", o->user_outputs, &o->nuser_outputs, MAX_OUTPUTS, arg) != 0 ? -1 : 0;
 }
 
-static int opt_label(struct record_cli *cli, char *arg)
+static int opt_label(void *to, char *arg)
 {
-	struct record_opts *o = &cli->o;
+	struct record_opts *o = to;
 	char *eq = strchr(arg, '=');
 	if (!eq || eq == arg || !eq[1]) {
 		msg_say("--label takes KEY=VALUE such as env=prod, not '%s'\n", arg);
@@ -318,28 +231,31 @@ static int opt_label(struct record_cli *cli, char *arg)
 	return 0;
 }
 
-static int opt_basic_auth(struct record_cli *cli, char *arg)
+static int opt_basic_auth(void *to, char *arg)
 {
+	struct record_opts *o = to;
 	if (!strchr(arg, ':')) {
 		msg_say("--push-basic-auth takes USER:PASSWORD\n"); /* never echo a secret */
 		return -1;
 	}
-	cli->o.push_basic_auth = arg;
+	o->push_basic_auth = arg;
 	return 0;
 }
 
-static int opt_push_ca(struct record_cli *cli, char *arg)
+static int opt_push_ca(void *to, char *arg)
 {
+	struct record_opts *o = to;
 	if (access(arg, R_OK) != 0) {
 		msg_say("--push-ca %s: %s\n", arg, strerror(errno));
 		return -1;
 	}
-	cli->o.push_ca = arg;
+	o->push_ca = arg;
 	return 0;
 }
 
-static int opt_baseline(struct record_cli *cli, char *arg)
+static int opt_baseline(void *to, char *arg)
 {
+	struct record_cli *cli = to;
 	char e[256];
 	if (baseline_parse(arg, &cli->regress.b, &cli->regress.file, e, sizeof(e)) != 0) {
 		msg_say("%s\n", e);
@@ -355,8 +271,9 @@ static int opt_baseline(struct record_cli *cli, char *arg)
 	return 0;
 }
 
-static int opt_diff_out(struct record_cli *cli, char *arg)
+static int opt_diff_out(void *to, char *arg)
 {
+	const char **diff_out = to;
 	char e[512];
 	enum diff_graph_kind k;
 	if (out_name_check(arg, e, sizeof(e)) != 0) {
@@ -369,23 +286,13 @@ static int opt_diff_out(struct record_cli *cli, char *arg)
 			arg);
 		return -1;
 	}
-	cli->regress.diff_out = arg;
+	*diff_out = arg;
 	return 0;
 }
 
-static int opt_confirm(struct record_cli *cli, char *arg)
+static int opt_agent_options(void *to, char *arg)
 {
-	char e[256];
-	if (baseline_parse_confirm(arg, &cli->regress.b.confirm, e, sizeof(e)) != 0) {
-		msg_say("%s\n", e);
-		return -1;
-	}
-	cli->confirm_given = true;
-	return 0;
-}
-
-static int opt_agent_options(struct record_cli *cli, char *arg)
-{
+	const char **agent_options = to;
 	struct agent_options ao;
 	char err[256];
 	if (agent_options_parse(arg, &ao, err, sizeof(err)) != 0 || ao.help) {
@@ -394,245 +301,160 @@ static int opt_agent_options(struct record_cli *cli, char *arg)
 							       err);
 		return -1;
 	}
-	cli->o.agent_options = arg;
+	*agent_options = arg;
 	return 0;
 }
 
-/* How an option's value is taken: the cli_num.h parser, within [min, max],
- * and the type of what it sets. */
-enum opt_kind {
-	OPT_FLAG,	 /* no value; bool */
-	OPT_STRING,	 /* const char * */
-	OPT_NONEMPTY,	 /* const char *, not "" */
-	OPT_INT,	 /* cli_parse_long; int */
-	OPT_COUNT,	 /* cli_parse_long; size_t */
-	OPT_SIZE,	 /* cli_parse_size; uint64_t bytes */
-	OPT_NANOS,	 /* cli_parse_nanos; uint64_t ns */
-	OPT_DURATION,	 /* cli_parse_duration; double s */
-	OPT_DURATION_NS, /* cli_parse_duration; uint64_t ns */
-	OPT_DURATION_MS, /* cli_parse_duration; int ms */
-	OPT_SECONDS,	 /* cli_parse_seconds; double */
-	OPT_SECONDS_MS,	 /* cli_parse_seconds; int ms */
-	OPT_CALL,	 /* call(cli, value): 0, or -1 said */
-	OPT_HELP,
-};
-
-/* One row per option, as perf's struct option: its names, how its value is
- * taken and where it goes, and what is said when it is not taken. */
-struct record_option {
-	const char *name;
-	char letter; /* the short option, or 0 */
-	enum opt_kind kind;
-	void *to;    /* what it sets */
-	bool *given; /* also set to true, or NULL */
-	double min, max;
-	const char *bad; /* said (msg_say) with the value as %s when it is not taken */
-	int (*call)(struct record_cli *cli, char *arg);
-};
-
-/* Takes option op's value arg: 0, or -1 said. */
-static int option_take(struct record_cli *cli, const struct record_option *op, char *arg)
-{
-	long v = 0;
-	double d = 0;
-	bool ok = true;
-	switch (op->kind) {
-	case OPT_FLAG:
-		*(bool *)op->to = true;
-		break;
-	case OPT_NONEMPTY:
-		ok = *arg != '\0';
-		/* fall through */
-	case OPT_STRING:
-		*(const char **)op->to = arg;
-		break;
-	case OPT_INT:
-	case OPT_COUNT:
-		ok = cli_parse_long(arg, (long)op->min, (long)op->max, &v) == 0;
-		if (op->kind == OPT_INT)
-			*(int *)op->to = (int)v;
-		else
-			*(size_t *)op->to = (size_t)v;
-		break;
-	case OPT_SIZE:
-		ok = cli_parse_size(arg, (uint64_t)op->min, (uint64_t)op->max, op->to) == 0;
-		break;
-	case OPT_NANOS:
-		ok = cli_parse_nanos(arg, (uint64_t)op->min, (uint64_t)op->max, op->to) == 0;
-		break;
-	case OPT_DURATION:
-	case OPT_DURATION_NS:
-	case OPT_DURATION_MS:
-		ok = cli_parse_duration(arg, op->min, op->max, &d) == 0;
-		if (op->kind == OPT_DURATION)
-			*(double *)op->to = d;
-		else if (op->kind == OPT_DURATION_NS)
-			*(uint64_t *)op->to = (uint64_t)(d * 1e9);
-		else
-			*(int *)op->to = (int)(d * 1000);
-		break;
-	case OPT_SECONDS:
-	case OPT_SECONDS_MS:
-		ok = cli_parse_seconds(arg, op->min, op->max, &d) == 0;
-		if (op->kind == OPT_SECONDS)
-			*(double *)op->to = d;
-		else
-			*(int *)op->to = (int)(d * 1000);
-		break;
-	case OPT_CALL:
-		return op->call(cli, arg);
-	case OPT_HELP:
-		fputs(usage, stdout);
-		usage_events(stdout);
-		fputs(usage_tail, stdout);
-		return 1;
-	}
-	if (!ok) {
-		char line[512];
-		snprintf(line, sizeof(line), op->bad, arg);
-		msg_say("%s\n", line); /* one line, one write */
-		return -1;
-	}
-	if (op->given)
-		*op->given = true;
-	return 0;
-}
-
-#define MAX_ROWS 48
-#define ROW(n, l, k, v)                                    \
-	{                                                  \
-		.name = n, .letter = l, .kind = k, .to = v \
-	}
-#define ROW_NUM(n, l, k, v, g, lo, hi, msg)                                                              \
-	{                                                                                                \
-		.name = n, .letter = l, .kind = k, .to = v, .given = g, .min = lo, .max = hi, .bad = msg \
-	}
-#define ROW_CALL(n, l, fn)                                           \
-	{                                                            \
-		.name = n, .letter = l, .kind = OPT_CALL, .call = fn \
-	}
-#define ROW_HELP(n, l)                                   \
-	{                                                \
-		.name = n, .letter = l, .kind = OPT_HELP \
-	}
+/* The command's --help around its rows; record's events after them. */
+static const struct cli_cmd record_cmd = { "record", usage, usage_events, usage_tail, 26, CLI_IN_ORDER };
 
 static int parse_options(struct record_cli *cli, int argc, char **argv)
 {
 	struct record_opts *o = &cli->o;
 	const double never = 3600000000000.0; /* ns: an hour */
-	const struct record_option rows[] = {
-		ROW_CALL("pid", 'p', opt_pid),
-		ROW("all-cpus", 'a', OPT_FLAG, &o->all),
+	const struct cli_opt rows[] = {
+		ROW_CALL("pid", 'p', OPT_CALL, opt_pid, o, "PID[,PID...]", "record these processes (JVMs as they run)"),
+		ROW("all-cpus", 'a', OPT_FLAG, &o->all, NULL, "record every process on the host"),
+		ROW_TEXT("-- COMMAND...", "launch COMMAND (java ... gets the agent,\n"
+					  "-XX:+PreserveFramePointer and\n"
+					  "-XX:+DebugNonSafepoints; another command passes them\n"
+					  "in JAVA_TOOL_OPTIONS), record it and its children\n"
+					  "until it exits or -d, and exit with its exit code"),
 		ROW_NUM("freq", 'F', OPT_INT, &o->freq, &o->freq_set, 1, 50000,
-			"-F takes samples per second from 1 to 50000, "
-			"not '%s'"),
+			"-F takes samples per second from 1 to 50000, not '%s'", "HZ",
+			"samples per second per CPU (default 99)"),
 		ROW_NUM("duration", 'd', OPT_DURATION, &o->duration, NULL, 0.001, 1e7,
-			"-d takes a duration such as 30, 0.5, "
-			"30s, 5m or 2h, not '%s'"),
-		ROW_CALL("output", 'o', opt_output),
-		ROW_CALL("event", 'e', opt_event),
-		ROW("include-idle", 0, OPT_FLAG, &o->include_idle),
-		ROW("verbose", 'v', OPT_FLAG, &o->verbose),
-		ROW_HELP("help", 'h'),
-		ROW("no-attach", 0, OPT_FLAG, &o->no_attach),
-		ROW("attach", 0, OPT_FLAG, &o->attach),
-		ROW("agent", 0, OPT_STRING, &o->agent),
-		ROW_CALL("agent-options", 0, opt_agent_options),
-		ROW_NUM("attach-timeout", 0, OPT_SECONDS_MS, &o->attach_timeout_ms, NULL, 0.1, 3600,
-			"--attach-timeout takes "
-			"seconds from 0.1 to 3600, not '%s'"),
-		ROW("no-inline", 0, OPT_FLAG, &o->no_inline),
-		ROW("no-walker", 0, OPT_FLAG, &o->no_walker),
-		ROW_NUM("window", 0, OPT_DURATION_NS, &o->window_ns, NULL, 1, 86400,
-			"--window takes a duration from 1 s to 24 h "
-			"such as 30, 30s or 5m, not '%s'"),
-		ROW_NUM("keep", 0, OPT_COUNT, &o->keep, NULL, 1, 1000000,
-			"--keep takes a number of windows from 1 to 1000000, "
-			"not '%s'"),
-		ROW_NUM("keep-bytes", 0, OPT_SIZE, &o->keep_bytes, NULL, 1024, (double)((uint64_t)1 << 50),
-			"--keep-bytes takes "
-			"a size such as 500M or 2G (at least 1k), not '%s'"),
-		ROW("push", 0, OPT_STRING, &o->push),
-		ROW_NUM("app", 0, OPT_NONEMPTY, &o->app, NULL, 0, 0, "--app needs a name"),
-		ROW_CALL("label", 0, opt_label),
-		ROW("push-token", 0, OPT_STRING, &o->push_token),
-		ROW_CALL("push-basic-auth", 0, opt_basic_auth),
-		ROW("push-tenant", 0, OPT_STRING, &o->push_tenant),
-		ROW_CALL("push-ca", 0, opt_push_ca),
-		ROW_NUM("push-timeout", 0, OPT_DURATION_MS, &o->push_timeout_ms, NULL, 0.1, 600,
-			"--push-timeout takes a "
-			"duration from 0.1 s to 10 m, not '%s'"),
-		ROW_NUM("min-block", 0, OPT_NANOS, &o->min_block_ns, &o->min_block_set, 0, never,
-			"--min-block takes a duration "
-			"such as 500us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
+			"-d takes a duration such as 30, 0.5, 30s, 5m or 2h, not '%s'", "SECONDS",
+			"stop after this long (default: at Ctrl-C, SIGTERM,\n"
+			"or when every -p target has exited)"),
+		ROW_CALL("output", 'o', OPT_CALL, opt_output, o, "FILE",
+			 "write FILE, format by extension; may repeat; %t in\n"
+			 "the name is the (window's) start in UTC as\n"
+			 "20261125T015823Z, %p the pid, %h the host, %n the\n"
+			 "window's number, %e the event, %% a percent sign:\n"
+			 ".svg flame graph (default jflame.svg;\n"
+			 "none with --push),\n"
+			 ".folded/.collapsed folded stacks,\n"
+			 ".stacks timestamped samples (perf script text),\n"
+			 ".pb.gz pprof, .json speedscope,\n"
+			 ".jfr JDK Flight Recorder (JMC, IntelliJ, jfr print),\n"
+			 ".html subsecond-offset heat map (FlameScope);\n"
+			 "'-' the flame graph on standard output (one event,\n"
+			 "no --window, no launched command); each name once"),
+		ROW_CALL("event", 'e', OPT_CALL, opt_event, o, "EVENT[,EVENT]",
+			 "what to record (default cpu): one of the sampler's\n"
+			 "events and/or alloc and lock (Events below);\n"
+			 "with several events each -o holds one: an output\n"
+			 "named with an event as a word (cpu.svg, x/alloc.svg)\n"
+			 "holds it, %e in a name is each event in turn, any\n"
+			 "other is written per event as NAME-EVENT.EXT"),
+		ROW_NUM("period", 'c', OPT_COUNT, &o->period, &o->period_set, 1, 1000000000000L,
+			"-c takes a number of events from 1 to 10^12, not '%s'", "N",
+			"a counted perf event (page-faults, cache-misses,\n"
+			"...): a sample every N events (default: the event's,\n"
+			"in Events below)"),
 		ROW_NUM("alloc-interval", 0, OPT_SIZE, &o->alloc_interval, &o->alloc_interval_set, 1024,
 			(double)((uint64_t)1 << 30),
-			"--alloc-interval takes a size from 1k to 1g such as 512k or 2m, not '%s'"),
+			"--alloc-interval takes a size from 1k to 1g such as 512k or 2m, not '%s'", "SIZE",
+			"alloc: bytes between samples, on average (default\n"
+			"512k; 64k, 2m; from 1k to 1g)"),
 		ROW_NUM("lock-min", 0, OPT_NANOS, &o->lock_min_ns, &o->lock_min_set, 0, never,
-			"--lock-min takes a duration such "
-			"as 100us, 1ms or 0.5s (a bare number is microseconds), not '%s'"),
-		ROW("count", 0, OPT_FLAG, &o->count_view),
-		ROW_NUM("period", 'c', OPT_COUNT, &o->period, &o->period_set, 1, 1000000000000L,
-			"-c takes a number of events from 1 to 10^12, not '%s'"),
-		ROW_CALL("baseline", 0, opt_baseline),
-		ROW_CALL("diff-out", 0, opt_diff_out),
+			"--lock-min takes a duration such as 100us, 1ms or 0.5s (a bare number is microseconds), not '%s'",
+			"DURATION",
+			"lock: record waits at least this long (default\n"
+			"100us; a bare number is us); shorter ones are counted"),
+		ROW("count", 0, OPT_FLAG, &o->count_view, NULL,
+		    "alloc, lock: folded, SVG and speedscope weigh stacks\n"
+		    "by samples, not bytes or time (pprof has both)"),
+		ROW_NUM("min-block", 0, OPT_NANOS, &o->min_block_ns, &o->min_block_set, 0, never,
+			"--min-block takes a duration such as 500us, 1ms or 0.5s (a bare number is microseconds), not '%s'",
+			"DURATION",
+			"offcpu, wall: record blocks at least this long\n"
+			"(500us, 1ms, 2ms; a bare number is us; default 1us);\n"
+			"shorter ones are counted in the subtitle"),
+		ROW("include-idle", 0, OPT_FLAG, &o->include_idle, NULL, "also sample the idle task"),
+		ROW("attach", 0, OPT_FLAG, &o->attach, NULL,
+		    "load the jflame agent into the JVMs recorded (the\n"
+		    "attach mechanism; -a: every JVM seen): compiled\n"
+		    "code named by JVMTI; -e alloc and -e lock load it\n"
+		    "themselves, nothing else needs it"),
+		ROW("no-attach", 0, OPT_FLAG, &o->no_attach, NULL,
+		    "never load the agent, not even for -e alloc or lock"),
+		ROW("agent", 0, OPT_STRING, &o->agent, "PATH", "the agent library (default: next to jflame)"),
+		ROW_CALL("agent-options", 0, OPT_CALL, opt_agent_options, &o->agent_options, "OPTS",
+			 "options for the agents jflame loads (e.g. msig)"),
+		ROW("no-inline", 0, OPT_FLAG, &o->no_inline, NULL,
+		    "compiled Java frames without their inlined callees"),
+		ROW("no-walker", 0, OPT_FLAG, &o->no_walker, NULL, "walk JVM stacks by frame pointers only (as perf)"),
+		ROW_NUM("attach-timeout", 0, OPT_SECONDS_MS, &o->attach_timeout_ms, NULL, 0.1, 3600,
+			"--attach-timeout takes seconds from 0.1 to 3600, not '%s'", "SECONDS",
+			"how long a JVM may take to answer (default 5)"),
+		ROW_NUM("window", 0, OPT_DURATION_NS, &o->window_ns, NULL, 1, 86400,
+			"--window takes a duration from 1 s to 24 h such as 30, 30s or 5m, not '%s'", "DURATION",
+			"continuous mode: cut the recording into windows this\n"
+			"long (30, 30s, 5m); each window's outputs are written\n"
+			"when it closes; SIGHUP closes one early"),
+		ROW_CALL("baseline", 0, OPT_CALL, opt_baseline, cli, "first|previous:N|FILE",
+			 "with --window: compare each window with\n"
+			 "the first window, the previous N (as replicates) or\n"
+			 "a saved profile; a frame that grew beyond sampling\n"
+			 "noise is said in a 'regression in window' line (the\n"
+			 "test of jflame diff --report; names normalized) once\n"
+			 "it has grown in --confirm windows in a row"),
+		ROW_CALL("diff-out", 0, OPT_CALL, opt_diff_out, &cli->regress.diff_out, "FILE",
+			 "with --baseline: a differential graph (.svg, .html\n"
+			 "or .folded; %t %n as in -o) for each window with a\n"
+			 "regression"),
 		ROW_NUM("on-regression", 0, OPT_NONEMPTY, &cli->regress.on_regression, NULL, 0, 0,
-			"--on-regression takes a "
-			"shell command; it is empty"),
-		ROW_NUM("alpha", 0, OPT_SECONDS, &cli->regress.b.alpha, &cli->alpha_given, 1e-12, 0.5,
-			"--alpha %s: give an "
-			"error rate between 0 and 0.5 (e.g. 0.01)"),
-		ROW("no-normalize", 0, OPT_FLAG, &cli->regress.b.no_normalize),
-		ROW_CALL("confirm", 0, opt_confirm),
+			"--on-regression takes a shell command; it is empty", "CMD",
+			"\n"
+			"with --baseline: run CMD (sh -c) for such a window,\n"
+			"with JFLAME_WINDOW, JFLAME_WINDOW_START,\n"
+			"JFLAME_FRAME, JFLAME_BEFORE, JFLAME_AFTER,\n"
+			"JFLAME_CHANGE (points), JFLAME_REGRESSIONS,\n"
+			"JFLAME_FILES, JFLAME_DIFF set"),
+		regress_cli_confirm(&cli->regress.b.confirm, &cli->confirm_given,
+				    "--baseline: windows in a row a frame must grow in\n"
+				    "(default 2: a one-window burst is not a regression;\n"
+				    "1: every window on its own)"),
+		regress_cli_alpha(&cli->regress.b.alpha, &cli->alpha_given,
+				  "--baseline's error rate over all frames\n"
+				  "(default 0.01)"),
+		ROW("no-normalize", 0, OPT_FLAG, &cli->regress.b.no_normalize, NULL,
+		    "--baseline: compare names as recorded"),
+		ROW_NUM("keep", 0, OPT_COUNT, &o->keep, NULL, 1, 1000000,
+			"--keep takes a number of windows from 1 to 1000000, not '%s'", "N",
+			"keep the newest N files of each -o (with --window)"),
+		ROW_NUM("keep-bytes", 0, OPT_SIZE, &o->keep_bytes, NULL, 1024, (double)((uint64_t)1 << 50),
+			"--keep-bytes takes a size such as 500M or 2G (at least 1k), not '%s'", "SIZE",
+			"keep at most SIZE bytes of each -o's files (500M, 2G)"),
+		ROW("push", 0, OPT_STRING, &o->push, "URL",
+		    "send each window to a Pyroscope server (pprof), one\n"
+		    "series per JVM (others together as jflame-host)"),
+		ROW_NUM("app", 0, OPT_NONEMPTY, &o->app, NULL, 0, 0, "--app needs a name", "NAME",
+			"the series' application name (default: each JVM's\n"
+			"-Dpyroscope.application.name, jar or main class)"),
+		ROW_CALL("label", 0, OPT_CALL, opt_label, o, "KEY=VALUE", "a label on every series; may repeat"),
+		ROW("push-token", 0, OPT_STRING, &o->push_token, "T", "bearer token (or JFLAME_PUSH_TOKEN)"),
+		ROW_CALL("push-basic-auth", 0, OPT_CALL, opt_basic_auth, o, "USER:PASSWORD",
+			 "(or JFLAME_PUSH_BASIC_AUTH)"),
+		ROW("push-tenant", 0, OPT_STRING, &o->push_tenant, "ID", "X-Scope-OrgID (or JFLAME_PUSH_TENANT)"),
+		ROW_CALL("push-ca", 0, OPT_CALL, opt_push_ca, o, "FILE", "CA certificates for an https server"),
+		ROW_NUM("push-timeout", 0, OPT_DURATION_MS, &o->push_timeout_ms, NULL, 0.1, 600,
+			"--push-timeout takes a duration from 0.1 s to 10 m, not '%s'", "DURATION",
+			"per request (default 10s); failed pushes are\n"
+			"retried 3 times with backoff (1 s, 2 s, 4 s)"),
+		ROW("verbose", 'v', OPT_FLAG, &o->verbose, NULL, "libbpf's messages, the stack cache's figures"),
+		ROW_HELP("help", 'h', "this text"),
 	};
-	const size_t nrows = sizeof(rows) / sizeof(rows[0]);
-	struct option longopts[MAX_ROWS + 1] = { { 0 } };
-	char shortopts[2 * MAX_ROWS + 2] = "+"; /* the rows' letters, as getopt wants them */
-	size_t ns = 1;
-	int c;
-	_Static_assert(sizeof(rows) / sizeof(rows[0]) <= MAX_ROWS, "MAX_ROWS");
+	int next;
 	*cli = defaults;
-	for (size_t i = 0; i < nrows; i++)
-		longopts[i] = (struct option){ rows[i].name,
-					       rows[i].kind == OPT_FLAG || rows[i].kind == OPT_HELP ? no_argument :
-												      required_argument,
-					       NULL, rows[i].letter ? rows[i].letter : 1000 + (int)i };
-	for (size_t i = 0; i < nrows; i++) {
-		if (!rows[i].letter)
-			continue;
-		shortopts[ns++] = (char)rows[i].letter;
-		if (longopts[i].has_arg == required_argument)
-			shortopts[ns++] = ':';
-	}
-	shortopts[ns] = '\0';
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct record_option *op = NULL;
-		for (size_t i = 0; i < nrows && !op; i++)
-			if (c == 1000 + (int)i || (c < 1000 && c == rows[i].letter))
-				op = &rows[i];
-		if (op) {
-			int rc = option_take(cli, op, optarg);
-			if (rc != 0)
-				return rc;
-			continue;
-		}
-		const char *arg = argv[optind - 1];
-		bool needs_value = false;
-		for (const struct option *lo = longopts; lo->name && strncmp(arg, "--", 2) == 0; lo++)
-			needs_value |= lo->has_arg == required_argument && strcmp(arg + 2, lo->name) == 0;
-		if (needs_value)
-			msg_say("option %s needs a value; see jflame record --help\n", arg);
-		else if (optopt && strchr("pFdoe", optopt))
-			msg_say("option -%c needs a value; see jflame record --help\n", optopt);
-		else
-			msg_say("unknown option '%s'; see jflame record --help\n", arg);
-		return -1;
-	}
-	if (optind < argc) {
-		o->command = argv + optind;
-		o->ncommand = argc - optind;
+	int rc = cli_opts_parse(&record_cmd, rows, sizeof(rows) / sizeof(rows[0]), argc, argv, &next);
+	if (rc != 0)
+		return rc;
+	if (next < argc) {
+		o->command = argv + next;
+		o->ncommand = argc - next;
 	}
 	if (!o->ev_given)
 		o->ev[EV_BPF] = event_kind_named("cpu");

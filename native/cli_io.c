@@ -18,24 +18,6 @@ const char *cli_output_path(const char *arg)
 	return arg && strcmp(arg, "-") ? arg : NULL;
 }
 
-int cli_option_error(const char *cmd, const char *arg, bool needs_value)
-{
-	if (needs_value)
-		msg_say("option %s needs a value; see jflame %s --help\n", arg, cmd);
-	else
-		msg_say("unknown option '%s'; see jflame %s --help\n", arg, cmd);
-	return -1;
-}
-
-int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg, bool needs_value)
-{
-	if (ch == 'h') {
-		fputs(usage, stdout);
-		return 1;
-	}
-	return cli_option_error(cmd, arg, needs_value);
-}
-
 bool cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

@@ -1,5 +1,5 @@
 /* cli_io.h - what the jflame front ends (builtin-*.c) share around their work:
- * option errors, input lists and names, warnings about skipped input, outputs. */
+ * input lists and names, warnings about skipped input, outputs. */
 #ifndef JFLAME_CLI_IO_H
 #define JFLAME_CLI_IO_H
 
@@ -16,13 +16,6 @@
 const char *cli_input_name(const char *path);
 /* An -o argument as out_file_open takes it: NULL (standard output) for NULL or "-". */
 const char *cli_output_path(const char *arg);
-
-/* Prints getopt's complaint about arg: "option ARG needs a value" when
- * needs_value, else "unknown option 'ARG'", each with "see jflame CMD --help". -1. */
-int cli_option_error(const char *cmd, const char *arg, bool needs_value);
-/* A getopt result the front end's own cases did not take: -h/--help prints
- * usage to stdout and gives 1; anything else is cli_option_error (-1). */
-int cli_option_other(const char *cmd, const char *usage, int ch, const char *arg, bool needs_value);
 
 /* The one rule for names given twice, for every command: an output named twice
  * (the same text, or the same file by another path, or "-" twice) is an error

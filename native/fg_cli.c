@@ -1,4 +1,5 @@
-/* fg_cli.c - the flame graph's options shared by `jflame svg` and `jflame diff`. */
+/* fg_cli.c - the flame graph's options shared by `jflame svg` and `jflame diff`:
+ * one row each, placed in a command's table by fg_cli_row() with its help. */
 #include "fg_cli.h"
 
 #include <stdio.h>
@@ -7,23 +8,18 @@
 #include "cli_num.h"
 #include "msg.h"
 
-int fg_cli_size(struct fg_options *o, bool width, const char *arg)
+static int fg_subtitle(void *to, char *arg)
 {
-	long v;
-	if (cli_parse_long(arg, width ? 100 : 4, width ? 100000 : 200, &v) != 0) {
-		msg_say("--%s takes pixels (%s), not '%s'\n", width ? "width" : "height",
-			width ? "100 to 100000" : "4 to 200", arg);
-		return -1;
-	}
-	if (width)
-		o->width = (int)v;
-	else
-		o->frameheight = (int)v;
+	struct fg_options *o = to;
+	o->subtitle = arg;
+	/* a subtitle given here that reads as record's own warning is drawn as one */
+	o->subtitle_warning = strncmp(arg, "WARNING", 7) == 0 || strstr(arg, "frame pointers: off");
 	return 0;
 }
 
-int fg_cli_minwidth(struct fg_options *o, const char *arg)
+static int fg_minwidth(void *to, char *arg)
 {
+	struct fg_options *o = to;
 	char buf[64];
 	double d;
 	size_t n = strlen(arg);
@@ -38,29 +34,20 @@ int fg_cli_minwidth(struct fg_options *o, const char *arg)
 	return 0;
 }
 
-int fg_cli_option(struct fg_options *o, int ch, const char *arg)
+struct cli_opt fg_cli_row(struct fg_options *o, enum fg_cli_opt which, const char *help)
 {
-	switch (ch) {
-	case FG_CLI_TITLE:
-		o->title = arg;
-		return 1;
-	case FG_CLI_SUBTITLE:
-		o->subtitle = arg;
-		/* a subtitle given here that reads as record's own warning is drawn as one */
-		o->subtitle_warning = strncmp(arg, "WARNING", 7) == 0 || strstr(arg, "frame pointers: off");
-		return 1;
-	case FG_CLI_WIDTH:
-	case FG_CLI_HEIGHT:
-		return fg_cli_size(o, ch == FG_CLI_WIDTH, arg) == 0 ? 1 : -1;
-	case FG_CLI_MINWIDTH:
-		return fg_cli_minwidth(o, arg) == 0 ? 1 : -1;
-	case FG_CLI_COUNTNAME:
-		o->countname = arg;
-		return 1;
-	case FG_CLI_NEGATE:
-		o->negate = true;
-		return 1;
-	default:
-		return 0;
-	}
+	const struct cli_opt rows[] = {
+		[FG_CLI_TITLE] = ROW("title", 0, OPT_STRING, &o->title, "TEXT", NULL),
+		[FG_CLI_SUBTITLE] = ROW_CALL("subtitle", 0, OPT_CALL, fg_subtitle, o, "TEXT", NULL),
+		[FG_CLI_WIDTH] = ROW_NUM("width", 0, OPT_INT, &o->width, NULL, 100, 100000,
+					 "--width takes pixels (100 to 100000), not '%s'", "PX", NULL),
+		[FG_CLI_HEIGHT] = ROW_NUM("height", 0, OPT_INT, &o->frameheight, NULL, 4, 200,
+					  "--height takes pixels (4 to 200), not '%s'", "PX", NULL),
+		[FG_CLI_MINWIDTH] = ROW_CALL("minwidth", 0, OPT_CALL, fg_minwidth, o, "N[%]", NULL),
+		[FG_CLI_COUNTNAME] = ROW("countname", 0, OPT_STRING, &o->countname, "NAME", NULL),
+		[FG_CLI_NEGATE] = ROW("negate", 0, OPT_FLAG, &o->negate, NULL, NULL),
+	};
+	struct cli_opt r = rows[which];
+	r.help = help;
+	return r;
 }
