@@ -2,6 +2,7 @@
  * option values (strtol/strtod with every error case refused). */
 #include "cli_num.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,13 @@ int cli_parse_nanos(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 
 int cli_parse_size(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	static const char units[] = "kMGT";
+	static const char units[] = "KMGT"; /* either case: 64k, 2m, 500M, 2G */
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end), mult = 1;
 	if (errno || end == s || !(v >= 0))
 		return -1;
-	const char *u = *end ? strchr(units, *end) : NULL;
-	if (!u && *end == 'K')
-		u = units;
+	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
 	if (u) {
 		for (const char *k = units; k <= u; k++)
 			mult *= 1024;
