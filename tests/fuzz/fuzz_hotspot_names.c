@@ -1,6 +1,6 @@
 /* fuzz_hotspot_names.c - libFuzzer target for reading a JVM over garbage memory: tables
  * and walker layout, or a given layout, then every naming function. */
-/* module: native/record/hotspot_vm.c native/record/hotspot_names.c native/record/hotspot_scopes.c native/record/hotspot_flags.c native/record/hotspot_stubs.c native/record/stub_cfa.c native/record/hotspot_threads.c native/record/hotspot_zgc.c native/record/remote_mem.c native/record/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/record/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c */
+/* module: native/record/hotspot_vm.c native/record/hotspot_names.c native/record/hotspot_scopes.c native/record/hotspot_flags.c native/record/hotspot_stubs.c native/record/stub_cfa.c native/record/hotspot_threads.c native/record/hotspot_zgc.c native/record/remote_mem.c native/record/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/record/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c native/util/grow.c native/util/u64_map.c */
 #include "hotspot_vm.h"
 
 #include <stdbool.h>
