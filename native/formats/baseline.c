@@ -8,6 +8,7 @@
 
 #include "change_track.h"
 #include "cli_num.h"
+#include "grow.h"
 #include "name_normalize.h"
 #include "regress_report.h"
 
@@ -144,7 +145,7 @@ static int count_streaks(struct baseline *b, struct regress *grew)
 {
 	struct str_index next;
 	unsigned *streak = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	str_index_init(&next);
 	for (size_t i = 0; grew && i < grew->nrows; i++) {
 		struct regress_row *w = &grew->rows[i];
@@ -154,13 +155,12 @@ static int count_streaks(struct baseline *b, struct regress *grew)
 		}
 		long was = str_index_find(&b->grew, w->frame, strlen(w->frame));
 		w->streak = 1 + (was >= 0 ? b->streak[was] : 0);
-		unsigned *s = realloc(streak, (n + 1) * sizeof(*s));
-		if (!s || str_index_add(&next, w->frame, strlen(w->frame)) != (long)n) {
-			free(s ? s : streak);
+		if (ARRAY_GROW(streak, cap, n + 1) != 0 ||
+		    str_index_add(&next, w->frame, strlen(w->frame)) != (long)n) {
+			free(streak);
 			str_index_free(&next);
 			return -1;
 		}
-		streak = s;
 		streak[n++] = w->streak;
 	}
 	str_index_free(&b->grew);

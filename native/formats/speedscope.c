@@ -60,14 +60,9 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 static void put_string(struct ss_writer *w, const char *s, size_t n)
 {
 	size_t need = n * 3 + 1;
-	if (need > w->text_cap) {
-		char *b = realloc(w->text, need);
-		if (!b) {
-			w->oom = true;
-			return;
-		}
-		w->text = b;
-		w->text_cap = need;
+	if (ARRAY_GROW(w->text, w->text_cap, need) != 0) {
+		w->oom = true;
+		return;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < n;) {

@@ -16,6 +16,7 @@
 #include "out_name.h"
 #include "pprof.h"
 #include "format_table.h"
+#include "grow.h"
 #include "push.h"
 #include "record_windows.h"
 #include "sampler.h"
@@ -712,7 +713,8 @@ struct series {
 
 /* The series a folded stack belongs to, and where its frames start once the
  * roots that become labels ([Pod], [Con], and a JVM's [pid]) are cut off. */
-static struct series *series_of(struct record *r, struct series **all, size_t *n, const char *stack, const char **rest)
+static struct series *series_of(struct record *r, struct series **all, size_t *n, size_t *cap, const char *stack,
+				const char **rest)
 {
 	const char *pod = NULL, *con = NULL, *p = stack;
 	size_t podn = 0, conn = 0;
@@ -737,11 +739,9 @@ static struct series *series_of(struct record *r, struct series **all, size_t *n
 	for (size_t i = 0; i < *n; i++)
 		if ((*all)[i].pid == key)
 			return &(*all)[i];
-	struct series *grown = realloc(*all, (*n + 1) * sizeof(**all));
-	if (!grown)
+	if (ARRAY_GROW(*all, *cap, *n + 1) != 0)
 		return NULL;
-	*all = grown;
-	struct series *s = &grown[(*n)++];
+	struct series *s = &(*all)[(*n)++];
 	memset(s, 0, sizeof(*s));
 	s->pid = key;
 	if (jvm) {
@@ -760,13 +760,13 @@ void record_outputs_push(struct record *r, struct window *w)
 	uint64_t period = r->o.freq > 0 ? 1000000000ULL / (uint64_t)r->o.freq : 0;
 	int64_t end_real = w->start_real_ns + (int64_t)(w->rec.seconds * 1e9);
 	struct series *all = NULL;
-	size_t n = 0, ns = 0;
+	size_t n = 0, ns = 0, series_cap = 0;
 	char host[256] = "", pidbuf[16], err[ERR_LEN];
 	struct stack_count *sc = recording_sorted(src, &n);
 	gethostname(host, sizeof(host) - 1);
 	for (size_t i = 0; sc && i < n; i++) {
 		const char *rest;
-		struct series *s = series_of(r, &all, &ns, sc[i].stack, &rest);
+		struct series *s = series_of(r, &all, &ns, &series_cap, sc[i].stack, &rest);
 		if (s && *rest)
 			stack_table_add(&s->t, rest, strlen(rest), sc[i].count,
 					recording_weighted(&w->rec) ? sc[i].weight : sc[i].count * period);

@@ -7,6 +7,7 @@
 #include "agent_files.h"
 #include "agent_samples.h"
 #include "frame_mark.h"
+#include "grow.h"
 #include "proc_info.h"
 #include "sample_pipeline.h"
 #include "sample_ring.h"
@@ -35,7 +36,7 @@ struct ring_src {
 struct agent_samples {
 	struct agent_samples_opts o;
 	struct ring_src *rings;
-	size_t nrings;
+	size_t nrings, rings_cap;
 	struct agent_samples_stats st;
 	struct fold_buf fold;
 };
@@ -104,10 +105,8 @@ static void ring_add(struct agent_samples *a, pid_t pid, uint64_t now)
 	char path[64];
 	if (a->nrings == MAX_RINGS)
 		return;
-	struct ring_src *grown = realloc(a->rings, (a->nrings + 1) * sizeof(*grown));
-	if (!grown)
+	if (ARRAY_GROW(a->rings, a->rings_cap, a->nrings + 1) != 0)
 		return;
-	a->rings = grown;
 	struct ring_src *src = &a->rings[a->nrings];
 	memset(src, 0, sizeof(*src));
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);

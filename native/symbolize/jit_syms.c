@@ -46,7 +46,7 @@ struct jit_syms {
 	struct jit_entry *e;
 	size_t n, cap;
 	uint32_t *idx; /* entries sorted by (start, order) */
-	size_t nidx;
+	size_t nidx, idx_cap;
 	bool dirty;
 	uint64_t max_size;
 	struct thread_name *threads; /* in the order first named */
@@ -184,14 +184,12 @@ static void apply_unload(struct jit_syms *js, const struct jit_unload *u)
 static int reindex(struct jit_syms *js)
 {
 	if (js->dirty) {
-		uint32_t *idx = realloc(js->idx, (js->n ? js->n : 1) * sizeof(*idx));
-		if (!idx)
+		if (ARRAY_GROW(js->idx, js->idx_cap, js->n ? js->n : 1) != 0)
 			return -1;
-		js->idx = idx;
 		for (size_t i = 0; i < js->n; i++)
-			idx[i] = (uint32_t)i;
+			js->idx[i] = (uint32_t)i;
 		sort_ctx = js;
-		qsort(idx, js->n, sizeof(*idx), cmp_idx);
+		qsort(js->idx, js->n, sizeof(*js->idx), cmp_idx);
 		js->nidx = js->n;
 		js->dirty = false;
 	}

@@ -1,6 +1,6 @@
 /* fuzz_attach_reply.c - whatever a JVM (or an impostor on its socket) replies to
  * an attach `load`: parsed without reading past the reply or overflowing msg.
- * module: native/attach/attach.c native/attach/hsperf.c native/attach/proc_info.c native/attach/agent_files.c native/symbolize/jit_syms.c native/util/str_intern.c native/util/text_escape.c native/util/target_file.c native/util/msg.c */
+ * module: native/attach/attach.c native/attach/hsperf.c native/attach/proc_info.c native/attach/agent_files.c native/symbolize/jit_syms.c native/util/str_intern.c native/util/text_escape.c native/util/target_file.c native/util/msg.c native/util/grow.c native/util/u64_map.c */
 #include <stddef.h>
 #include <stdint.h>
 

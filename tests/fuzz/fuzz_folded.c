@@ -1,6 +1,6 @@
 /* fuzz_folded.c - any bytes as folded stacks: lines with and without counts,
  * two-column differential lines, NULs; parsed into the stack store without overruns.
- * module: native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c */
+ * module: native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* fuzz_folded_diff.c - any bytes as two folded profiles (split at the first
  * NUL, or in half) merged as jflame diff merges them, with -n and -s from the
  * input, then written as difffolded.pl's text and as the compare page's tree.
- * module: native/formats/folded_diff.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/render/call_tree.c native/util/json_out.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c */
+ * module: native/formats/folded_diff.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/render/call_tree.c native/util/json_out.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/grow.c native/util/u64_map.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

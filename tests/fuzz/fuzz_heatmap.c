@@ -1,7 +1,7 @@
 /* fuzz_heatmap.c - any text (or bytes) as perf script input for the heat map:
  * folded per sample, binned, written as the page's JSON (names escaped) at a
  * row count taken from the input; no read outside it, no crash, no leak.
- * module: native/render/heatmap.c native/render/call_tree.c native/util/json_out.c native/formats/perf_script.c native/formats/collapse.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c native/model/stack_table.c native/util/str_index.c */
+ * module: native/render/heatmap.c native/render/call_tree.c native/util/json_out.c native/formats/perf_script.c native/formats/collapse.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/render/flamegraph.c native/render/palette.c native/render/svg_out.c native/render/frame_tree.c native/model/stack_table.c native/util/str_index.c native/util/grow.c native/util/u64_map.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif

@@ -1,6 +1,6 @@
 /* fuzz_hotspot_names.c - libFuzzer target for reading a JVM over garbage memory: tables
  * and walker layout, or a given layout, then every naming function. */
-/* module: native/hotspot/hotspot_vm.c native/hotspot/hotspot_names.c native/hotspot/hotspot_scopes.c native/hotspot/hotspot_flags.c native/hotspot/hotspot_stubs.c native/hotspot/stub_cfa.c native/hotspot/hotspot_threads.c native/hotspot/hotspot_zgc.c native/hotspot/remote_mem.c native/hotspot/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/attach/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c */
+/* module: native/hotspot/hotspot_vm.c native/hotspot/hotspot_names.c native/hotspot/hotspot_scopes.c native/hotspot/hotspot_flags.c native/hotspot/hotspot_stubs.c native/hotspot/stub_cfa.c native/hotspot/hotspot_threads.c native/hotspot/hotspot_zgc.c native/hotspot/remote_mem.c native/hotspot/elf_lookup.c native/util/str_intern.c native/util/text_escape.c native/attach/hsperf.c native/attach/proc_info.c native/attach/proc_maps.c native/util/target_file.c native/util/msg.c jvmagent/vm_tables.c native/util/grow.c native/util/u64_map.c */
 #include "hotspot_vm.h"
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* fuzz_jfr.c - any bytes as a JFR recording, read for each kind of event: chunk headers,
  * metadata, constant pools and events are checked against their sizes and descriptions.
- * module: native/formats/jfr_read.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c */
+ * module: native/formats/jfr_read.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

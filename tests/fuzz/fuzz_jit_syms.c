@@ -1,6 +1,6 @@
 /* fuzz_jit_syms.c - libFuzzer target for jit_syms: the input as an events log and as a
  * perf map, read whole, in two parts and after truncation; lookups at addresses from it. */
-/* module: native/symbolize/jit_syms.c native/util/str_intern.c native/util/text_escape.c native/util/target_file.c native/util/msg.c */
+/* module: native/symbolize/jit_syms.c native/util/str_intern.c native/util/text_escape.c native/util/target_file.c native/util/msg.c native/util/grow.c native/util/u64_map.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

@@ -1,6 +1,6 @@
 /* fuzz_kallsyms.c - libFuzzer target for kallsyms_load: the input as a kallsyms
  * file (in a memfd), then lookups checked for consistency and one-line errors. */
-/* module: native/symbolize/kallsyms.c */
+/* module: native/symbolize/kallsyms.c native/util/grow.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif

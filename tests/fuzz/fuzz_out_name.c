@@ -2,7 +2,7 @@
  * checked, expanded into a small and a large buffer, matched, its %e
  * replaced and an event inserted; an expanded
  * template with a fixed directory matches its own file part.
- * module: native/util/out_name.c */
+ * module: native/util/out_name.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

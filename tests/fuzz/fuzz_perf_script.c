@@ -1,6 +1,6 @@
 /* fuzz_perf_script.c - any text (or bytes) as perf script input, folded with
  * every option on: no read outside the input, no crash, no leak.
- * module: native/formats/perf_script.c native/formats/collapse.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/model/stack_table.c native/util/str_index.c */
+ * module: native/formats/perf_script.c native/formats/collapse.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/model/stack_table.c native/util/str_index.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 

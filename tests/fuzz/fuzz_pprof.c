@@ -1,6 +1,6 @@
 /* fuzz_pprof.c - any bytes as a pprof profile (raw or gzip): protobuf-c decodes or
  * refuses it, ids and string indices are checked; what reads encodes and reads back.
- * module: native/formats/pprof.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c */
+ * module: native/formats/pprof.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* fuzz_proc_maps.c - libFuzzer target for proc_maps: parses the input as /proc/PID/maps,
  * checks the array (sorted, non-empty ranges, paths from the input) and every find(). */
-/* module: native/attach/proc_maps.c */
+/* module: native/attach/proc_maps.c native/util/grow.c */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

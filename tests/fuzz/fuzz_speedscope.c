@@ -1,6 +1,6 @@
 /* fuzz_speedscope.c - any bytes as a speedscope file: json-c parses or refuses it,
  * frame indices and events are checked; what reads writes and reads back.
- * module: native/formats/speedscope.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c */
+ * module: native/formats/speedscope.c native/formats/folded.c native/util/msg.c native/util/input_file.c native/model/stack_table.c native/util/str_index.c native/model/recording.c native/model/event_table.c native/util/str_intern.c native/util/grow.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

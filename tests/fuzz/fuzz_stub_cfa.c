@@ -1,6 +1,6 @@
 /* fuzz_stub_cfa.c - libFuzzer target for stub_cfa_analyze: the bytes as a
  * stub's machine code; rows in order from offset 0, every offset finds one. */
-/* module: native/hotspot/stub_cfa.c */
+/* module: native/hotspot/stub_cfa.c native/util/grow.c */
 #include "stub_cfa.h"
 
 #include <stdio.h>
