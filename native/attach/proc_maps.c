@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "key_search.h"
 
 static int cmp_start(const void *a, const void *b)
 {
@@ -109,14 +110,7 @@ void proc_maps_free(struct proc_maps *pm)
 
 const struct proc_map *proc_maps_find(const struct proc_maps *pm, uint64_t addr)
 {
-	size_t lo = 0, hi = pm->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pm->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = KEY_UPPER_BOUND(pm->maps, pm->n, start, addr);
 	if (lo == 0)
 		return NULL;
 	const struct proc_map *m = &pm->maps[lo - 1];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "key_search.h"
 #include "stub_cfa.h"
 #include "text_escape.h"
 
@@ -202,14 +203,7 @@ const char *hotspot_stubs_name(struct hotspot_stubs *s, uint64_t pc, uint64_t no
 				return NULL;
 		}
 		/* the last stub beginning at or before pc (stubs do not overlap) */
-		size_t lo = 0, hi = s->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (s->v[mid].begin <= pc)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = KEY_UPPER_BOUND(s->v, s->n, begin, pc);
 		if (lo && pc < s->v[lo - 1].end)
 			return s->v[lo - 1].name;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "key_search.h"
 
 /* A symbol with no next one in its own module (or the kernel's) covers at most
  * this much, as perf does for the last symbol of a region. */
@@ -403,16 +404,8 @@ void kallsyms_free(struct kallsyms *ks)
 const char *kallsyms_lookup(const struct kallsyms *cks, uint64_t addr, uint64_t *offset, const char **module)
 {
 	const struct kallsyms *ks = loaded(cks);
-	size_t lo = 0, hi = ks->n;
-
 	/* the last symbol starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = KEY_UPPER_BOUND(ks->syms, ks->n, addr, addr);
 	if (!lo || addr >= sym_end(ks, lo - 1))
 		return NULL;
 	const struct ksym *s = &ks->syms[lo - 1];
