@@ -71,15 +71,8 @@ int recording_copy_plain(struct recording *dst, const struct recording *src)
 	dst->total = dst->total_weight = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(s[i].stack);
-		if (len + 1 > cap) {
-			char *b = realloc(buf, len + 1);
-			if (!b)
-				goto out;
-			buf = b;
-			cap = len + 1;
-		}
-		len = stack_strip_lines(s[i].stack, len, buf);
-		if (recording_add_weighted(dst, buf, len, s[i].count, s[i].weight) != 0)
+		const char *text = stack_plain(s[i].stack, &len, true, &buf, &cap);
+		if (!text || recording_add_weighted(dst, text, len, s[i].count, s[i].weight) != 0)
 			goto out;
 	}
 	rc = 0;

@@ -108,6 +108,16 @@ size_t stack_strip_lines(const char *in, size_t n, char *out)
 	return len;
 }
 
+const char *stack_plain(const char *text, size_t *len, bool lines, char **buf, size_t *cap)
+{
+	if (!lines)
+		return text;
+	if (ARRAY_GROW(*buf, *cap, *len + 1) != 0)
+		return NULL;
+	*len = stack_strip_lines(text, *len, *buf);
+	return *buf;
+}
+
 size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *file_len, int64_t *line)
 {
 	const char *mark = memchr(frame, STACK_LINE_MARK, n);

@@ -73,6 +73,10 @@ size_t stack_frame_line(const char *frame, size_t n, const char **file, size_t *
  * source lines (the line mark and what follows it up to the frame's end): the
  * stack as folded output and graphs show it. Its length. */
 size_t stack_strip_lines(const char *in, size_t n, char *out);
+/* The stack text[0..*len) as folded output shows it: itself when it has no
+ * lines (lines false), else stripped into *buf (grown to *cap bytes; the
+ * caller frees it), *len its new length. NULL when out of memory. */
+const char *stack_plain(const char *text, size_t *len, bool lines, char **buf, size_t *cap);
 
 void stack_table_init(struct stack_table *t);
 void stack_table_free(struct stack_table *t);

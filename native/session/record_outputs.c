@@ -16,7 +16,6 @@
 #include "out_name.h"
 #include "pprof.h"
 #include "format_table.h"
-#include "grow.h"
 #include "push.h"
 #include "record_windows.h"
 #include "sampler.h"
@@ -40,19 +39,11 @@ static int value_table(struct stack_table *t, const struct recording *rec, bool 
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		uint64_t x = event_view_value(&v, s[i].count, s[i].weight);
-		const char *text = s[i].stack;
-		size_t len = strlen(text);
+		size_t len = strlen(s[i].stack);
 		if (!x && skip_zero)
 			continue;
-		if (rec->stacks.meta.lines) {
-			if (ARRAY_GROW(buf, cap, len + 1) != 0) {
-				rc = -1;
-				break;
-			}
-			len = stack_strip_lines(text, len, buf);
-			text = buf;
-		}
-		if (stack_table_add(t, text, len, x, 0) < 0)
+		const char *text = stack_plain(s[i].stack, &len, rec->stacks.meta.lines, &buf, &cap);
+		if (!text || stack_table_add(t, text, len, x, 0) < 0)
 			rc = -1;
 	}
 	free(buf);
@@ -149,18 +140,12 @@ static int write_heatmap(struct window *w, FILE *f, char *err, size_t errlen)
 	double start = (double)w->start_ns / 1e9;
 	for (size_t i = 0; i < t->ntimeline; i++) {
 		const struct timed_sample *x = &t->timeline[i];
-		const char *text = t->stacks.strs[x->stack];
 		size_t len = t->stacks.lens[x->stack];
 		if (t->threads.lens[x->thread] == sizeof(RECORD_IDLE_THREAD) - 1 &&
-		    memcmp(t->threads.strs[x->thread], RECORD_IDLE_THREAD, len) == 0)
+		    memcmp(t->threads.strs[x->thread], RECORD_IDLE_THREAD, sizeof(RECORD_IDLE_THREAD) - 1) == 0)
 			continue;
-		if (t->meta.lines) {
-			if (ARRAY_GROW(buf, cap, len + 1) != 0)
-				goto oom;
-			len = stack_strip_lines(text, len, buf);
-			text = buf;
-		}
-		if (heatmap_add(&h, start + x->time, text, len, 1) != 0)
+		const char *text = stack_plain(t->stacks.strs[x->stack], &len, t->meta.lines, &buf, &cap);
+		if (!text || heatmap_add(&h, start + x->time, text, len, 1) != 0)
 			goto oom;
 	}
 	if (heatmap_check(&h, &ho, err, errlen) == 0 && heatmap_write_html(f, &h, &ho, err, errlen) == 0)
